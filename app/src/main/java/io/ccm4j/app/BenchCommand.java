@@ -1,0 +1,254 @@
+package io.ccm4j.app;
+
+import io.ccm4j.app.bench.NodeInitBenchmark;
+import io.ccm4j.app.options.GoDurationConverter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ccm4j bench}: runnable benchmarks that print their figures. */
+@Command(
+    name = "bench",
+    description = "Benchmarks against a real local control plane; each prints a table.",
+    mixinStandardHelpOptions = true,
+    subcommands = {
+      BenchCommand.NodeInit.class,
+      BenchCommand.NodeHealthPass.class,
+      BenchCommand.EvictionTimeline.class
+    })
+public final class BenchCommand implements Runnable {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** {@code ccm4j bench node-init}. */
+  @Command(
+      name = "node-init",
+      description = {
+        "Register N nodes at once and time how long ccm4j (run as its own JVM, with the sim cloud)",
+        "takes to initialise them all, against the floor: the same registrations and node writes done",
+        "by a bare client in the same run."
+      },
+      mixinStandardHelpOptions = true,
+      sortOptions = false)
+  static final class NodeInit implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+        names = "--nodes",
+        paramLabel = "<n>",
+        defaultValue = "1000",
+        description = "Nodes to register. Default: ${DEFAULT-VALUE}.")
+    int nodes;
+
+    @Option(
+        names = "--cloud-latency",
+        paramLabel = "<duration>",
+        defaultValue = "50ms",
+        converter = GoDurationConverter.class,
+        description = "Latency of every sim cloud call. Default: 50ms.")
+    Duration cloudLatency;
+
+    @Option(
+        names = "--cloud-qps",
+        paramLabel = "<qps>",
+        defaultValue = "0",
+        description =
+            "The sim cloud's API rate limit, also given to ccm4j as --cloud-api-qps; 0 for none. Default: ${DEFAULT-VALUE}.")
+    double cloudQps;
+
+    @Option(
+        names = "--workers",
+        paramLabel = "<n>",
+        defaultValue = "64",
+        description =
+            "ccm4j's --concurrent-node-syncs, and the floor's parallelism. Default: ${DEFAULT-VALUE}.")
+    int workers;
+
+    @Option(
+        names = "--kube-api-qps",
+        paramLabel = "<qps>",
+        defaultValue = "5000",
+        description = "ccm4j's --kube-api-qps (and burst). Default: ${DEFAULT-VALUE}.")
+    double kubeApiQps;
+
+    @Option(
+        names = "--heap",
+        paramLabel = "<size>",
+        defaultValue = "256m",
+        description = "ccm4j's -Xmx. Default: ${DEFAULT-VALUE}.")
+    String heap;
+
+    @Option(
+        names = "--timeout",
+        paramLabel = "<duration>",
+        defaultValue = "15m",
+        converter = GoDurationConverter.class,
+        description = "Give up after this long. Default: 15m.")
+    Duration timeout;
+
+    @Override
+    public Integer call() throws Exception {
+      if (nodes < 1 || workers < 1 || kubeApiQps <= 0 || cloudQps < 0) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--nodes, --workers and --kube-api-qps must be positive; --cloud-qps not negative");
+      }
+      var result =
+          new NodeInitBenchmark(
+                  new NodeInitBenchmark.Settings(
+                      nodes, cloudLatency, cloudQps, workers, kubeApiQps, heap, timeout),
+                  System.out)
+              .run();
+      System.out.println();
+      System.out.printf(
+          "node-init: %d nodes, cloud latency %d ms, cloud qps %s, %d workers, heap %s%n",
+          nodes,
+          cloudLatency.toMillis(),
+          cloudQps > 0 ? String.valueOf(cloudQps) : "unlimited",
+          workers,
+          heap);
+      String row = "| %-44s | %14s |%n";
+      System.out.printf(row, "figure", "value");
+      System.out.printf(row, "-".repeat(44), "-".repeat(14));
+      System.out.printf(row, "nodes initialised", result.initialised() + " / " + nodes);
+      System.out.printf(
+          row,
+          "wall time, registration to last untaint (s)",
+          "%.2f".formatted(result.wallSeconds()));
+      System.out.printf(
+          row, "floor: bare client, same writes (s)", "%.2f".formatted(result.floorSeconds()));
+      System.out.printf(row, "wall / floor", "%.2f".formatted(result.ratioToFloor()));
+      System.out.printf(row, "nodes/s", "%.1f".formatted(result.nodesPerSecond()));
+      System.out.printf(
+          row, "taint removal delay p50 (s)", "%.2f".formatted(result.p50DelaySeconds()));
+      System.out.printf(
+          row, "taint removal delay p99 (s)", "%.2f".formatted(result.p99DelaySeconds()));
+      System.out.printf(
+          row, "node writes per node (PUT + PATCH)", "%.2f".formatted(result.nodeWritesPerNode()));
+      System.out.printf(
+          row, "event writes per node", "%.2f".formatted(result.eventWritesPerNode()));
+      System.out.printf(row, "cloud calls per node", "%.2f".formatted(result.cloudCallsPerNode()));
+      System.out.printf(row, "cloud calls refused as throttled", result.throttledCalls());
+      System.out.printf(row, "peak heap of ccm4j (MiB)", "%.0f".formatted(result.peakHeapMiB()));
+      System.out.printf(row, "peak RSS of ccm4j (MiB)", "%.0f".formatted(result.peakRssMiB()));
+      return result.initialised() == nodes ? 0 : 1;
+    }
+  }
+
+  /** {@code ccm4j bench node-health-pass}. */
+  @Command(
+      name = "node-health-pass",
+      description =
+          "CPU time of one node-lifecycle health pass over N healthy nodes (cache reads and decisions).",
+      mixinStandardHelpOptions = true)
+  static final class NodeHealthPass implements Callable<Integer> {
+
+    @Option(
+        names = "--nodes",
+        paramLabel = "<n>",
+        defaultValue = "5000",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int nodes;
+
+    @Option(
+        names = "--passes",
+        paramLabel = "<n>",
+        defaultValue = "50",
+        description = "Timed passes. Default: ${DEFAULT-VALUE}.")
+    int passes;
+
+    @Override
+    public Integer call() throws Exception {
+      var result = new io.ccm4j.app.bench.NodeHealthPassBenchmark(nodes, passes, System.out).run();
+      double[] cpu = result.cpuMillis().clone();
+      java.util.Arrays.sort(cpu);
+      System.out.printf(
+          "%nnode-health-pass: %d nodes, %d passes: CPU per pass p50 %.1f ms, p90 %.1f ms, max %.1f ms%n",
+          nodes, passes, result.percentile(0.5), result.percentile(0.9), cpu[cpu.length - 1]);
+      return 0;
+    }
+  }
+
+  /** {@code ccm4j bench eviction-timeline}. */
+  @Command(
+      name = "eviction-timeline",
+      description = {
+        "A cluster of 3 zones loses one: when was each of its nodes tainted NoExecute and each pod",
+        "marked for deletion, and do the taint times keep the zone's configured rate?"
+      },
+      mixinStandardHelpOptions = true,
+      sortOptions = false)
+  static final class EvictionTimeline implements Callable<Integer> {
+
+    @Option(
+        names = "--nodes-per-zone",
+        paramLabel = "<n>",
+        defaultValue = "50",
+        description = "Default: ${DEFAULT-VALUE}.")
+    int nodesPerZone;
+
+    @Option(
+        names = "--node-eviction-rate",
+        paramLabel = "<qps>",
+        defaultValue = "0.1",
+        description = "Default: ${DEFAULT-VALUE}.")
+    double rate;
+
+    @Option(
+        names = "--node-monitor-grace-period",
+        paramLabel = "<duration>",
+        defaultValue = "50s",
+        converter = GoDurationConverter.class,
+        description = "Default: 50s.")
+    Duration grace;
+
+    @Option(
+        names = "--toleration-seconds",
+        paramLabel = "<s>",
+        defaultValue = "30",
+        description =
+            "The pods' not-ready/unreachable tolerationSeconds. Default: ${DEFAULT-VALUE}.")
+    long tolerationSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      var settings =
+          new io.ccm4j.controllers.nodehealth.NodeHealthSettings(
+              Duration.ofSeconds(5), grace, Duration.ofSeconds(60), rate, 0.01, 0.55f, 50);
+      var result =
+          new io.ccm4j.app.bench.EvictionTimelineBenchmark(
+                  3, nodesPerZone, settings, tolerationSeconds, System.out)
+              .run();
+      System.out.printf(
+          "%neviction-timeline: zone-0 (%d nodes) silent at t=0; grace %ds, rate %s nodes/s, tolerationSeconds %d%n",
+          nodesPerZone, grace.toSeconds(), rate, tolerationSeconds);
+      System.out.printf(
+          "| %-8s | %-18s | %-22s |%n", "node", "NoExecute taint (s)", "pod marked deleted (s)");
+      System.out.printf(
+          "| %-8s | %-18s | %-22s |%n", "-".repeat(8), "-".repeat(18), "-".repeat(22));
+      for (var row : result.rows()) {
+        System.out.printf(
+            "| %-8s | %18.1f | %22.1f |%n", row.node(), row.taintedAt(), row.podEvictedAt());
+      }
+      double expectedGap = 1 / rate;
+      System.out.printf(
+          "gap between taints: min %.2f s, mean %.2f s (rate %s/s allows one per %.2f s): %s%n",
+          result.minGapSeconds(),
+          result.meanGapSeconds(),
+          rate,
+          expectedGap,
+          result.minGapSeconds() >= expectedGap * 0.9 ? "within the rate" : "FASTER THAN THE RATE");
+      return result.minGapSeconds() >= expectedGap * 0.9 ? 0 : 1;
+    }
+  }
+}

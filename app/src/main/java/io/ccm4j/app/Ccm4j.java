@@ -1,0 +1,78 @@
+package io.ccm4j.app;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code ccm4j} command. */
+@Command(
+    name = "ccm4j",
+    description = "A Kubernetes cloud-controller-manager in Java.",
+    mixinStandardHelpOptions = true,
+    versionProvider = Ccm4j.Version.class,
+    subcommands = {
+      LabCommand.class,
+      RunCommand.class,
+      ControlPlaneCommand.class,
+      NodesCommand.class,
+      DoctorCommand.class,
+      BenchCommand.class
+    })
+public final class Ccm4j implements Runnable {
+
+  /** Exit code for bad command-line input. */
+  public static final int USAGE_ERROR = 2;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /** Runs the command line and returns its exit code. */
+  public static int execute(String... args) {
+    return execute(new PrintWriter(System.err, true), args);
+  }
+
+  /** Runs the command line with its errors written to {@code err}. */
+  public static int execute(PrintWriter err, String... args) {
+    CommandLine commandLine = new CommandLine(new Ccm4j());
+    commandLine.setErr(err);
+    commandLine.setParameterExceptionHandler(Ccm4j::reportBadInput);
+    commandLine.setExecutionExceptionHandler(
+        (error, line, parseResult) -> {
+          line.getErr().println("ccm4j " + line.getCommandName() + ": " + describe(error));
+          return 1;
+        });
+    return commandLine.execute(args);
+  }
+
+  /** One line naming the problem (and the flag); no stack trace and no usage dump. */
+  private static int reportBadInput(CommandLine.ParameterException error, String[] args) {
+    CommandLine line = error.getCommandLine();
+    PrintWriter err = line.getErr();
+    String command = line.getCommandSpec().qualifiedName();
+    err.printf("%s: %s (see '%s --help')%n", command, error.getMessage(), command);
+    err.flush();
+    return USAGE_ERROR;
+  }
+
+  private static String describe(Throwable error) {
+    String message = error.getMessage();
+    return message == null ? error.getClass().getSimpleName() : message;
+  }
+
+  /** The version from the jar's manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Ccm4j.class.getPackage().getImplementationVersion();
+      return new String[] {"ccm4j " + (version == null ? "(development build)" : version)};
+    }
+  }
+}

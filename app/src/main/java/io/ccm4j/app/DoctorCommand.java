@@ -1,0 +1,179 @@
+package io.ccm4j.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.Finding;
+import io.ccm4j.doctor.ManifestDocument;
+import io.ccm4j.doctor.ManifestException;
+import io.ccm4j.doctor.Manifests;
+import io.ccm4j.doctor.Rule;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code ccm4j doctor}: the bootstrap deadlocks a CCM's manifests would cause, and their fixes. */
+@Command(
+    name = "doctor",
+    description = {
+      "Find and fix a CCM's bootstrap deadlocks, in manifests or a live cluster.",
+      "",
+      "Read manifests (files, directories, multi-document YAML, Helm output, kind: List), find the",
+      "cloud-controller-manager workloads and report each recommendation of the chicken-and-egg",
+      "post they violate: severity, what will happen, the fix. Exit code 1 when there is an error."
+    },
+    mixinStandardHelpOptions = true,
+    sortOptions = false)
+public final class DoctorCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "<path>", arity = "0..*", description = "Manifest files or directories.")
+  List<Path> paths = List.of();
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "<file>",
+      description =
+          "Diagnose a live cluster instead: stuck nodes, pending CCM and CNI pods, the leader Lease, the cycle.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--stuck-after",
+      paramLabel = "<duration>",
+      defaultValue = "2m",
+      converter = io.ccm4j.app.options.GoDurationConverter.class,
+      description =
+          "With --kubeconfig: how long a node may stay uninitialized before it counts as stuck. Default: 2m.")
+  java.time.Duration stuckAfter;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "<format>",
+      defaultValue = "text",
+      description = "text or json. Default: ${DEFAULT-VALUE}.")
+  String output;
+
+  @Option(
+      names = "--fix",
+      paramLabel = "<file>",
+      description = "Write the CCM workloads, corrected, to this file.")
+  Path fix;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!output.equals("text") && !output.equals("json")) {
+      throw new ParameterException(
+          spec.commandLine(), "--output must be text or json, got " + output);
+    }
+    if (kubeconfig != null) {
+      return diagnoseCluster();
+    }
+    if (paths.isEmpty()) {
+      throw new ParameterException(
+          spec.commandLine(), "give manifest paths, or --kubeconfig for a live cluster");
+    }
+    List<ManifestDocument> documents;
+    try {
+      documents = Manifests.read(paths);
+    } catch (ManifestException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    List<CcmWorkload> workloads = Doctor.workloads(documents);
+    List<Finding> findings = Doctor.examine(documents);
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.equals("json")) {
+      out.println(
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .writeValueAsString(
+                  Map.of(
+                      "workloads",
+                      workloads.stream().map(w -> w.kind() + "/" + w.name()).toList(),
+                      "findings",
+                      findings)));
+    } else {
+      printText(out, workloads, findings);
+    }
+    if (fix != null) {
+      workloads.forEach(Doctor::fix);
+      Files.writeString(
+          fix, workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n")));
+      if (output.equals("text")) {
+        out.printf("Wrote the corrected workloads to %s.%n", fix);
+      }
+    }
+    out.flush();
+    return findings.stream().anyMatch(f -> f.severity() == Rule.Severity.ERROR) ? 1 : 0;
+  }
+
+  private int diagnoseCluster() throws Exception {
+    if (!Files.isReadable(kubeconfig)) {
+      throw new ParameterException(spec.commandLine(), "--kubeconfig: cannot read " + kubeconfig);
+    }
+    io.fabric8.kubernetes.client.Config config =
+        io.fabric8.kubernetes.client.Config.fromKubeconfig(
+            null, Files.readString(kubeconfig), kubeconfig.toString());
+    List<io.ccm4j.doctor.LiveDoctor.Observation> observations;
+    try (var client =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {
+      observations =
+          new io.ccm4j.doctor.LiveDoctor(
+                  client, stuckAfter, "kube-system", "cloud-controller-manager")
+              .diagnose();
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.equals("json")) {
+      out.println(
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .writeValueAsString(Map.of("observations", observations)));
+    } else if (observations.isEmpty()) {
+      out.println("No bootstrap problem found.");
+    } else {
+      for (var observation : observations) {
+        out.printf(
+            "%-7s %s%n        %s%n",
+            observation.severity(), observation.what(), observation.detail());
+      }
+    }
+    out.flush();
+    return observations.stream().anyMatch(o -> o.severity() == Rule.Severity.ERROR) ? 1 : 0;
+  }
+
+  private static void printText(
+      PrintWriter out, List<CcmWorkload> workloads, List<Finding> findings) {
+    if (workloads.isEmpty()) {
+      out.println("No cloud-controller-manager workload found.");
+      return;
+    }
+    for (CcmWorkload workload : workloads) {
+      List<Finding> mine =
+          findings.stream()
+              .filter(f -> f.kind().equals(workload.kind()) && f.name().equals(workload.name()))
+              .toList();
+      out.printf(
+          "%s/%s (%s): %s%n",
+          workload.kind(),
+          workload.name(),
+          workload.source().location(),
+          mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
+      for (Finding finding : mine) {
+        out.printf("  %-7s %s (seed %s)%n", finding.severity(), finding.rule(), finding.seed());
+        out.printf("          what happens: %s%n", finding.consequence());
+        out.printf("          fix: %s%n", finding.fix());
+      }
+    }
+  }
+}

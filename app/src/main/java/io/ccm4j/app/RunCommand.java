@@ -1,0 +1,135 @@
+package io.ccm4j.app;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.app.options.CloudOptions;
+import io.ccm4j.app.options.ControllerOptions;
+import io.ccm4j.app.options.KubeClientOptions;
+import io.ccm4j.app.options.LeaderElectionOptions;
+import io.ccm4j.app.options.ServingOptions;
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviders;
+import io.ccm4j.cloudprovider.UnknownCloudProviderException;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.runtime.client.KubeClients;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ccm4j run}: the cloud-controller-manager, as deployed in a cluster. */
+@Command(
+    name = "run",
+    description = "Run the cloud-controller-manager against a cluster.",
+    sortOptions = false,
+    mixinStandardHelpOptions = true)
+public final class RunCommand implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+
+  @Spec CommandSpec spec;
+
+  @ArgGroup(validate = false, heading = "%nCloud provider:%n", order = 1)
+  CloudOptions cloud = new CloudOptions();
+
+  @ArgGroup(validate = false, heading = "%nKubernetes API:%n", order = 2)
+  KubeClientOptions kube = new KubeClientOptions();
+
+  @ArgGroup(validate = false, heading = "%nControllers:%n", order = 3)
+  ControllerOptions controllers = new ControllerOptions();
+
+  @ArgGroup(validate = false, heading = "%nLeader election:%n", order = 4)
+  LeaderElectionOptions leaderElection = new LeaderElectionOptions();
+
+  @ArgGroup(validate = false, heading = "%nServing (health and metrics):%n", order = 5)
+  ServingOptions serving = new ServingOptions();
+
+  @Override
+  public Integer call() throws Exception {
+    CloudControllerManager.Settings settings = settings();
+    KubernetesClient client = KubeClients.create(kube.clientConfig(), kube.qps(), kube.burst());
+    CloudControllerManager manager =
+        new CloudControllerManager(client, settings, Controllers.factories(), System::exit);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  manager.close();
+                  client.close();
+                  stopped.countDown();
+                },
+                "ccm4j-shutdown"));
+    log.info(
+        "starting cloud-controller-manager: cloud provider {}, cluster {}, controllers {}",
+        cloud.cloudProvider(),
+        cloud.clusterName(),
+        controllers.selection().enabled());
+    manager.start();
+    stopped.await();
+    return 0;
+  }
+
+  /**
+   * Checks every flag and builds what the manager runs with; nothing is started. Throws a {@link
+   * ParameterException} naming the flag at fault. The lab uses it to run a pod's arguments.
+   */
+  public CloudControllerManager.Settings settings() {
+    // Every check happens before anything starts: a bad flag exits 2 having touched nothing.
+    List<Supplier<Optional<String>>> checks =
+        List.of(
+            cloud::validate,
+            kube::validate,
+            controllers::validate,
+            leaderElection::validate,
+            serving::validate);
+    for (Supplier<Optional<String>> check : checks) {
+      Optional<String> problem = check.get();
+      if (problem.isPresent()) {
+        throw new ParameterException(spec.commandLine(), problem.get());
+      }
+    }
+    CloudProvider provider = createProvider();
+    if (!provider.hasClusterId()) {
+      if (!cloud.allowUntaggedCloud()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--cloud-provider: %s has no cluster ID; pass --allow-untagged-cloud to run anyway"
+                .formatted(cloud.cloudProvider()));
+      }
+      log.warn("cloud provider {} has no cluster ID; running untagged", cloud.cloudProvider());
+    }
+    return new CloudControllerManager.Settings(
+        provider,
+        cloud.clusterName(),
+        controllers.selection(),
+        controllers.settings(),
+        leaderElection.settings(),
+        serving.address(),
+        serving.keys());
+  }
+
+  private CloudProvider createProvider() {
+    try {
+      return cloud.throttled(
+          CloudProviders.discover(RunCommand.class.getClassLoader())
+              .create(cloud.cloudProvider(), cloud.cloudConfig()));
+    } catch (UnknownCloudProviderException e) {
+      throw new ParameterException(spec.commandLine(), "--cloud-provider: " + e.getMessage());
+    } catch (CloudConfigException e) {
+      throw new ParameterException(spec.commandLine(), "--cloud-config: " + e.getMessage());
+    } catch (IllegalStateException e) {
+      // Two providers with one name: a packaging error, reported like a flag error.
+      throw new ParameterException(spec.commandLine(), "--cloud-provider: " + e.getMessage());
+    }
+  }
+}

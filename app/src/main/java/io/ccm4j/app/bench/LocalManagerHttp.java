@@ -1,0 +1,52 @@
+package io.ccm4j.app.bench;
+
+import java.net.http.HttpClient;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * An HTTP client for a {@code ccm4j run} this process started on loopback, whose serving
+ * certificate is the in-memory self-signed one: it trusts any certificate, so it is for such local
+ * endpoints only (benchmarks and tests).
+ */
+public final class LocalManagerHttp {
+
+  private LocalManagerHttp() {}
+
+  public static HttpClient client() {
+    try {
+      SSLContext trustAll = SSLContext.getInstance("TLS");
+      trustAll.init(
+          null,
+          new TrustManager[] {
+            new X509TrustManager() {
+              @Override
+              public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+              @Override
+              public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+              @Override
+              public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+              }
+            }
+          },
+          null);
+      SSLParameters parameters = new SSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("");
+      return HttpClient.newBuilder()
+          .sslContext(trustAll)
+          .sslParameters(parameters)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("no TLS in this JVM", e);
+    }
+  }
+}

@@ -1,0 +1,423 @@
+package io.ccm4j.app.lab;
+
+import io.ccm4j.app.Ccm4j;
+import io.ccm4j.app.RunCommand;
+import io.ccm4j.app.bench.BenchContext;
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.LiveDoctor;
+import io.ccm4j.doctor.Rule;
+import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.provider.sim.SimCloud;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.ByteArrayInputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import picocli.CommandLine;
+
+/**
+ * Reproduces a cluster's bootstrap on one machine: a real kube-apiserver, kube-scheduler and the
+ * workload controllers of kube-controller-manager; simulated kubelets (control-plane and workers)
+ * that start NotReady until their CNI is up; a simulated CNI DaemonSet that declares a node's
+ * network ready only once the node has cloud addresses; ccm4j's node-lifecycle controller; and the
+ * CCM manifest under test. When the scheduler binds a ccm4j pod to a node, the lab runs the real
+ * manager in-process with that pod's arguments (with host-network semantics: without hostNetwork a
+ * pod cannot start before its node's network is ready).
+ */
+public final class BootstrapLab {
+
+  private static final String NETWORK_NOT_READY =
+      "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady"
+          + " message:cni plugin not initialized";
+  private static final String CNI_DAEMONSET =
+      """
+      apiVersion: apps/v1
+      kind: DaemonSet
+      metadata:
+        name: sim-cni
+        namespace: kube-system
+      spec:
+        selector:
+          matchLabels: {app: sim-cni}
+        template:
+          metadata:
+            labels: {app: sim-cni}
+          spec:
+            hostNetwork: true
+            automountServiceAccountToken: false
+            tolerations:
+            - operator: Exists
+            containers:
+            - name: cni
+              image: ccm4j/sim-cni:1
+      """;
+
+  /** What to run. */
+  public record Settings(int controlPlaneNodes, int workerNodes, Duration timeout) {}
+
+  private final Settings settings;
+  private final PrintStream out;
+  private final Timeline timeline = new Timeline();
+  private final Map<String, CloudControllerManager> managers = new ConcurrentHashMap<>();
+  private final Set<String> startedPods = ConcurrentHashMap.newKeySet();
+  private final Set<String> cniNodes = ConcurrentHashMap.newKeySet();
+  private final Set<String> networkReady = ConcurrentHashMap.newKeySet();
+  private final Set<String> initialised = ConcurrentHashMap.newKeySet();
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
+  private int managersWithoutElection;
+
+  public BootstrapLab(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  public LabResult run(String scenario, String manifest) throws Exception {
+    out.printf(
+        "lab: scenario %s: starting kube-apiserver, kube-scheduler, kube-controller-manager%n",
+        scenario);
+    try (LocalControlPlane controlPlane =
+            LocalControlPlane.builder().withScheduler(true).withControllerManager(true).start();
+        KubernetesClient admin = controlPlane.newClient();
+        KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
+      timeline.record(
+          "control plane",
+          "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
+      SimCloud cloud = SimCloudProviderFactory.fromYaml(cloudConfig());
+      List<String> nodes = registerNodes(kubelets);
+      NodeHealthSettings health =
+          new NodeHealthSettings(
+              Duration.ofSeconds(1),
+              Duration.ofSeconds(40),
+              Duration.ofSeconds(60),
+              1,
+              0.1,
+              0.55f,
+              50);
+      try (BenchContext nodeControllers =
+          new BenchContext(
+              admin,
+              cloud,
+              new ControllerSettings(
+                  1, 0, Duration.ofMinutes(5), health.monitorPeriod(), 1, health))) {
+        NodeLifecycleController nodeLifecycle =
+            new NodeLifecycleController(nodeControllers.context);
+        nodeControllers.context.informers().startAllRegisteredInformers().get();
+        nodeLifecycle.start();
+        timeline.record("node-lifecycle", "watching node health");
+        try {
+          apply(admin, Scenarios.rbac());
+          apply(admin, CNI_DAEMONSET);
+          apply(admin, manifest);
+          timeline.record("manifests", "applied RBAC, the CNI DaemonSet and the CCM manifest");
+          return watch(scenario, admin, cloud, kubelets, nodes);
+        } finally {
+          managers.values().forEach(CloudControllerManager::close);
+          nodeLifecycle.close();
+        }
+      }
+    }
+  }
+
+  private String cloudConfig() {
+    StringBuilder yaml = new StringBuilder("instances:\n");
+    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
+      yaml.append(
+          "  - {name: cp-%d, region: lab, zone: lab-%d, instanceType: sim.large, addresses: [10.0.0.%d]}\n"
+              .formatted(i, i % 3, 10 + i));
+    }
+    for (int i = 0; i < settings.workerNodes(); i++) {
+      yaml.append(
+          "  - {name: worker-%d, region: lab, zone: lab-%d, instanceType: sim.small, addresses: [10.0.1.%d]}\n"
+              .formatted(i, i % 3, 10 + i));
+    }
+    return yaml.toString();
+  }
+
+  private List<String> registerNodes(KubeletFleet kubelets) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
+      String name = "cp-" + i;
+      kubelets.register(
+          NodeSpec.named(name)
+              .withNotReady(NETWORK_NOT_READY)
+              .withLabels(Map.of(WellKnownLabels.ROLE_CONTROL_PLANE, ""))
+              .withTaints(
+                  List.of(
+                      new TaintBuilder()
+                          .withKey(WellKnownTaints.CONTROL_PLANE)
+                          .withEffect("NoSchedule")
+                          .build())));
+      names.add(name);
+      timeline.record(name, "kubelet registered (uninitialized, network not ready)");
+    }
+    for (int i = 0; i < settings.workerNodes(); i++) {
+      String name = "worker-" + i;
+      kubelets.register(NodeSpec.named(name).withNotReady(NETWORK_NOT_READY));
+      names.add(name);
+      timeline.record(name, "kubelet registered (uninitialized, network not ready)");
+    }
+    return names;
+  }
+
+  private static void apply(KubernetesClient admin, String yaml) {
+    for (HasMetadata object :
+        admin.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
+      admin.resource(object).createOr(existing -> existing.update());
+    }
+  }
+
+  private LabResult watch(
+      String scenario,
+      KubernetesClient admin,
+      SimCloud cloud,
+      KubeletFleet kubelets,
+      List<String> nodes)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    long nextProgress = 0;
+    while (System.nanoTime() < deadline) {
+      runBoundPods(admin, cloud);
+      bringUpNetworks(admin, kubelets);
+      int ready = trackNodes(admin, nodes);
+      long active = managers.values().stream().filter(CloudControllerManager::isLeader).count();
+      if (active > 1
+          && admin.leases().inNamespace("kube-system").withName("cloud-controller-manager").get()
+              == null) {
+        double at = timeline.elapsedSeconds();
+        timeline.record("verdict", "collision");
+        return new LabResult(
+            scenario,
+            LabResult.COLLISION,
+            at,
+            List.of(
+                "%d cloud-controller-managers are active at once and none holds the Lease kube-system/cloud-controller-manager"
+                        .formatted(active)
+                    + " (%d run with --leader-elect=false): each initialises nodes and would program load balancers"
+                        .formatted(managersWithoutElection)
+                    + " and routes on its own."),
+            timeline);
+      }
+      if (ready == nodes.size() && initialised.size() == nodes.size()) {
+        double at = timeline.elapsedSeconds();
+        timeline.record("verdict", "bootstrapped");
+        return new LabResult(scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline);
+      }
+      if (System.nanoTime() > nextProgress) {
+        List<Pod> ccmPods =
+            admin.pods().inNamespace("kube-system").list().getItems().stream()
+                .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
+                .toList();
+        out.printf(
+            "lab: %5.1f s  nodes initialised %d/%d, Ready %d/%d; CCM pods scheduled %d/%d, managers running %d;"
+                + " uninitialized taints left %d%n",
+            timeline.elapsedSeconds(),
+            initialised.size(),
+            nodes.size(),
+            ready,
+            nodes.size(),
+            ccmPods.stream().filter(p -> p.getSpec().getNodeName() != null).count(),
+            ccmPods.size(),
+            managers.size(),
+            nodes.size() - initialised.size());
+        nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+      }
+      Thread.sleep(200);
+    }
+    List<String> explanation = new ArrayList<>();
+    for (LiveDoctor.Observation observation :
+        new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
+            .diagnose()) {
+      if (observation.severity() == Rule.Severity.ERROR
+          && !observation.what().startsWith("node ")) {
+        explanation.add(observation.what() + ": " + observation.detail());
+      }
+    }
+    Pod waiting = null;
+    for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
+      if (CcmWorkload.runsCcm(pod.getSpec())
+          && pod.getSpec().getNodeName() != null
+          && !startedPods.contains(pod.getMetadata().getName())) {
+        waiting = pod;
+      }
+    }
+    if (waiting != null) {
+      explanation.add(
+          "deadlock: the cloud-controller-manager waits for the pod network, which waits for it: pod %s is bound to %s but"
+                  .formatted(waiting.getMetadata().getName(), waiting.getSpec().getNodeName())
+              + " has no hostNetwork, so it cannot start before the CNI, and the CNI waits for the node addresses"
+              + " only the CCM sets.");
+    }
+    double at = timeline.elapsedSeconds();
+    timeline.record("verdict", "deadlocked");
+    return new LabResult(scenario, LabResult.DEADLOCKED, at, explanation, timeline);
+  }
+
+  /**
+   * The simulated kubelets' container runtime: start what the scheduler bound, if its network
+   * allows.
+   */
+  private void runBoundPods(KubernetesClient admin, SimCloud cloud) {
+    for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
+      String name = pod.getMetadata().getName();
+      String node = pod.getSpec().getNodeName();
+      if (node == null || startedPods.contains(name)) {
+        continue;
+      }
+      boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
+      if (!hostNetwork && !networkReady.contains(node)) {
+        if (reported.add("waiting/" + name)) {
+          timeline.record(name, "bound to %s, waiting for the pod network".formatted(node));
+        }
+        continue;
+      }
+      startedPods.add(name);
+      admin
+          .pods()
+          .inNamespace("kube-system")
+          .withName(name)
+          .subresource("status")
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"},{\"type\":\"PodScheduled\",\"status\":\"True\"}]}}");
+      if (name.startsWith("sim-cni")) {
+        cniNodes.add(node);
+        timeline.record(node, "CNI pod running");
+      } else if (CcmWorkload.runsCcm(pod.getSpec())) {
+        startManager(admin, cloud, pod);
+      }
+    }
+  }
+
+  private void startManager(KubernetesClient admin, SimCloud cloud, Pod pod) {
+    String name = pod.getMetadata().getName();
+    List<String> args = pod.getSpec().getContainers().getFirst().getArgs();
+    CommandLine command = new CommandLine(new Ccm4j());
+    CloudControllerManager.Settings parsed;
+    try {
+      CommandLine.ParseResult result = command.parseArgs(args.toArray(String[]::new));
+      RunCommand run = (RunCommand) result.subcommand().commandSpec().userObject();
+      parsed = run.settings();
+    } catch (CommandLine.ParameterException e) {
+      timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());
+      return;
+    }
+    // The lab's cloud and identity; no serving port, since every "node" shares this host.
+    Optional<LeaderElection.Settings> election =
+        parsed
+            .leaderElection()
+            .map(
+                le ->
+                    new LeaderElection.Settings(
+                        le.namespace(),
+                        le.name(),
+                        name + "_" + UUID.randomUUID(),
+                        le.leaseDuration(),
+                        le.renewDeadline(),
+                        le.retryPeriod(),
+                        le.healthTimeout()));
+    CloudControllerManager.Settings settings =
+        new CloudControllerManager.Settings(
+            cloud,
+            parsed.clusterName(),
+            parsed.selection(),
+            parsed.controllers(),
+            election,
+            Optional.empty(),
+            parsed.servingKeys());
+    CloudControllerManager manager =
+        new CloudControllerManager(
+            admin,
+            settings,
+            Controllers.factories(),
+            code -> timeline.record(name, "manager exited with " + code));
+    managers.put(name, manager);
+    if (election.isEmpty()) {
+      managersWithoutElection++;
+    }
+    manager.start();
+    timeline.record(
+        name,
+        "ccm4j manager started on %s%s"
+            .formatted(
+                pod.getSpec().getNodeName(), election.isEmpty() ? " (no leader election)" : ""));
+  }
+
+  /**
+   * The simulated CNI: a node's network is ready once its CNI pod runs and the node has an address.
+   */
+  private void bringUpNetworks(KubernetesClient admin, KubeletFleet kubelets) {
+    for (String node : cniNodes) {
+      if (networkReady.contains(node)) {
+        continue;
+      }
+      Node current = admin.nodes().withName(node).get();
+      boolean hasAddress =
+          current != null
+              && current.getStatus().getAddresses() != null
+              && current.getStatus().getAddresses().stream()
+                  .anyMatch(a -> "InternalIP".equals(a.getType()));
+      if (hasAddress) {
+        networkReady.add(node);
+        SimulatedKubelet kubelet = kubelets.kubelet(node);
+        kubelet.setReady(true, "kubelet is posting ready status");
+        timeline.record(node, "network ready (CNI has the node address); kubelet Ready");
+      }
+    }
+  }
+
+  /** Records initialisation and leadership; returns how many nodes are Ready. */
+  private int trackNodes(KubernetesClient admin, List<String> nodes) {
+    int ready = 0;
+    for (String name : nodes) {
+      Node node = admin.nodes().withName(name).get();
+      if (node == null) {
+        continue;
+      }
+      boolean tainted = Taints.hasKey(node, WellKnownTaints.UNINITIALIZED);
+      if (!tainted && initialised.add(name)) {
+        timeline.record(
+            name, "initialised by the CCM (%s)".formatted(node.getSpec().getProviderID()));
+      }
+      boolean isReady =
+          node.getStatus().getConditions().stream()
+              .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+      if (isReady) {
+        ready++;
+      }
+    }
+    managers.forEach(
+        (pod, manager) -> {
+          if (manager.isLeader() && reported.add("leader/" + pod)) {
+            timeline.record(pod, "leads");
+          }
+        });
+    return ready;
+  }
+}

@@ -1,0 +1,125 @@
+package io.ccm4j.app.lab;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A self-contained HTML page: the verdict and an SVG timeline of the bootstrap, one row per
+ * subject.
+ */
+public final class LabReport {
+
+  private LabReport() {}
+
+  public static Path write(LabResult result, Path directory) throws IOException {
+    Files.createDirectories(directory);
+    Path file = directory.resolve("lab-" + result.scenario() + ".html");
+    Files.writeString(file, html(result));
+    return file;
+  }
+
+  static String html(LabResult result) {
+    List<Timeline.Entry> entries = result.timeline().entries();
+    Map<String, List<Timeline.Entry>> rows = new LinkedHashMap<>();
+    entries.forEach(e -> rows.computeIfAbsent(e.subject(), s -> new ArrayList<>()).add(e));
+    double end =
+        Math.max(
+            1,
+            Math.max(
+                result.seconds(),
+                entries.stream().mapToDouble(Timeline.Entry::seconds).max().orElse(1)));
+    int left = 220;
+    int width = 900;
+    int rowHeight = 34;
+    int height = 40 + rows.size() * rowHeight;
+    StringBuilder svg = new StringBuilder();
+    svg.append(
+        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>"
+            .formatted(left + width + 40, height));
+    for (int s = 0; s <= (int) end; s += Math.max(1, (int) (end / 10))) {
+      double x = left + s / end * width;
+      svg.append(
+          "<line x1='%.1f' y1='20' x2='%.1f' y2='%d' stroke='#ddd'/>".formatted(x, x, height));
+      svg.append("<text x='%.1f' y='14' text-anchor='middle'>%ds</text>".formatted(x, s));
+    }
+    int row = 0;
+    for (Map.Entry<String, List<Timeline.Entry>> subject : rows.entrySet()) {
+      int y = 40 + row * rowHeight;
+      svg.append("<text x='4' y='%d'>%s</text>".formatted(y + 4, escape(subject.getKey())));
+      svg.append(
+          "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#999'/>"
+              .formatted(left, y, left + width, y));
+      int i = 0;
+      for (Timeline.Entry entry : subject.getValue()) {
+        double x = left + entry.seconds() / end * width;
+        svg.append(
+            "<circle cx='%.1f' cy='%d' r='5' fill='%s'><title>%.1f s: %s</title></circle>"
+                .formatted(x, y, color(entry.what()), entry.seconds(), escape(entry.what())));
+        svg.append(
+            "<text x='%.1f' y='%d' font-size='9'>%s</text>"
+                .formatted(x + 6, y + ((i++ % 2 == 0) ? -6 : 14), escape(entry.what())));
+      }
+      row++;
+    }
+    svg.append("</svg>");
+    StringBuilder table =
+        new StringBuilder("<table><tr><th>s</th><th>subject</th><th>what</th></tr>");
+    for (Timeline.Entry entry : entries) {
+      table.append(
+          "<tr><td>%.1f</td><td>%s</td><td>%s</td></tr>"
+              .formatted(entry.seconds(), escape(entry.subject()), escape(entry.what())));
+    }
+    table.append("</table>");
+    String verdict =
+        result.succeeded()
+            ? "Bootstrapped in %.1f s".formatted(result.seconds())
+            : "%s after %.1f s".formatted(result.verdict(), result.seconds());
+    StringBuilder explanation = new StringBuilder();
+    result
+        .explanation()
+        .forEach(line -> explanation.append("<li>").append(escape(line)).append("</li>"));
+    return """
+        <!doctype html>
+        <html><head><meta charset="utf-8"><title>ccm4j lab: %s</title>
+        <style>body{font-family:sans-serif;margin:2em} td,th{padding:2px 8px;text-align:left} .ok{color:#1a7f37} .bad{color:#cf222e}</style>
+        </head><body>
+        <h1>ccm4j lab: %s</h1>
+        <h2 class="%s">%s</h2>
+        <ul>%s</ul>
+        %s
+        <h3>Timeline</h3>
+        %s
+        </body></html>
+        """
+        .formatted(
+            escape(result.scenario()),
+            escape(result.scenario()),
+            result.succeeded() ? "ok" : "bad",
+            escape(verdict),
+            explanation,
+            svg,
+            table);
+  }
+
+  private static String color(String what) {
+    if (what.contains("initialised") || what.contains("Ready") || what.contains("leads")) {
+      return "#1a7f37";
+    }
+    if (what.contains("pending") || what.contains("waiting") || what.contains("NotReady")) {
+      return "#cf222e";
+    }
+    return "#0969da";
+  }
+
+  private static String escape(String text) {
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("'", "&#39;");
+  }
+}

@@ -1,0 +1,98 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.runtime.cloud.ThrottledCloudProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** Which cloud, configured how, for which cluster. */
+public final class CloudOptions {
+
+  @Option(
+      names = "--cloud-provider",
+      paramLabel = "<name>",
+      description =
+          "The cloud provider to use (required). Known providers are listed when the name is wrong.")
+  String cloudProvider;
+
+  @Option(
+      names = "--cloud-config",
+      paramLabel = "<file>",
+      description = "The path to the cloud provider's configuration file.")
+  Path cloudConfig;
+
+  @Option(
+      names = "--cluster-name",
+      paramLabel = "<name>",
+      defaultValue = "kubernetes",
+      description =
+          "The instance prefix for the cluster's cloud resources. Default: ${DEFAULT-VALUE}.")
+  String clusterName;
+
+  @Option(
+      names = "--allow-untagged-cloud",
+      defaultValue = "false",
+      description = "Allow a cloud provider that cannot tell which cluster owns its resources.")
+  boolean allowUntaggedCloud;
+
+  @Option(
+      names = "--cloud-api-qps",
+      paramLabel = "<qps>",
+      defaultValue = "0",
+      description =
+          "Calls per second to the cloud API, across all controllers; 0 means no limit."
+              + " Default: ${DEFAULT-VALUE}.")
+  double cloudApiQps;
+
+  @Option(
+      names = "--cloud-api-burst",
+      paramLabel = "<n>",
+      defaultValue = "1",
+      description =
+          "Burst of cloud API calls allowed above --cloud-api-qps. Default: ${DEFAULT-VALUE}.")
+  int cloudApiBurst;
+
+  /**
+   * @return the problem, naming the flag, or empty
+   */
+  public Optional<String> validate() {
+    if (cloudProvider == null || cloudProvider.isBlank()) {
+      return Optional.of("--cloud-provider cannot be empty");
+    }
+    if (cloudApiQps < 0) {
+      return Optional.of("--cloud-api-qps must not be negative, got " + cloudApiQps);
+    }
+    if (cloudApiBurst < 1) {
+      return Optional.of("--cloud-api-burst must be at least 1, got " + cloudApiBurst);
+    }
+    if (cloudConfig != null && !Files.isReadable(cloudConfig)) {
+      return Optional.of("--cloud-config: cannot read " + cloudConfig);
+    }
+    return Optional.empty();
+  }
+
+  public String cloudProvider() {
+    return cloudProvider;
+  }
+
+  public Optional<Path> cloudConfig() {
+    return Optional.ofNullable(cloudConfig);
+  }
+
+  /** The provider, throttled when {@code --cloud-api-qps} is set. */
+  public CloudProvider throttled(CloudProvider provider) {
+    return cloudApiQps > 0
+        ? new ThrottledCloudProvider(provider, cloudApiQps, cloudApiBurst)
+        : provider;
+  }
+
+  public String clusterName() {
+    return clusterName;
+  }
+
+  public boolean allowUntaggedCloud() {
+    return allowUntaggedCloud;
+  }
+}

@@ -1,0 +1,79 @@
+package io.ccm4j.app.options;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** How to reach the API server. */
+public final class KubeClientOptions {
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "<file>",
+      description =
+          "Path to a kubeconfig. Without it and --master, the in-cluster configuration is used.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--master",
+      paramLabel = "<url>",
+      description = "The address of the API server (overrides the kubeconfig's).")
+  String master;
+
+  @Option(
+      names = "--kube-api-qps",
+      paramLabel = "<qps>",
+      defaultValue = "20",
+      description = "Requests per second to the API server. Default: ${DEFAULT-VALUE}.")
+  double qps;
+
+  @Option(
+      names = "--kube-api-burst",
+      paramLabel = "<n>",
+      defaultValue = "30",
+      description = "Burst of requests to the API server. Default: ${DEFAULT-VALUE}.")
+  int burst;
+
+  public Optional<String> validate() {
+    if (!(qps > 0)) {
+      return Optional.of("--kube-api-qps must be greater than 0, got " + qps);
+    }
+    if (burst < 1) {
+      return Optional.of("--kube-api-burst must be at least 1, got " + burst);
+    }
+    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
+      return Optional.of("--kubeconfig: cannot read " + kubeconfig);
+    }
+    return Optional.empty();
+  }
+
+  /** The client configuration: kubeconfig, else in-cluster (fabric8's auto-configuration). */
+  public Config clientConfig() {
+    Config config;
+    if (kubeconfig != null) {
+      try {
+        config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+      } catch (IOException e) {
+        throw new IllegalArgumentException("--kubeconfig: cannot read " + kubeconfig, e);
+      }
+    } else {
+      config = Config.autoConfigure(null);
+    }
+    if (master != null) {
+      config = new ConfigBuilder(config).withMasterUrl(master).build();
+    }
+    return config;
+  }
+
+  public double qps() {
+    return qps;
+  }
+
+  public int burst() {
+    return burst;
+  }
+}

@@ -1,0 +1,120 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.runtime.leaderelection.LeaderElection;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import picocli.CommandLine.Option;
+
+/** Leader election on a Lease (A5, §5). */
+public final class LeaderElectionOptions {
+
+  /** Upstream's tolerance for an overdue renewal before the health check fails. */
+  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(20);
+
+  @Option(
+      names = "--leader-elect",
+      arity = "0..1",
+      defaultValue = "true",
+      fallbackValue = "true",
+      paramLabel = "<bool>",
+      description =
+          "Run the controllers only while holding the leader Lease. Default: ${DEFAULT-VALUE}.")
+  boolean enabled;
+
+  @Option(
+      names = "--leader-elect-lease-duration",
+      paramLabel = "<duration>",
+      defaultValue = "15s",
+      converter = GoDurationConverter.class,
+      description =
+          "How long others wait before taking over a lease that is not renewed. Default: 15s.")
+  Duration leaseDuration;
+
+  @Option(
+      names = "--leader-elect-renew-deadline",
+      paramLabel = "<duration>",
+      defaultValue = "10s",
+      converter = GoDurationConverter.class,
+      description = "How long the leader keeps trying to renew before it gives up. Default: 10s.")
+  Duration renewDeadline;
+
+  @Option(
+      names = "--leader-elect-retry-period",
+      paramLabel = "<duration>",
+      defaultValue = "2s",
+      converter = GoDurationConverter.class,
+      description = "How often to try to acquire or renew. Default: 2s.")
+  Duration retryPeriod;
+
+  @Option(
+      names = "--leader-elect-resource-lock",
+      paramLabel = "<type>",
+      defaultValue = "leases",
+      description = "The lock type; only 'leases' is supported. Default: ${DEFAULT-VALUE}.")
+  String resourceLock;
+
+  @Option(
+      names = "--leader-elect-resource-name",
+      paramLabel = "<name>",
+      defaultValue = "cloud-controller-manager",
+      description = "The name of the Lease. Default: ${DEFAULT-VALUE}.")
+  String resourceName;
+
+  @Option(
+      names = "--leader-elect-resource-namespace",
+      paramLabel = "<namespace>",
+      defaultValue = "kube-system",
+      description = "The namespace of the Lease. Default: ${DEFAULT-VALUE}.")
+  String resourceNamespace;
+
+  public Optional<String> validate() {
+    if (!enabled) {
+      return Optional.empty();
+    }
+    if (!"leases".equals(resourceLock)) {
+      return Optional.of("--leader-elect-resource-lock: resourceLock value must be \"leases\"");
+    }
+    if (leaseDuration.compareTo(renewDeadline) <= 0) {
+      return Optional.of(
+          "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+    }
+    if (renewDeadline.compareTo(retryPeriod) <= 0) {
+      return Optional.of(
+          "--leader-elect-renew-deadline must be greater than --leader-elect-retry-period");
+    }
+    if (retryPeriod.isZero() || retryPeriod.isNegative()) {
+      return Optional.of("--leader-elect-retry-period must be greater than 0");
+    }
+    return Optional.empty();
+  }
+
+  /** The election settings, or empty when leader election is off. */
+  public Optional<LeaderElection.Settings> settings() {
+    if (!enabled) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new LeaderElection.Settings(
+            resourceNamespace,
+            resourceName,
+            identity(),
+            leaseDuration,
+            renewDeadline,
+            retryPeriod,
+            HEALTH_TIMEOUT));
+  }
+
+  /** {@code hostname_uuid}, as upstream builds it. */
+  private static String identity() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("unknown");
+    }
+    return host + "_" + UUID.randomUUID();
+  }
+}

@@ -1,0 +1,71 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.runtime.serving.ServingKeys;
+import io.ccm4j.runtime.tls.PemKeyStores;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The HTTPS endpoint for health and metrics. */
+public final class ServingOptions {
+
+  @Option(
+      names = "--bind-address",
+      paramLabel = "<ip>",
+      defaultValue = "0.0.0.0",
+      description = "The address to serve health and metrics on. Default: ${DEFAULT-VALUE}.")
+  String bindAddress;
+
+  @Option(
+      names = "--secure-port",
+      paramLabel = "<port>",
+      defaultValue = "10258",
+      description =
+          "The HTTPS port for /healthz, /readyz, /livez and /metrics; 0 turns serving off. Default: ${DEFAULT-VALUE}.")
+  int securePort;
+
+  @Option(
+      names = "--tls-cert-file",
+      paramLabel = "<file>",
+      description =
+          "PEM certificate (chain) to serve with. Without it, an in-memory self-signed one is used.")
+  Path tlsCertFile;
+
+  @Option(
+      names = "--tls-private-key-file",
+      paramLabel = "<file>",
+      description = "PEM private key matching --tls-cert-file.")
+  Path tlsPrivateKeyFile;
+
+  public Optional<String> validate() {
+    if (securePort < 0 || securePort > 65535) {
+      return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
+    }
+    if ((tlsCertFile == null) != (tlsPrivateKeyFile == null)) {
+      return Optional.of("--tls-cert-file and --tls-private-key-file must be given together");
+    }
+    for (Path file : new Path[] {tlsCertFile, tlsPrivateKeyFile}) {
+      if (file != null && !Files.isReadable(file)) {
+        return Optional.of("cannot read " + file);
+      }
+    }
+    return Optional.empty();
+  }
+
+  public Optional<InetSocketAddress> address() {
+    return securePort == 0
+        ? Optional.empty()
+        : Optional.of(new InetSocketAddress(bindAddress, securePort));
+  }
+
+  /** The serving keys: the given files, else a self-signed certificate for localhost. */
+  public ServingKeys keys() {
+    if (tlsCertFile != null) {
+      char[] password = "from-files".toCharArray();
+      return new ServingKeys(PemKeyStores.load(tlsCertFile, tlsPrivateKeyFile, password), password);
+    }
+    return ServingKeys.selfSigned();
+  }
+}

@@ -1,0 +1,137 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerSelection;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** ccm4j does its work with exactly the permissions of {@code deploy/rbac.yaml}, and no more. */
+@WithControlPlane
+class DeployRbacIT {
+
+  private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
+  private static final String SERVICE_ACCOUNT = "cloud-controller-manager";
+
+  @Test
+  void theManagerInitialisesNodesAsItsServiceAccountWithTheShippedClusterRole(
+      LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
+    try (InputStream manifest = Files.newInputStream(RBAC)) {
+      for (HasMetadata object : admin.load(manifest).items()) {
+        admin.resource(object).createOr(existing -> existing.update());
+      }
+    }
+    String token =
+        admin
+            .serviceAccounts()
+            .inNamespace("kube-system")
+            .withName(SERVICE_ACCOUNT)
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(3600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    Config asServiceAccount =
+        Config.fromKubeconfig(
+            controlPlane.kubeconfig("system:serviceaccount:kube-system:" + SERVICE_ACCOUNT, token));
+    String node = "rbac-" + UUID.randomUUID().toString().substring(0, 6);
+
+    try (KubernetesClient client =
+            new KubernetesClientBuilder().withConfig(asServiceAccount).build();
+        KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
+      assertThatThrownBy(() -> client.pods().inAnyNamespace().list())
+          .as("not an admin")
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+
+      var settings =
+          new CloudControllerManager.Settings(
+              SimCloudProviderFactory.fromYaml(
+                  "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)),
+              "kubernetes",
+              ControllerSelection.parse(List.of("*"), ControllerNames.DISABLED_BY_DEFAULT),
+              ControllerSettings.defaults(),
+              Optional.of(
+                  new LeaderElection.Settings(
+                      "kube-system",
+                      "cloud-controller-manager",
+                      "rbac-test_" + UUID.randomUUID(),
+                      Duration.ofSeconds(15),
+                      Duration.ofSeconds(10),
+                      Duration.ofSeconds(2),
+                      Duration.ofSeconds(20))),
+              Optional.empty(),
+              null);
+      try (CloudControllerManager manager =
+          new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+        manager.start();
+        await("leads with the Role for its Lease")
+            .atMost(30, TimeUnit.SECONDS)
+            .until(manager::isLeader);
+
+        kubelets.register(NodeSpec.named(node));
+
+        await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(
+                () -> {
+                  Node current = admin.nodes().withName(node).get();
+                  return !Taints.hasKey(current, WellKnownTaints.UNINITIALIZED)
+                      && current.getStatus().getAddresses().stream()
+                          .anyMatch(a -> a.getAddress().equals("10.9.0.1"));
+                });
+        await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    admin.v1().events().inNamespace("default").list().getItems().stream()
+                        .anyMatch(
+                            e ->
+                                node.equals(e.getInvolvedObject().getName())
+                                    && "Synced".equals(e.getReason())));
+        await("keeps renewing its Lease past the renew deadline")
+            .during(Duration.ofSeconds(12))
+            .atMost(20, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    manager.isLeader()
+                        && manager.health().run().values().stream().allMatch(Optional::isEmpty));
+        assertThat(Set.of(manager.health().run().keySet().toArray()))
+            .contains(
+                "leaderElection", ControllerNames.CLOUD_NODE, ControllerNames.CLOUD_NODE_LIFECYCLE);
+      }
+    }
+  }
+}

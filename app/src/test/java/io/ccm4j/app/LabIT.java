@@ -1,0 +1,70 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.app.lab.BootstrapLab;
+import io.ccm4j.app.lab.LabReport;
+import io.ccm4j.app.lab.LabResult;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.Manifests;
+import io.ccm4j.doctor.Scenarios;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Every lab scenario reaches its verdict on a real API server, scheduler and controller manager.
+ */
+class LabIT {
+
+  private static final Duration DEADLOCK_AFTER = Duration.ofSeconds(20);
+
+  @TempDir Path temp;
+
+  private static LabResult run(String name, String manifest) throws Exception {
+    return new BootstrapLab(new BootstrapLab.Settings(3, 3, DEADLOCK_AFTER), System.out)
+        .run(name, manifest);
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+    "recommended, bootstrapped",
+    "missing-uninitialized-toleration, deadlocked",
+    "not-ready-noexecute, deadlocked",
+    "pod-network, deadlocked",
+    "control-plane-only-taint, deadlocked",
+    "replicas-without-leader-election, collision",
+  })
+  void eachScenarioReachesItsVerdict(String scenario, String verdict) throws Exception {
+    LabResult result = run(scenario, Scenarios.manifest(scenario));
+
+    assertThat(result.verdict()).isEqualTo(verdict);
+    if (result.succeeded()) {
+      assertThat(result.explanation()).isEmpty();
+      assertThat(result.timeline().entries())
+          .anySatisfy(e -> assertThat(e.what()).isEqualTo("leads"));
+    } else {
+      assertThat(result.explanation()).isNotEmpty();
+    }
+    Path report = LabReport.write(result, temp);
+    assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);
+  }
+
+  @Test
+  void theDoctorsFixOfADeadlockBootstraps() throws Exception {
+    Path broken = temp.resolve("broken.yaml");
+    Files.writeString(broken, Scenarios.manifest("missing-uninitialized-toleration"));
+    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+    workloads.forEach(Doctor::fix);
+    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+
+    assertThat(run("fixed", fixed).verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+  }
+}

@@ -1,0 +1,174 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.controllers.ControllerSelection;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.health.HealthChecks;
+import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.ManagementServer;
+import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** The manager's HTTPS endpoint against a real API server (A4). */
+@WithControlPlane
+class ManagementEndpointsIT {
+
+  @Test
+  void healthAndMetricsAnswerWhileLeading(KubernetesClient client) throws Exception {
+    String lease = "ccm-health-" + UUID.randomUUID().toString().substring(0, 8);
+    FakeCloudProvider cloud = new FakeCloudProvider();
+    var settings =
+        new CloudControllerManager.Settings(
+            cloud,
+            "kubernetes",
+            ControllerSelection.parse(List.of("*"), Set.of()),
+            ControllerSettings.defaults(),
+            Optional.of(
+                new LeaderElection.Settings(
+                    "kube-system",
+                    lease,
+                    "test_" + UUID.randomUUID(),
+                    Duration.ofSeconds(15),
+                    Duration.ofSeconds(10),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(20))),
+            Optional.of(new InetSocketAddress("127.0.0.1", 0)),
+            ServingKeys.selfSigned());
+    try (CloudControllerManager manager =
+        new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+      manager.start();
+      await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
+      var endpoint = management(manager.servingAddress().orElseThrow());
+
+      for (String path : List.of("/healthz", "/readyz", "/livez", "/healthz/leaderElection")) {
+        HttpResponse<String> response = endpoint.get(path);
+        assertThat(response.statusCode()).as(path).isEqualTo(200);
+        assertThat(response.body()).as(path).isEqualTo("ok");
+      }
+      assertThat(endpoint.get("/healthz?verbose").body())
+          .contains("[+]ping ok", "[+]leaderElection ok", "healthz check passed");
+      assertThat(endpoint.get("/healthz/no-such-check").statusCode()).isEqualTo(404);
+
+      HttpResponse<String> metrics = endpoint.get("/metrics");
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
+      assertThat(metrics.body())
+          .contains("leader_election_master_status{name=\"" + lease + "\"} 1")
+          .contains("jvm_memory_used_bytes");
+      assertThat(cloud.initializedWith.get().clusterName()).isEqualTo("kubernetes");
+    }
+  }
+
+  @Test
+  void healthzTurnsUnhealthyWhenTheRenewLoopStalls(KubernetesClient client) throws Exception {
+    String lease = "ccm-stall-" + UUID.randomUUID().toString().substring(0, 8);
+    AtomicBoolean stall = new AtomicBoolean();
+    CountDownLatch release = new CountDownLatch(1);
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "stalling_" + UUID.randomUUID(),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {}
+
+              @Override
+              public void lostLeadership() {}
+            },
+            System::nanoTime,
+            lock -> new StallingLock(lock, stall, release));
+    HealthChecks health = new HealthChecks();
+    health.add("leaderElection", election::health);
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            health,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+      var endpoint = management(server.address());
+      election.start();
+      await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+      assertThat(endpoint.get("/healthz").statusCode()).isEqualTo(200);
+
+      stall.set(true);
+
+      await("healthz fails once the renewal is overdue by lease duration + tolerance")
+          .atMost(20, TimeUnit.SECONDS)
+          .until(() -> endpoint.get("/healthz").statusCode() == 500);
+      assertThat(endpoint.get("/healthz").body())
+          .contains("[-]leaderElection failed: leader lease kube-system/" + lease + " not renewed");
+      assertThat(endpoint.get("/healthz/leaderElection").statusCode()).isEqualTo(500);
+    } finally {
+      release.countDown();
+      election.close();
+    }
+  }
+
+  private static ManagementClient management(InetSocketAddress address) {
+    return new ManagementClient(address.getHostString(), address.getPort());
+  }
+
+  /** Blocks every Lease write once told to, as a hung API call would. */
+  private record StallingLock(Lock delegate, AtomicBoolean stall, CountDownLatch release)
+      implements Lock {
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      return delegate.get(client);
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      delegate.create(client, record);
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      if (stall.get()) {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      delegate.update(client, record);
+    }
+
+    @Override
+    public String identity() {
+      return delegate.identity();
+    }
+
+    @Override
+    public String describe() {
+      return delegate.describe();
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.ccm4j.app;
+
+import io.ccm4j.controlplane.LocalControlPlane;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** {@code ccm4j run} in its own JVM, as a cluster runs it, against the local control plane. */
+final class ManagerProcess implements AutoCloseable {
+
+  private final Process process;
+  private final Path log;
+  private final ManagementClient management;
+  private final String leaseName;
+
+  private ManagerProcess(Process process, Path log, int port, String leaseName) {
+    this.process = process;
+    this.log = log;
+    this.management = new ManagementClient("127.0.0.1", port);
+    this.leaseName = leaseName;
+  }
+
+  static ManagerProcess start(
+      LocalControlPlane controlPlane, String leaseName, String... extraFlags) throws IOException {
+    int port;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Ccm4j.class.getName(),
+                "run",
+                "--cloud-provider=fake",
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--bind-address=127.0.0.1",
+                "--secure-port=" + port,
+                "--leader-elect-resource-name=" + leaseName));
+    command.addAll(List.of(extraFlags));
+    Path log = Files.createTempFile("ccm4j-run-" + leaseName, ".log");
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new ManagerProcess(process, log, port, leaseName);
+  }
+
+  boolean isLeader() {
+    return management.isLeader(leaseName).orElse(false);
+  }
+
+  /** Whether it serves metrics yet, that is: it started and campaigns. */
+  boolean isCampaigning() {
+    return management.isLeader(leaseName).isPresent();
+  }
+
+  /** SIGKILL: no shutdown hook, the Lease is not released. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM: a clean stop. */
+  void terminate() {
+    process.destroy();
+  }
+
+  Process process() {
+    return process;
+  }
+
+  String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(log unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (process.isAlive()) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    Files.deleteIfExists(log);
+  }
+}

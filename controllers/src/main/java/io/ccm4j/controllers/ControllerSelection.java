@@ -1,0 +1,67 @@
+package io.ccm4j.controllers;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The meaning of {@code --controllers} (A7): {@code *} enables every controller not disabled by
+ * default, a name enables it, {@code -name} disables it, the first entry that matches a controller
+ * decides, and without {@code *} only the listed controllers run. Aliases are accepted everywhere.
+ */
+public final class ControllerSelection {
+
+  private final List<String> entries;
+  private final Set<String> disabledByDefault;
+
+  private ControllerSelection(List<String> entries, Set<String> disabledByDefault) {
+    this.entries = entries;
+    this.disabledByDefault = disabledByDefault;
+  }
+
+  /**
+   * Parses the entries, resolving aliases.
+   *
+   * @throws IllegalArgumentException naming the first entry that is no known controller
+   */
+  public static ControllerSelection parse(List<String> entries, Set<String> disabledByDefault) {
+    List<String> canonical = new ArrayList<>();
+    for (String raw : entries) {
+      String entry = raw.trim();
+      if (entry.equals("*")) {
+        canonical.add(entry);
+        continue;
+      }
+      boolean disable = entry.startsWith("-");
+      String name = disable ? entry.substring(1) : entry;
+      String resolved =
+          ControllerNames.canonical(name)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "\"%s\" is not in the list of known controllers (%s)"
+                              .formatted(name, String.join(", ", ControllerNames.ALL))));
+      canonical.add(disable ? "-" + resolved : resolved);
+    }
+    return new ControllerSelection(List.copyOf(canonical), Set.copyOf(disabledByDefault));
+  }
+
+  public boolean isEnabled(String canonicalName) {
+    boolean star = false;
+    for (String entry : entries) {
+      if (entry.equals(canonicalName)) {
+        return true;
+      }
+      if (entry.equals("-" + canonicalName)) {
+        return false;
+      }
+      star |= entry.equals("*");
+    }
+    return star && !disabledByDefault.contains(canonicalName);
+  }
+
+  /** The enabled controllers, in start order. */
+  public List<String> enabled() {
+    return ControllerNames.ALL.stream().filter(this::isEnabled).toList();
+  }
+}

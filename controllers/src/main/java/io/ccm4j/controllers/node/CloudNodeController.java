@@ -1,0 +1,316 @@
+package io.ccm4j.controllers.node;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.nodeutil.NodeAddresses;
+import io.ccm4j.controllers.nodeutil.NodePatches;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.runtime.client.Conflicts;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cloud-node controller (spec §3.1, N1–N15): initialises nodes registered with the
+ * uninitialized taint from the cloud's instance metadata, refreshes their addresses periodically,
+ * and keeps the GA topology labels in line with the beta ones.
+ */
+public final class CloudNodeController implements Controller {
+
+  private static final Logger log = LoggerFactory.getLogger(CloudNodeController.class);
+
+  /** Reason of the Warning event when the kubelet's node IP is not one of the cloud's (N7). */
+  static final String REASON_INVALID_NODE_IP = "ProvidedNodeIPNotFound";
+
+  private final KubernetesClient client;
+  private final InstancesV2 instances;
+  private final Optional<Zones> zones;
+  private final ControllerSettings settings;
+  private final EventRecorder events;
+  private final NodeControllerMetrics metrics;
+  private final SharedIndexInformer<Node> nodes;
+  private final WorkQueue<String> queue;
+  private final QueueWorkers<String> workers;
+  private final ScheduledExecutorService statusLoop;
+  private final ExecutorService statusWorkers;
+
+  public CloudNodeController(ControllerContext context) throws ControllerUnavailableException {
+    // N1: without instances there is nothing to initialise from; not fatal to the manager.
+    this.instances =
+        context
+            .cloud()
+            .instancesV2()
+            .orElseThrow(
+                () ->
+                    new ControllerUnavailableException(
+                        "cloud provider does not support instances"));
+    this.zones = context.cloud().zones();
+    this.client = context.client();
+    this.settings = context.settings();
+    this.events = context.eventRecorders().apply(ControllerNames.CLOUD_NODE);
+    this.metrics = new NodeControllerMetrics(context.metrics());
+    this.queue = new WorkQueue<>("Nodes", RateLimiters.controllerDefault(), context.metrics());
+    this.workers =
+        new QueueWorkers<>(
+            ControllerNames.CLOUD_NODE, queue, this::syncNode, settings.concurrentNodeSyncs());
+    this.statusLoop =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> Thread.ofPlatform().name("cloud-node-status").unstarted(runnable));
+    this.statusWorkers =
+        Executors.newFixedThreadPool(
+            settings.nodeStatusUpdateWorkers(),
+            runnable -> Thread.ofPlatform().name("cloud-node-status-worker").unstarted(runnable));
+    this.nodes = SharedInformers.of(context.informers(), Node.class);
+    // N2: add and update enqueue the node's key; there is no delete handler (N15).
+    nodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Node node) {
+            queue.add(node.getMetadata().getName());
+          }
+
+          @Override
+          public void onUpdate(Node previous, Node node) {
+            queue.add(node.getMetadata().getName());
+          }
+
+          @Override
+          public void onDelete(Node node, boolean finalStateUnknown) {}
+        });
+  }
+
+  @Override
+  public String name() {
+    return ControllerNames.CLOUD_NODE;
+  }
+
+  /** N3: the address refresh runs now and then a period after each pass ends; then the workers. */
+  @Override
+  public void start() {
+    statusLoop.scheduleWithFixedDelay(
+        this::updateNodeStatus,
+        0,
+        settings.nodeStatusUpdateFrequency().toMillis(),
+        TimeUnit.MILLISECONDS);
+    workers.start();
+  }
+
+  /** Level-triggered sync of one node (N4–N10). */
+  void syncNode(String name) throws CloudException {
+    Node node = nodes.getStore().getByKey(name);
+    if (node == null) {
+      return; // N4
+    }
+    if (!Taints.hasKey(node, WellKnownTaints.UNINITIALIZED)) {
+      reconcileNodeLabels(node); // N5
+      return;
+    }
+    log.info("Initializing node {} with cloud provider", name);
+    Optional<InstanceMetadata> fetched = instances.instanceMetadata(node);
+    if (fetched.isEmpty()) {
+      log.info("Skip sync node {} because cloud provided nil metadata", name);
+      return; // N6: no requeue; the next node event retries
+    }
+    InstanceMetadata metadata = withZoneFallback(node, fetched.get());
+    if (metadata.providerId().isEmpty() && isEmpty(node.getSpec().getProviderID())) {
+      throw new CloudException(
+          "cloud provider does not set node provider ID for node " + name); // N6, F2
+    }
+    String providedNodeIp = providedNodeIp(node);
+    if (providedNodeIp != null) {
+      try {
+        NodeAddresses.pinToProvidedNodeIp(providedNodeIp, metadata.addresses()); // N7
+      } catch (IllegalArgumentException e) {
+        String message =
+            "provided node ip for node \"%s\" is not valid: %s".formatted(name, e.getMessage());
+        events.warning(node, REASON_INVALID_NODE_IP, message);
+        throw new CloudException(message);
+      }
+    }
+    Node initialized =
+        Conflicts.retryOnConflict(
+            Conflicts.NODE_SPEC_BACKOFF,
+            () -> {
+              Node current = nodes.getStore().getByKey(name);
+              if (current == null) {
+                return null;
+              }
+              NodeInitialization.Result result = NodeInitialization.apply(current, metadata);
+              result.warnings().forEach(warning -> log.warn("node {}: {}", name, warning));
+              return client.nodes().resource(result.node()).update(); // N9: one full PUT
+            });
+    if (initialized == null) {
+      return; // deleted meanwhile
+    }
+    double sinceCreation = secondsSinceCreation(initialized);
+    metrics.taintRemovalDelay.record(sinceCreation);
+    updateNodeAddress(initialized, metadata); // N9.5: addresses right away
+    log.info("Successfully initialized node {} with cloud provider", name);
+    events.normal(initialized, "Synced", "Node synced successfully"); // N10
+    metrics.initialNodeSyncDelay.record(sinceCreation);
+  }
+
+  /**
+   * Zone and region from the Zones facet when the instance metadata has neither (a ccm4j addition:
+   * upstream consults Zones only on the Instances v1 path).
+   */
+  private InstanceMetadata withZoneFallback(Node node, InstanceMetadata metadata)
+      throws CloudException {
+    if (zones.isEmpty() || !metadata.zone().isEmpty() || !metadata.region().isEmpty()) {
+      return metadata;
+    }
+    String providerId =
+        metadata.providerId().isEmpty() ? node.getSpec().getProviderID() : metadata.providerId();
+    Zones.Zone zone =
+        isEmpty(providerId)
+            ? zones.get().zoneByNodeName(node.getMetadata().getName())
+            : zones.get().zoneByProviderId(providerId);
+    return new InstanceMetadata(
+        metadata.providerId(),
+        metadata.instanceType(),
+        metadata.addresses(),
+        zone.failureDomain(),
+        zone.region(),
+        metadata.additionalLabels());
+  }
+
+  /** N11: writes the cloud's addresses to an initialised node when they changed. */
+  void updateNodeAddress(Node node, InstanceMetadata metadata) {
+    String name = node.getMetadata().getName();
+    if (Taints.hasKey(node, WellKnownTaints.UNINITIALIZED)) {
+      return;
+    }
+    if (metadata.addresses().isEmpty()) {
+      log.debug("node {}: the cloud reports no addresses; leaving them alone", name);
+      return;
+    }
+    List<NodeAddress> current =
+        NodeAddresses.fromApi(node.getStatus() == null ? null : node.getStatus().getAddresses());
+    List<NodeAddress> desired;
+    try {
+      desired = NodeAddresses.desired(metadata.addresses(), current, providedNodeIp(node));
+    } catch (IllegalArgumentException e) {
+      log.error("node {}: {}", name, e.getMessage());
+      return;
+    }
+    if (!NodeAddresses.changed(current, desired)) {
+      return;
+    }
+    try {
+      NodePatches.patchAddresses(client, name, desired);
+    } catch (RuntimeException e) {
+      log.error("node {}: could not update addresses: {}", name, e.getMessage());
+    }
+  }
+
+  /** N13: refreshes every initialised node's addresses, in parallel. */
+  void updateNodeStatus() {
+    long started = System.nanoTime();
+    List<Node> all = nodes.getStore().list();
+    List<Future<?>> pending =
+        all.stream()
+            .map(node -> statusWorkers.submit(() -> refreshAddresses(node)))
+            .collect(java.util.stream.Collectors.toList());
+    for (Future<?> future : pending) {
+      try {
+        future.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (java.util.concurrent.ExecutionException e) {
+        log.error("address refresh failed: {}", e.getCause().toString());
+      }
+    }
+    log.debug(
+        "Update {} nodes status took {} ms.",
+        all.size(),
+        Duration.ofNanos(System.nanoTime() - started).toMillis());
+  }
+
+  private void refreshAddresses(Node node) {
+    if (Taints.hasKey(node, WellKnownTaints.UNINITIALIZED)) {
+      return;
+    }
+    try {
+      Optional<InstanceMetadata> metadata = instances.instanceMetadata(node);
+      // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
+      metadata.ifPresent(m -> updateNodeAddress(node, m));
+    } catch (CloudException | RuntimeException e) {
+      log.error(
+          "node {}: cannot get addresses from the cloud: {}",
+          node.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+
+  /** N14: the GA labels follow the beta ones. */
+  private void reconcileNodeLabels(Node node) {
+    Map<String, String> missing = LabelReconciliation.missing(node.getMetadata().getLabels());
+    if (missing.isEmpty()) {
+      return;
+    }
+    try {
+      NodePatches.patchLabels(client, node.getMetadata().getName(), missing);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "failed update labels for node " + node.getMetadata().getName() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private static String providedNodeIp(Node node) {
+    Map<String, String> annotations = node.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(WellKnownAnnotations.PROVIDED_NODE_IP);
+  }
+
+  private static double secondsSinceCreation(Node node) {
+    String created = node.getMetadata().getCreationTimestamp();
+    if (created == null) {
+      return 0;
+    }
+    Instant creation = ZonedDateTime.parse(created).toInstant();
+    return Math.max(0, Duration.between(creation, Instant.now()).toMillis() / 1000.0);
+  }
+
+  private static boolean isEmpty(String value) {
+    return value == null || value.isEmpty();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    statusLoop.shutdownNow();
+    statusWorkers.shutdownNow();
+    workers.close();
+    statusLoop.awaitTermination(10, TimeUnit.SECONDS);
+    statusWorkers.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

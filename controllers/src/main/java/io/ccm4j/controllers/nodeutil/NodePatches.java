@@ -1,0 +1,88 @@
+package io.ccm4j.controllers.nodeutil;
+
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.runtime.client.Conflicts;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/** Small idempotent writes to Nodes, each one request unless the API reports a conflict. */
+public final class NodePatches {
+
+  private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
+
+  private NodePatches() {}
+
+  /** Replaces {@code status.addresses} (a merge patch replaces the list as a whole). */
+  public static Node patchAddresses(
+      KubernetesClient client, String nodeName, List<NodeAddress> addresses) {
+    Map<String, Object> patch =
+        Map.of("status", Map.of("addresses", NodeAddresses.toApi(addresses)));
+    return client
+        .nodes()
+        .withName(nodeName)
+        .subresource("status")
+        .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+  }
+
+  /** Sets labels, leaving the others alone. */
+  public static Node patchLabels(
+      KubernetesClient client, String nodeName, Map<String, String> labels) {
+    Map<String, Object> patch = Map.of("metadata", Map.of("labels", labels));
+    return Conflicts.retryOnConflict(
+        Conflicts.PATCH_BACKOFF,
+        () ->
+            client
+                .nodes()
+                .withName(nodeName)
+                .patch(MERGE, client.getKubernetesSerialization().asJson(patch)));
+  }
+
+  /**
+   * Changes the node's taints (H1): reads the node (from {@code cached} first, then fresh),
+   * computes the new taints, and patches them with the resource version read, so a concurrent
+   * change is a conflict and is retried; no request at all when nothing changes. Empty when the
+   * node is gone.
+   */
+  public static Optional<Node> updateTaints(
+      KubernetesClient client, Node cached, UnaryOperator<List<Taint>> change) {
+    String name = cached.getMetadata().getName();
+    Node[] current = {cached};
+    return Optional.ofNullable(
+        Conflicts.retryOnConflict(
+            Conflicts.PATCH_BACKOFF,
+            () -> {
+              Node node = current[0];
+              if (node == null) {
+                return null;
+              }
+              List<Taint> before = Taints.of(node);
+              List<Taint> after = change.apply(before);
+              if (after.equals(before)) {
+                return node;
+              }
+              Map<String, Object> metadata = new LinkedHashMap<>();
+              metadata.put("resourceVersion", node.getMetadata().getResourceVersion());
+              Map<String, Object> patch =
+                  Map.of("metadata", metadata, "spec", Map.of("taints", after));
+              try {
+                return client
+                    .nodes()
+                    .withName(name)
+                    .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+              } catch (RuntimeException e) {
+                if (Conflicts.isConflict(e)) {
+                  current[0] = client.nodes().withName(name).get();
+                }
+                throw e;
+              }
+            }));
+  }
+}

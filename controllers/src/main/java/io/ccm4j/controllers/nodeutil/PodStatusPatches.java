@@ -1,0 +1,30 @@
+package io.ccm4j.controllers.nodeutil;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.List;
+import java.util.Map;
+
+/** Writes to a pod's status subresource. */
+public final class PodStatusPatches {
+
+  private PodStatusPatches() {}
+
+  /** Replaces the pod's {@code status.conditions} with these. */
+  public static void patchConditions(
+      KubernetesClient client, Pod pod, List<PodCondition> conditions) {
+    client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            client
+                .getKubernetesSerialization()
+                .asJson(Map.of("status", Map.of("conditions", conditions))));
+  }
+}

@@ -1,0 +1,85 @@
+package io.ccm4j.controllers;
+
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.events.KubernetesEventRecorder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/** Runs controllers against a real API server as the manager does, without leader election. */
+public final class ControllerHarness implements AutoCloseable {
+
+  private final KubernetesClient client;
+  private final SharedInformerFactory informers;
+  private final ControllerContext context;
+  private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
+  private final List<Controller> controllers = new ArrayList<>();
+  private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+
+  public ControllerHarness(
+      KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
+    this.client = client;
+    this.informers = client.informers();
+    this.context =
+        new ControllerContext(
+            client,
+            informers,
+            cloud,
+            "kubernetes",
+            metrics,
+            component ->
+                recorders.computeIfAbsent(
+                    component, c -> new KubernetesEventRecorder(client, c, "test")),
+            settings);
+  }
+
+  public ControllerContext context() {
+    return context;
+  }
+
+  /**
+   * Builds the controllers, starts the informers, waits for their caches, starts the controllers.
+   */
+  public ControllerHarness start(ControllerFactory... factories) throws Exception {
+    for (ControllerFactory factory : factories) {
+      controllers.add(factory.create(context));
+    }
+    informers.startAllRegisteredInformers().get(60, TimeUnit.SECONDS);
+    controllers.forEach(Controller::start);
+    return this;
+  }
+
+  public SimpleMeterRegistry metrics() {
+    return metrics;
+  }
+
+  /** The started controllers, in the order given to {@link #start}. */
+  public List<Controller> controllers() {
+    return List.copyOf(controllers);
+  }
+
+  /** Events about the named object, in any namespace. */
+  public List<Event> eventsFor(String objectName) {
+    return client.v1().events().inAnyNamespace().list().getItems().stream()
+        .filter(event -> objectName.equals(event.getInvolvedObject().getName()))
+        .toList();
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Controller controller : controllers) {
+      controller.close();
+    }
+    informers.stopAllRegisteredInformers();
+    for (KubernetesEventRecorder recorder : recorders.values()) {
+      recorder.close();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.ccm4j.controllers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ControllerSelectionTest {
+
+  @ParameterizedTest(name = "--controllers={0} enables {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "*                         | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-route-controller",
+        "*,-route                  | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller",
+        "-route,*                  | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller",
+        "cloud-node                | cloud-node-controller",
+        "service,cloud-node        | cloud-node-controller,service-lb-controller",
+        "route,-route              | node-route-controller",
+        "-service-lb-controller,*  | cloud-node-controller,cloud-node-lifecycle-controller,node-route-controller",
+        "-cloud-node               | ''",
+        "*,node-lifecycle          | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-route-controller,node-lifecycle-controller",
+      })
+  void enablesWhatTheFirstMatchingEntrySays(String flag, String expected) {
+    ControllerSelection selection =
+        ControllerSelection.parse(
+            Arrays.asList(flag.split(",")), ControllerNames.DISABLED_BY_DEFAULT);
+
+    List<String> expectedNames =
+        expected.isEmpty() ? List.of() : Arrays.asList(expected.split(","));
+    assertThat(selection.enabled()).containsExactlyElementsOf(expectedNames);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"bogus", "-bogus", "node-controller"})
+  void unknownNamesAreRejectedByName(String entry) {
+    assertThatThrownBy(() -> ControllerSelection.parse(List.of("*", entry), Set.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "\"" + entry.replaceFirst("^-", "") + "\" is not in the list of known controllers");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"'*', false", "'*,cloud-node-controller', true", "'cloud-node-controller,*', true"})
+  void aControllerDisabledByDefaultRunsOnlyWhenNamed(String flag, boolean enabled) {
+    ControllerSelection selection =
+        ControllerSelection.parse(
+            Arrays.asList(flag.split(",")), Set.of(ControllerNames.CLOUD_NODE));
+
+    assertThat(selection.isEnabled(ControllerNames.CLOUD_NODE)).isEqualTo(enabled);
+  }
+}

@@ -1,0 +1,488 @@
+package io.ccm4j.controlplane;
+
+import io.ccm4j.runtime.tls.SelfSignedCertificate;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kubernetes control plane on loopback: etcd, kube-apiserver with TLS, token authentication
+ * and RBAC, and optionally kube-scheduler. Every port is chosen free at start; everything started
+ * is stopped by {@link #close()} (and by a shutdown hook, should the JVM exit first).
+ *
+ * <pre>{@code
+ * try (LocalControlPlane controlPlane = LocalControlPlane.builder().withScheduler(true).start()) {
+ *   KubernetesClient client = controlPlane.newClient();
+ * }
+ * }</pre>
+ */
+public final class LocalControlPlane implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalControlPlane.class);
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+  private static final String ADMIN_USER = "ccm4j-admin";
+  private static final String SCHEDULER_USER = "system:kube-scheduler";
+  private static final String CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
+
+  /**
+   * The kube-controller-manager controllers a workload needs (Deployments, DaemonSets, service
+   * account tokens); node lifecycle and cloud work are left to ccm4j.
+   */
+  private static final String WORKLOAD_CONTROLLERS =
+      "deployment,replicaset,daemonset,serviceaccount,serviceaccount-token";
+
+  private static final String SERVICE_CIDR = "10.96.0.0/16";
+
+  private final Path directory;
+  private final boolean deleteDirectory;
+  private final ControlPlaneBinaries binaries;
+  private final List<ManagedProcess> processes = new ArrayList<>();
+  private final Thread shutdownHook = new Thread(this::stopProcesses, "local-control-plane-stop");
+  private String serverUrl;
+  private String caPem;
+  private String adminToken;
+  private Duration startTime;
+
+  /** Configures a control plane; {@link Builder#start()} starts it. */
+  public static final class Builder {
+    private Path directory;
+    private boolean scheduler;
+    private boolean controllerManager;
+    private ControlPlaneBinaries binaries;
+
+    private Builder() {}
+
+    /**
+     * Where to keep data, certificates, kubeconfigs and logs; default a new temporary directory,
+     * deleted at close.
+     */
+    public Builder directory(Path directory) {
+      this.directory = directory;
+      return this;
+    }
+
+    /** Also run kube-scheduler, so pods get bound to nodes. */
+    public Builder withScheduler(boolean scheduler) {
+      this.scheduler = scheduler;
+      return this;
+    }
+
+    /**
+     * Also run kube-controller-manager with the workload controllers only (Deployments become pods,
+     * service accounts get tokens), as a cluster whose node controllers are ccm4j's has.
+     */
+    public Builder withControllerManager(boolean controllerManager) {
+      this.controllerManager = controllerManager;
+      return this;
+    }
+
+    public Builder binaries(ControlPlaneBinaries binaries) {
+      this.binaries = binaries;
+      return this;
+    }
+
+    public LocalControlPlane start() {
+      try {
+        Path dir = directory != null ? directory : Files.createTempDirectory("ccm4j-control-plane");
+        LocalControlPlane controlPlane =
+            new LocalControlPlane(
+                dir,
+                directory == null,
+                binaries != null ? binaries : ControlPlaneBinaries.resolve());
+        try {
+          controlPlane.start(scheduler, controllerManager);
+        } catch (RuntimeException | Error e) {
+          controlPlane.close();
+          throw e;
+        }
+        return controlPlane;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot prepare the control-plane directory", e);
+      }
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private LocalControlPlane(
+      Path directory, boolean deleteDirectory, ControlPlaneBinaries binaries) {
+    this.directory = directory;
+    this.deleteDirectory = deleteDirectory;
+    this.binaries = binaries;
+  }
+
+  private void start(boolean withScheduler, boolean withControllerManager) {
+    long started = System.nanoTime();
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    try {
+      Files.createDirectories(directory);
+      Path pki = Files.createDirectories(directory.resolve("pki"));
+      SelfSignedCertificate ca =
+          SelfSignedCertificate.certificateAuthority("ccm4j-local-ca", Duration.ofDays(365));
+      SelfSignedCertificate serving =
+          SelfSignedCertificate.serving(
+              "kube-apiserver",
+              List.of("localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"),
+              List.of("127.0.0.1", "10.96.0.1"),
+              Duration.ofDays(365),
+              ca);
+      SelfSignedCertificate serviceAccountKey =
+          SelfSignedCertificate.certificateAuthority("service-accounts", Duration.ofDays(365));
+      caPem = ca.certificatePem();
+      write(pki.resolve("ca.crt"), caPem);
+      write(pki.resolve("apiserver.crt"), serving.certificatePem());
+      write(pki.resolve("apiserver.key"), serving.privateKeyPem());
+      write(pki.resolve("sa.key"), serviceAccountKey.privateKeyPem());
+      write(pki.resolve("sa.pub"), serviceAccountKey.publicKeyPem());
+      adminToken = randomToken();
+      String schedulerToken = randomToken();
+      String controllerManagerToken = randomToken();
+      write(
+          pki.resolve("tokens.csv"),
+          "%s,%s,%s,\"system:masters\"\n%s,%s,%s\n%s,%s,%s\n"
+              .formatted(
+                  adminToken,
+                  ADMIN_USER,
+                  ADMIN_USER,
+                  schedulerToken,
+                  SCHEDULER_USER,
+                  SCHEDULER_USER,
+                  controllerManagerToken,
+                  CONTROLLER_MANAGER_USER,
+                  CONTROLLER_MANAGER_USER));
+
+      int etcdClientPort = freePort();
+      int etcdPeerPort = freePort();
+      int apiserverPort = freePort();
+      String etcdUrl = "http://127.0.0.1:" + etcdClientPort;
+      String peerUrl = "http://127.0.0.1:" + etcdPeerPort;
+      start(
+          "etcd",
+          List.of(
+              binaries.etcd().toString(),
+              "--name=default",
+              "--data-dir=" + directory.resolve("etcd-data"),
+              "--listen-client-urls=" + etcdUrl,
+              "--advertise-client-urls=" + etcdUrl,
+              "--listen-peer-urls=" + peerUrl,
+              "--initial-advertise-peer-urls=" + peerUrl,
+              "--initial-cluster=default=" + peerUrl,
+              "--log-level=warn"));
+
+      serverUrl = "https://127.0.0.1:" + apiserverPort;
+      start(
+          "kube-apiserver",
+          List.of(
+              binaries.kubeApiserver().toString(),
+              "--etcd-servers=" + etcdUrl,
+              "--bind-address=127.0.0.1",
+              "--advertise-address=127.0.0.1",
+              "--secure-port=" + apiserverPort,
+              "--insecure-port=0",
+              "--cert-dir=" + pki,
+              "--tls-cert-file=" + pki.resolve("apiserver.crt"),
+              "--tls-private-key-file=" + pki.resolve("apiserver.key"),
+              "--client-ca-file=" + pki.resolve("ca.crt"),
+              "--token-auth-file=" + pki.resolve("tokens.csv"),
+              "--authorization-mode=RBAC",
+              "--service-account-key-file=" + pki.resolve("sa.pub"),
+              "--service-account-signing-key-file=" + pki.resolve("sa.key"),
+              "--service-account-issuer=https://kubernetes.default.svc",
+              "--service-cluster-ip-range=" + SERVICE_CIDR,
+              "--endpoint-reconciler-type=none",
+              "--allow-privileged=true",
+              "--v=1"));
+      awaitReady();
+      write(directory.resolve("kubeconfig"), kubeconfig(ADMIN_USER, adminToken));
+      if (withScheduler) {
+        Path schedulerKubeconfig = directory.resolve("kube-scheduler.kubeconfig");
+        write(schedulerKubeconfig, kubeconfig(SCHEDULER_USER, schedulerToken));
+        start(
+            "kube-scheduler",
+            List.of(
+                binaries.kubeScheduler().toString(),
+                "--kubeconfig=" + schedulerKubeconfig,
+                "--authentication-kubeconfig=" + schedulerKubeconfig,
+                "--authorization-kubeconfig=" + schedulerKubeconfig,
+                "--leader-elect=false",
+                "--port=0",
+                "--bind-address=127.0.0.1",
+                "--secure-port=" + freePort(),
+                "--v=1"));
+      }
+      if (withControllerManager) {
+        Path kubeconfig = directory.resolve("kube-controller-manager.kubeconfig");
+        write(kubeconfig, kubeconfig(CONTROLLER_MANAGER_USER, controllerManagerToken));
+        start(
+            "kube-controller-manager",
+            List.of(
+                binaries.kubeControllerManager().toString(),
+                "--kubeconfig=" + kubeconfig,
+                "--authentication-kubeconfig=" + kubeconfig,
+                "--authorization-kubeconfig=" + kubeconfig,
+                "--controllers=" + WORKLOAD_CONTROLLERS,
+                "--service-account-private-key-file=" + pki.resolve("sa.key"),
+                "--root-ca-file=" + pki.resolve("ca.crt"),
+                "--use-service-account-credentials=true",
+                "--leader-elect=false",
+                "--port=0",
+                "--secure-port=0",
+                "--v=1"));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the local control plane in " + directory, e);
+    }
+    startTime = Duration.ofNanos(System.nanoTime() - started);
+    log.info("local control plane ready at {} after {} ms", serverUrl, startTime.toMillis());
+  }
+
+  private void start(String name, List<String> command) throws IOException {
+    processes.add(ManagedProcess.start(name, command, directory.resolve(name + ".log")));
+  }
+
+  private void awaitReady() {
+    HttpClient http = HttpClient.newBuilder().sslContext(trustingCa()).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(serverUrl + "/readyz"))
+            .header("Authorization", "Bearer " + adminToken)
+            .timeout(Duration.ofSeconds(5))
+            .build();
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    String lastAnswer = "no answer";
+    while (System.nanoTime() < deadline) {
+      for (ManagedProcess process : processes) {
+        process.checkAlive();
+      }
+      try {
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+        lastAnswer = "HTTP " + response.statusCode();
+      } catch (IOException e) {
+        lastAnswer = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for kube-apiserver", e);
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for kube-apiserver", e);
+      }
+    }
+    throw new IllegalStateException(
+        "kube-apiserver at %s was not ready after %ds (last answer: %s); its log: %s"
+            .formatted(
+                serverUrl,
+                READY_TIMEOUT.toSeconds(),
+                lastAnswer,
+                directory.resolve("kube-apiserver.log")));
+  }
+
+  private SSLContext trustingCa() {
+    try {
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      var factory = java.security.cert.CertificateFactory.getInstance("X.509");
+      trust.setCertificateEntry(
+          "ca",
+          factory.generateCertificate(
+              new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII))));
+      TrustManagerFactory managers =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      managers.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, managers.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalStateException("cannot trust the local CA", e);
+    }
+  }
+
+  /**
+   * A kubeconfig that authenticates with a bearer token; for the admin, another user or a service
+   * account.
+   */
+  public String kubeconfig(String user, String token) {
+    String ca = Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
+    return """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: local
+          cluster:
+            server: %s
+            certificate-authority-data: %s
+        users:
+        - name: %s
+          user:
+            token: %s
+        contexts:
+        - name: local
+          context:
+            cluster: local
+            user: %s
+        current-context: local
+        """
+        .formatted(serverUrl, ca, user, token, user);
+  }
+
+  /** The admin kubeconfig file (user {@value #ADMIN_USER}, group {@code system:masters}). */
+  public Path kubeconfigPath() {
+    return directory.resolve("kubeconfig");
+  }
+
+  /** The admin client configuration. */
+  public Config adminConfig() {
+    return Config.fromKubeconfig(kubeconfig(ADMIN_USER, adminToken));
+  }
+
+  /** A new admin client; the caller closes it. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(adminConfig()).build();
+  }
+
+  public String serverUrl() {
+    return serverUrl;
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  public ControlPlaneBinaries binaries() {
+    return binaries;
+  }
+
+  /** How long {@link Builder#start()} took, from creating certificates to a ready API server. */
+  public Duration startTime() {
+    return startTime;
+  }
+
+  @Override
+  public void close() {
+    stopProcesses();
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException e) {
+      // Already shutting down: the hook is running or has run.
+    }
+    if (deleteDirectory) {
+      deleteRecursively(directory);
+    }
+  }
+
+  private synchronized void stopProcesses() {
+    // Reverse order: the scheduler and the API server go before the etcd they depend on.
+    for (int i = processes.size() - 1; i >= 0; i--) {
+      processes.get(i).stop(Duration.ofSeconds(10));
+    }
+    processes.clear();
+  }
+
+  private static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      log.warn("could not delete {}: {}", root, e.getMessage());
+    }
+  }
+
+  private static void write(Path path, String content) throws IOException {
+    Files.writeString(path, content, StandardCharsets.UTF_8);
+  }
+
+  private static String randomToken() {
+    byte[] bytes = new byte[24];
+    new SecureRandom().nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
+  /** A port that was free a moment ago on 127.0.0.1. */
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+
+  /** A child process whose output goes to a log file. */
+  private record ManagedProcess(String name, Process process, Path logFile) {
+
+    static ManagedProcess start(String name, List<String> command, Path logFile)
+        throws IOException {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(logFile.toFile())
+              .start();
+      process.getOutputStream().close();
+      return new ManagedProcess(name, process, logFile);
+    }
+
+    void checkAlive() {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(
+            "%s exited with code %d; last lines of %s:%n%s"
+                .formatted(name, process.exitValue(), logFile, tail(logFile, 20)));
+      }
+    }
+
+    void stop(Duration grace) {
+      if (!process.isAlive()) {
+        return;
+      }
+      process.destroy();
+      try {
+        if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+          process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    private static String tail(Path file, int lines) {
+      try {
+        List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+      } catch (IOException e) {
+        return "(unreadable: " + e.getMessage() + ")";
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.ccm4j.controlplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import org.junit.jupiter.api.Test;
+
+class LocalControlPlaneIT {
+
+  @Test
+  void startsARealApiServerWithRbacAndStopsEverythingItStarted() throws Exception {
+    int port;
+    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start()) {
+      port = URI.create(controlPlane.serverUrl()).getPort();
+      assertThat(Files.readString(controlPlane.kubeconfigPath()))
+          .contains(controlPlane.serverUrl());
+
+      try (KubernetesClient admin = controlPlane.newClient()) {
+        // A Node with labels goes through JSON with a map: the request the vendored json-iterator
+        // broke.
+        Node created =
+            admin
+                .nodes()
+                .resource(
+                    new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("control-plane-it")
+                        .addToLabels("topology.kubernetes.io/zone", "zone-a")
+                        .endMetadata()
+                        .build())
+                .create();
+        assertThat(created.getMetadata().getLabels())
+            .containsEntry("topology.kubernetes.io/zone", "zone-a");
+        assertThat(admin.namespaces().withName("kube-system").get()).isNotNull();
+      }
+
+      Config stranger = Config.fromKubeconfig(controlPlane.kubeconfig("nobody", "not-a-token"));
+      try (KubernetesClient unauthenticated =
+          new KubernetesClientBuilder().withConfig(stranger).build()) {
+        assertThatThrownBy(() -> unauthenticated.nodes().list())
+            .isInstanceOf(KubernetesClientException.class)
+            .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(401));
+      }
+    }
+    assertThat(isListening(port)).as("API server port closed after close()").isFalse();
+  }
+
+  @Test
+  void withTheControllerManagerDeploymentsBecomePodsAndServiceAccountsGetTokens() {
+    try (LocalControlPlane controlPlane =
+            LocalControlPlane.builder().withControllerManager(true).start();
+        KubernetesClient admin = controlPlane.newClient()) {
+      admin
+          .namespaces()
+          .resource(
+              new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName("workloads")
+                  .endMetadata()
+                  .build())
+          .create();
+      admin
+          .apps()
+          .deployments()
+          .inNamespace("workloads")
+          .resource(
+              new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                  .withNewMetadata()
+                  .withName("web")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withReplicas(2)
+                  .withNewSelector()
+                  .addToMatchLabels("app", "web")
+                  .endSelector()
+                  .withNewTemplate()
+                  .withNewMetadata()
+                  .addToLabels("app", "web")
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewContainer()
+                  .withName("web")
+                  .withImage("registry.invalid/web:1")
+                  .endContainer()
+                  .endSpec()
+                  .endTemplate()
+                  .endSpec()
+                  .build())
+          .create();
+
+      org.awaitility.Awaitility.await()
+          .atMost(60, java.util.concurrent.TimeUnit.SECONDS)
+          .until(
+              () ->
+                  admin
+                          .pods()
+                          .inNamespace("workloads")
+                          .withLabel("app", "web")
+                          .list()
+                          .getItems()
+                          .size()
+                      == 2);
+      assertThat(admin.serviceAccounts().inNamespace("workloads").withName("default").get())
+          .isNotNull();
+    }
+  }
+
+  private static boolean isListening(int port) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.ccm4j.doctor;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Reads manifests as {@code kubectl apply -f} takes them: files or directories (recursively, {@code
+ * .yaml}, {@code .yml}, {@code .json}), several YAML documents per file (Helm's rendered output is
+ * that), and {@code kind: List} flattened into its items.
+ */
+public final class Manifests {
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  private Manifests() {}
+
+  public static List<ManifestDocument> read(List<Path> paths) throws ManifestException {
+    List<ManifestDocument> documents = new ArrayList<>();
+    for (Path path : paths) {
+      if (!Files.exists(path)) {
+        throw new ManifestException(path + ": no such file or directory");
+      }
+      for (Path file : files(path)) {
+        documents.addAll(readFile(file));
+      }
+    }
+    return documents;
+  }
+
+  private static List<Path> files(Path path) throws ManifestException {
+    if (!Files.isDirectory(path)) {
+      return List.of(path);
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      return walk.filter(Files::isRegularFile)
+          .filter(p -> p.toString().matches(".*\\.(ya?ml|json)$"))
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new ManifestException(path + ": cannot list: " + e.getMessage());
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static List<ManifestDocument> readFile(Path file) throws ManifestException {
+    List<ManifestDocument> documents = new ArrayList<>();
+    try (Reader reader = Files.newBufferedReader(file);
+        JsonParser parser = YAML.getFactory().createParser(reader)) {
+      while (true) {
+        JsonToken token = parser.nextToken();
+        if (token == null) {
+          break;
+        }
+        int line = parser.currentTokenLocation().getLineNr();
+        if (token == JsonToken.VALUE_NULL) {
+          continue; // an empty document between separators
+        }
+        if (token != JsonToken.START_OBJECT) {
+          throw new ManifestException(
+              "%s:%d: expected a Kubernetes object (a mapping), found %s"
+                  .formatted(file, line, token));
+        }
+        Map<String, Object> object = YAML.readValue(parser, Map.class);
+        if ("List".equals(object.get("kind")) && object.get("items") instanceof List<?> items) {
+          for (Object item : items) {
+            if (item instanceof Map<?, ?> map) {
+              documents.add(new ManifestDocument(file, line, (Map<String, Object>) map));
+            }
+          }
+        } else {
+          documents.add(new ManifestDocument(file, line, object));
+        }
+      }
+    } catch (JsonProcessingException e) {
+      JsonLocation location = e.getLocation();
+      throw new ManifestException(
+          "%s:%d: not valid YAML: %s"
+              .formatted(
+                  file,
+                  location == null ? 0 : location.getLineNr(),
+                  e.getOriginalMessage().replaceAll("\\s+", " ").trim()));
+    } catch (IOException e) {
+      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+    }
+    return documents;
+  }
+}

@@ -1,0 +1,224 @@
+package io.ccm4j.provider.sim;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstanceNotFoundException;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.fabric8.kubernetes.api.model.Node;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The simulated cloud: a table of instances that answers {@link InstancesV2} calls after a set
+ * latency, fails a set fraction of them, and enforces an API rate limit the way a real cloud does
+ * (calls over it fail as throttled, so a well-behaved client must stay under it). Every call is
+ * counted by method, and instances can be deleted, shut down and started while it runs.
+ */
+public final class SimCloud implements CloudProvider, InstancesV2 {
+
+  public static final String PROVIDER_NAME = "sim";
+
+  /** Call counter names, besides the method names. */
+  public static final String THROTTLED = "throttled";
+
+  public static final String INJECTED_ERRORS = "injectedErrors";
+
+  private final Map<String, SimInstance> instances = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
+  private final long latencyMs;
+  private final long jitterMs;
+  private volatile double errorRate;
+  private final ApiRateLimit rateLimit;
+  private volatile SimAdminServer adminServer;
+
+  public SimCloud(SimCloudConfig config, List<SimInstance> initial) {
+    this.latencyMs = config.latencyMs();
+    this.jitterMs = config.jitterMs();
+    this.errorRate = config.errorRate();
+    this.rateLimit =
+        config.qps() > 0
+            ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
+            : null;
+    initial.forEach(instance -> instances.put(instance.name(), instance));
+  }
+
+  @Override
+  public String providerName() {
+    return PROVIDER_NAME;
+  }
+
+  @Override
+  public Optional<InstancesV2> instancesV2() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public boolean instanceExists(Node node) throws CloudException {
+    call("InstanceExists");
+    return find(node).isPresent();
+  }
+
+  @Override
+  public boolean instanceShutdown(Node node) throws CloudException {
+    call("InstanceShutdown");
+    return find(node).map(i -> i.state() == SimInstance.State.SHUTDOWN).orElse(false);
+  }
+
+  @Override
+  public Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException {
+    call("InstanceMetadata");
+    SimInstance instance =
+        find(node)
+            .orElseThrow(
+                () ->
+                    new InstanceNotFoundException(
+                        "sim: no instance for node " + node.getMetadata().getName()));
+    return Optional.of(
+        new InstanceMetadata(
+            instance.providerId(),
+            instance.instanceType(),
+            instance.addresses(),
+            instance.zone(),
+            instance.region(),
+            instance.labels()));
+  }
+
+  /** By provider ID when the node has one, else by node name. */
+  private Optional<SimInstance> find(Node node) {
+    String providerId = node.getSpec() == null ? null : node.getSpec().getProviderID();
+    String prefix = PROVIDER_NAME + "://";
+    String name =
+        providerId != null && providerId.startsWith(prefix)
+            ? providerId.substring(prefix.length())
+            : node.getMetadata().getName();
+    return Optional.ofNullable(instances.get(name));
+  }
+
+  /** Counts the call, then applies the rate limit, the latency and the error rate. */
+  private void call(String method) throws CloudException {
+    if (rateLimit != null && !rateLimit.tryAcquire()) {
+      count(THROTTLED);
+      throw new RetryAfterException("sim: API rate limit exceeded", Duration.ofSeconds(1));
+    }
+    count(method);
+    long delay =
+        latencyMs + (jitterMs > 0 ? ThreadLocalRandom.current().nextLong(jitterMs + 1) : 0);
+    if (delay > 0) {
+      try {
+        Thread.sleep(delay);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CloudException("sim: interrupted");
+      }
+    }
+    if (errorRate > 0 && ThreadLocalRandom.current().nextDouble() < errorRate) {
+      count(INJECTED_ERRORS);
+      throw new CloudException("sim: injected error in " + method);
+    }
+  }
+
+  private void count(String name) {
+    calls.computeIfAbsent(name, key -> new LongAdder()).increment();
+  }
+
+  /** Calls so far by method, plus {@value #THROTTLED} and {@value #INJECTED_ERRORS}. */
+  public Map<String, Long> calls() {
+    Map<String, Long> snapshot = new TreeMap<>();
+    calls.forEach((name, count) -> snapshot.put(name, count.sum()));
+    return snapshot;
+  }
+
+  /** The number of calls that reached the cloud (not throttled). */
+  public long totalCalls() {
+    return calls.entrySet().stream()
+        .filter(e -> !e.getKey().equals(THROTTLED) && !e.getKey().equals(INJECTED_ERRORS))
+        .mapToLong(e -> e.getValue().sum())
+        .sum();
+  }
+
+  public Collection<SimInstance> instances() {
+    return instances.values();
+  }
+
+  public Optional<SimInstance> instance(String name) {
+    return Optional.ofNullable(instances.get(name));
+  }
+
+  /** Removes the instance; its node then "does not exist in the cloud provider". */
+  public boolean delete(String name) {
+    return instances.remove(name) != null;
+  }
+
+  public boolean shutdown(String name) {
+    return instances.computeIfPresent(name, (n, i) -> i.withState(SimInstance.State.SHUTDOWN))
+        != null;
+  }
+
+  public boolean start(String name) {
+    return instances.computeIfPresent(name, (n, i) -> i.withState(SimInstance.State.RUNNING))
+        != null;
+  }
+
+  public void add(SimInstance instance) {
+    instances.put(instance.name(), instance);
+  }
+
+  void attachAdminServer(SimAdminServer server) {
+    this.adminServer = server;
+  }
+
+  /** The admin endpoint's address, when the config asked for one. */
+  public Optional<java.net.InetSocketAddress> adminAddress() {
+    return Optional.ofNullable(adminServer).map(SimAdminServer::address);
+  }
+
+  @Override
+  public void close() {
+    SimAdminServer server = adminServer;
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** Changes the fraction of calls that fail. */
+  public void setErrorRate(double rate) {
+    if (rate < 0 || rate > 1) {
+      throw new IllegalArgumentException("error rate must be between 0 and 1, got " + rate);
+    }
+    this.errorRate = rate;
+  }
+
+  /** A token bucket that refuses rather than waits: a cloud API's quota. */
+  private static final class ApiRateLimit {
+    private final double qps;
+    private final double burst;
+    private double tokens;
+    private long last = System.nanoTime();
+
+    ApiRateLimit(double qps, int burst) {
+      this.qps = qps;
+      this.burst = burst;
+      this.tokens = burst;
+    }
+
+    synchronized boolean tryAcquire() {
+      long now = System.nanoTime();
+      tokens = Math.min(burst, tokens + (now - last) / 1e9 * qps);
+      last = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return true;
+      }
+      return false;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package io.ccm4j.provider.sim;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviderFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** {@code --cloud-provider=sim}. Without {@code --cloud-config}, a cloud with no instances. */
+public final class SimCloudProviderFactory implements CloudProviderFactory {
+
+  @Override
+  public String name() {
+    return SimCloud.PROVIDER_NAME;
+  }
+
+  @Override
+  public CloudProvider create(Optional<Path> cloudConfig) throws CloudConfigException {
+    SimCloudConfig config =
+        cloudConfig.isPresent()
+            ? SimCloudConfigLoader.read(cloudConfig.get())
+            : SimCloudConfigLoader.parse("", "(no cloud config)");
+    String source = cloudConfig.map(Path::toString).orElse("(no cloud config)");
+    SimCloud cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
+    if (config.admin() == null || config.admin().isBlank()) {
+      return cloud;
+    }
+    try {
+      cloud.attachAdminServer(SimAdminServer.start(cloud, config.admin(), source));
+      return cloud;
+    } catch (IOException e) {
+      throw new CloudConfigException(
+          "%s: field \"admin\": cannot listen on %s: %s"
+              .formatted(source, config.admin(), e.getMessage()));
+    }
+  }
+
+  /** Parses a config text, for tests and tools that build a cloud in-process. */
+  public static SimCloud fromYaml(String yaml) throws CloudConfigException {
+    SimCloudConfig config = SimCloudConfigLoader.parse(yaml, "(inline config)");
+    return new SimCloud(config, SimCloudConfigLoader.instances(config, "(inline config)"));
+  }
+}

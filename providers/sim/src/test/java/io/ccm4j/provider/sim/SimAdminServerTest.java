@@ -1,0 +1,76 @@
+package io.ccm4j.provider.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimAdminServerTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void theAdminEndpointChangesInstancesWhileTheCloudRuns() throws Exception {
+    Path config = dir.resolve("sim.yaml");
+    Files.writeString(config, "admin: 127.0.0.1:0\ngenerate: {count: 2, prefix: n-}");
+    SimCloud cloud = (SimCloud) new SimCloudProviderFactory().create(Optional.of(config));
+    try {
+      String base =
+          "http://"
+              + cloud.adminAddress().orElseThrow().getHostString()
+              + ":"
+              + cloud.adminAddress().get().getPort();
+      HttpClient http = HttpClient.newHttpClient();
+
+      assertThat(post(http, base + "/instances/n-0/shutdown").statusCode()).isEqualTo(200);
+      assertThat(cloud.instance("n-0").orElseThrow().state()).isEqualTo(SimInstance.State.SHUTDOWN);
+      assertThat(post(http, base + "/instances/n-0/start").statusCode()).isEqualTo(200);
+      assertThat(cloud.instance("n-0").orElseThrow().state()).isEqualTo(SimInstance.State.RUNNING);
+      assertThat(post(http, base + "/instances/n-1/delete").statusCode()).isEqualTo(200);
+      assertThat(cloud.instance("n-1")).isEmpty();
+      assertThat(post(http, base + "/instances/n-9/delete").statusCode()).isEqualTo(404);
+      assertThat(post(http, base + "/instances/n-0/reboot").statusCode()).isEqualTo(400);
+      assertThat(post(http, base + "/error-rate?value=0.5").statusCode()).isEqualTo(200);
+
+      HttpResponse<String> instances =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/instances")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(instances.body())
+          .contains("\"name\":\"n-0\"", "\"state\":\"running\"")
+          .doesNotContain("n-1");
+      HttpResponse<String> calls =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/calls")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(calls.statusCode()).isEqualTo(200);
+    } finally {
+      cloud.close();
+    }
+  }
+
+  @Test
+  void theAdminEndpointListensOnLoopbackOnly() throws Exception {
+    Path config = dir.resolve("sim.yaml");
+    Files.writeString(config, "admin: 192.0.2.1:0");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new SimCloudProviderFactory().create(Optional.of(config)))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"admin\"")
+        .hasMessageContaining("loopback only");
+  }
+
+  private static HttpResponse<String> post(HttpClient http, String url) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}

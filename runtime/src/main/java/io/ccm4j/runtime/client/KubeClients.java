@@ -1,0 +1,24 @@
+package io.ccm4j.runtime.client;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+/** Builds the manager's Kubernetes clients the way upstream configures them (A3). */
+public final class KubeClients {
+
+  /** Upstream's user agent for the manager's requests. */
+  public static final String USER_AGENT = "cloud-controller-manager";
+
+  private KubeClients() {}
+
+  /** A client throttled to {@code qps} requests a second with bursts of {@code burst}. */
+  public static KubernetesClient create(Config config, double qps, int burst) {
+    config.setUserAgent(USER_AGENT);
+    RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
+    return new KubernetesClientBuilder()
+        .withConfig(config)
+        .withHttpClientBuilderConsumer(builder -> builder.addOrReplaceInterceptor("qps", limiter))
+        .build();
+  }
+}

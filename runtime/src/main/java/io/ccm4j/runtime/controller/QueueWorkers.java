@@ -1,0 +1,116 @@
+package io.ccm4j.runtime.controller;
+
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker side of every queue-driven controller: {@code workers} threads take keys, reconcile
+ * them, and forget them on success or requeue them on failure (upstream's {@code processNextItem}).
+ */
+public final class QueueWorkers<K> implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(QueueWorkers.class);
+
+  private final String controllerName;
+  private final WorkQueue<K> queue;
+  private final Reconciler<K> reconciler;
+  private final int workers;
+  private final List<Thread> threads = new ArrayList<>();
+
+  public QueueWorkers(
+      String controllerName, WorkQueue<K> queue, Reconciler<K> reconciler, int workers) {
+    if (workers < 1) {
+      throw new IllegalArgumentException(
+          controllerName + ": workers must be at least 1, got " + workers);
+    }
+    this.controllerName = controllerName;
+    this.queue = queue;
+    this.reconciler = reconciler;
+    this.workers = workers;
+  }
+
+  public synchronized void start() {
+    if (!threads.isEmpty()) {
+      throw new IllegalStateException(controllerName + ": workers already started");
+    }
+    for (int i = 0; i < workers; i++) {
+      threads.add(Thread.ofPlatform().name(controllerName + "-worker-" + i).start(this::runWorker));
+    }
+  }
+
+  private void runWorker() {
+    try {
+      while (processNextItem()) {
+        // keep going until the queue shuts down
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Processes one key; false once the queue is shut down. Visible for tests that drive one step.
+   */
+  boolean processNextItem() throws InterruptedException {
+    Optional<K> next = queue.take();
+    if (next.isEmpty()) {
+      return false;
+    }
+    K key = next.get();
+    try {
+      reconciler.reconcile(key);
+      queue.forget(key);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      Optional<RetryAfterException> retryAfter = retryAfterIn(e);
+      if (retryAfter.isPresent()) {
+        log.info(
+            "{}: retrying {} in {}: {}",
+            controllerName,
+            key,
+            retryAfter.get().retryAfter(),
+            e.getMessage());
+        queue.addAfter(key, retryAfter.get().retryAfter());
+      } else {
+        log.warn("{}: error syncing {}, requeuing: {}", controllerName, key, describe(e));
+        queue.addRateLimited(key);
+      }
+    } finally {
+      queue.done(key);
+    }
+    return true;
+  }
+
+  private static Optional<RetryAfterException> retryAfterIn(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof RetryAfterException retry) {
+        return Optional.of(retry);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String describe(Throwable error) {
+    String message = error.getMessage();
+    return message == null ? error.getClass().getSimpleName() : message;
+  }
+
+  /** Shuts the queue down and waits for every worker to finish its current key. */
+  @Override
+  public void close() throws InterruptedException {
+    queue.close();
+    List<Thread> started;
+    synchronized (this) {
+      started = List.copyOf(threads);
+    }
+    for (Thread thread : started) {
+      thread.join();
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package io.ccm4j.runtime.events;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes {@code core/v1} Events in the background, so a controller's sync never waits for them
+ * (four writers, each object's events always through the same one, so they stay in order). A repeat
+ * of the same event (object, type, reason, message) raises the count of the existing Event instead
+ * of creating another, as client-go's correlator does. When the buffer of 1,000 pending events is
+ * full, new events are dropped with a log line rather than slowing the controllers.
+ */
+public final class KubernetesEventRecorder implements EventRecorder, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KubernetesEventRecorder.class);
+  private static final int MAX_PENDING = 1000;
+
+  /** Enough to keep up with thousands of nodes initialised at once against a busy API server. */
+  private static final int WRITERS = 4;
+
+  private static final int MAX_REMEMBERED = 4096;
+
+  private final KubernetesClient client;
+  private final String component;
+  private final String host;
+
+  /** One single-thread writer per shard; an object's events always go to the same shard. */
+  private final List<ThreadPoolExecutor> writers;
+
+  private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1_000_000L);
+  private final Map<EventKey, Recorded> recorded =
+      new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<EventKey, Recorded> eldest) {
+          return size() > MAX_REMEMBERED;
+        }
+      };
+
+  private record EventKey(
+      String uid, String kind, String name, String type, String reason, String message) {}
+
+  private record Recorded(String namespace, String name, int count) {}
+
+  /**
+   * @param component the event source, as upstream names it per controller ({@code
+   *     cloud-node-controller})
+   * @param host the reporting instance, usually the host name
+   */
+  public KubernetesEventRecorder(KubernetesClient client, String component, String host) {
+    this.client = client;
+    this.component = component;
+    this.host = host;
+    this.writers =
+        IntStream.range(0, WRITERS)
+            .mapToObj(
+                shard ->
+                    new ThreadPoolExecutor(
+                        1,
+                        1,
+                        0,
+                        TimeUnit.MILLISECONDS,
+                        new ArrayBlockingQueue<>(MAX_PENDING / WRITERS),
+                        runnable ->
+                            Thread.ofPlatform()
+                                .daemon()
+                                .name("events-" + component + "-" + shard)
+                                .unstarted(runnable),
+                        (runnable, executor) -> dropped(component)))
+            .toList();
+  }
+
+  private final AtomicLong droppedCount = new AtomicLong();
+
+  /** Logs the first drop and every thousandth after, not each one. */
+  private void dropped(String component) {
+    long count = droppedCount.incrementAndGet();
+    if (count == 1 || count % 1000 == 0) {
+      log.warn("{}: event buffer full; {} events dropped so far", component, count);
+    }
+  }
+
+  @Override
+  public void normal(HasMetadata object, String reason, String message) {
+    record(object, "Normal", reason, message);
+  }
+
+  @Override
+  public void warning(HasMetadata object, String reason, String message) {
+    record(object, "Warning", reason, message);
+  }
+
+  private void record(HasMetadata object, String type, String reason, String message) {
+    ThreadPoolExecutor writer =
+        writers.get(
+            Math.floorMod(
+                java.util.Objects.hash(object.getKind(), object.getMetadata().getName()), WRITERS));
+    if (writer.isShutdown()) {
+      return;
+    }
+    // Copy what the event needs now: the caller may go on to mutate the object.
+    var reference =
+        new ObjectReferenceBuilder()
+            .withApiVersion(object.getApiVersion())
+            .withKind(object.getKind())
+            .withName(object.getMetadata().getName())
+            .withNamespace(object.getMetadata().getNamespace())
+            .withUid(object.getMetadata().getUid())
+            .withResourceVersion(object.getMetadata().getResourceVersion())
+            .build();
+    writer.execute(
+        () -> {
+          try {
+            write(reference, type, reason, message);
+          } catch (KubernetesClientException e) {
+            log.warn(
+                "{}: could not write event {} for {} {}: {}",
+                component,
+                reason,
+                reference.getKind(),
+                reference.getName(),
+                e.getMessage());
+          }
+        });
+  }
+
+  private void write(
+      io.fabric8.kubernetes.api.model.ObjectReference reference,
+      String type,
+      String reason,
+      String message) {
+    String namespace = reference.getNamespace() == null ? "default" : reference.getNamespace();
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    EventKey key =
+        new EventKey(
+            reference.getUid(), reference.getKind(), reference.getName(), type, reason, message);
+    Recorded previous;
+    synchronized (recorded) {
+      previous = recorded.get(key);
+    }
+    if (previous != null) {
+      int count = previous.count() + 1;
+      try {
+        client
+            .v1()
+            .events()
+            .inNamespace(previous.namespace())
+            .withName(previous.name())
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now));
+        synchronized (recorded) {
+          recorded.put(key, new Recorded(previous.namespace(), previous.name(), count));
+        }
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        // The event expired (events have a TTL); write a fresh one.
+      }
+    }
+    String name = reference.getName() + "." + Long.toHexString(sequence.incrementAndGet());
+    Event event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(namespace)
+            .endMetadata()
+            .withInvolvedObject(reference)
+            .withType(type)
+            .withReason(reason)
+            .withMessage(message)
+            .withNewSource()
+            .withComponent(component)
+            .withHost(host)
+            .endSource()
+            .withReportingComponent(component)
+            .withReportingInstance(host)
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withCount(1)
+            .build();
+    client.v1().events().inNamespace(namespace).resource(event).create();
+    synchronized (recorded) {
+      recorded.put(key, new Recorded(namespace, name, 1));
+    }
+  }
+
+  /** Writes the events still pending (waiting at most 5 s) and stops. */
+  @Override
+  public void close() throws InterruptedException {
+    writers.forEach(ThreadPoolExecutor::shutdown);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (ThreadPoolExecutor writer : writers) {
+      if (!writer.awaitTermination(
+          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        writer.shutdownNow();
+      }
+    }
+  }
+}

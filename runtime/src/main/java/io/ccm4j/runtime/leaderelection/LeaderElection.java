@@ -1,0 +1,343 @@
+package io.ccm4j.runtime.leaderelection;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election on a {@code coordination.k8s.io/v1} Lease (A5), run by fabric8's elector, with
+ * three differences from upstream:
+ *
+ * <ul>
+ *   <li>{@link #close()} releases the Lease (kubernetes#119905): it stays valid for one more
+ *       second;
+ *   <li>a candidate watches the Lease and tries again the moment the holder's term ends (renew time
+ *       plus lease duration) instead of at its next retry, which the elector jitters by up to 1.2
+ *       retry periods: a released Lease changes hands in about a second, an abandoned one a lease
+ *       duration after its last renewal;
+ *   <li>{@link #health()} reports a stalled renew loop, like upstream's {@code HealthzAdaptor}:
+ *       leading, but the Lease was not renewed for longer than the lease duration plus a tolerance.
+ * </ul>
+ */
+public final class LeaderElection implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+
+  /**
+   * @param healthTimeout how much longer than the lease duration a renewal may be overdue before
+   *     the health check fails (upstream: 20 s)
+   */
+  public record Settings(
+      String namespace,
+      String name,
+      String identity,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod,
+      Duration healthTimeout) {
+
+    public Settings {
+      Objects.requireNonNull(namespace, "namespace");
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(identity, "identity");
+      if (leaseDuration.compareTo(renewDeadline) <= 0) {
+        throw new IllegalArgumentException(
+            "lease duration ("
+                + leaseDuration
+                + ") must be greater than the renew deadline ("
+                + renewDeadline
+                + ")");
+      }
+      if (renewDeadline.compareTo(retryPeriod) <= 0) {
+        throw new IllegalArgumentException(
+            "renew deadline ("
+                + renewDeadline
+                + ") must be greater than the retry period ("
+                + retryPeriod
+                + ")");
+      }
+    }
+  }
+
+  /** What the elector tells its owner. */
+  public interface Listener {
+    void startedLeading();
+
+    /** Leadership was lost (not given up by {@link #close()}). */
+    void lostLeadership();
+
+    default void newLeader(String identity) {}
+  }
+
+  private final KubernetesClient client;
+  private final Settings settings;
+  private final Listener listener;
+  private final LongSupplier nanoTime;
+  private final Lock lock;
+  private final AtomicBoolean leading = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final AtomicLong lastRenewNanos = new AtomicLong();
+  private CompletableFuture<?> running;
+  private SharedIndexInformer<Lease> leaseInformer;
+  private ScheduledExecutorService timer;
+  private ScheduledFuture<?> nextAttempt;
+
+  public LeaderElection(KubernetesClient client, Settings settings, Listener listener) {
+    this(client, settings, listener, System::nanoTime, null);
+  }
+
+  /**
+   * With a clock and a decorator around the Lease lock, for instrumentation and for tests that make
+   * the renew loop stall.
+   */
+  public LeaderElection(
+      KubernetesClient client,
+      Settings settings,
+      Listener listener,
+      LongSupplier nanoTime,
+      java.util.function.UnaryOperator<Lock> decorateLock) {
+    this.client = client;
+    this.settings = settings;
+    this.listener = listener;
+    this.nanoTime = nanoTime;
+    Lock lease = new LeaseLock(settings.namespace(), settings.name(), settings.identity());
+    Lock observed =
+        new RenewalObservingLock(decorateLock == null ? lease : decorateLock.apply(lease));
+    this.lock = observed;
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  public synchronized void start() {
+    if (running != null) {
+      throw new IllegalStateException("leader election already started");
+    }
+    log.info(
+        "attempting to acquire leader lease {}/{} as {}",
+        settings.namespace(),
+        settings.name(),
+        settings.identity());
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable ->
+                Thread.ofPlatform().daemon().name("leader-election-timer").unstarted(runnable));
+    running = newElector().start();
+    leaseInformer =
+        client
+            .leases()
+            .inNamespace(settings.namespace())
+            .withName(settings.name())
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Lease lease) {
+                    observe(lease);
+                  }
+
+                  @Override
+                  public void onUpdate(Lease previous, Lease lease) {
+                    observe(lease);
+                  }
+
+                  @Override
+                  public void onDelete(Lease lease, boolean finalStateUnknown) {
+                    scheduleAttempt(Duration.ZERO);
+                  }
+                });
+  }
+
+  private LeaderElector newElector() {
+    var config =
+        new LeaderElectionConfigBuilder()
+            .withName(settings.name())
+            .withLock(lock)
+            .withLeaseDuration(settings.leaseDuration())
+            .withRenewDeadline(settings.renewDeadline())
+            .withRetryPeriod(settings.retryPeriod())
+            .withReleaseOnCancel(true)
+            .withLeaderCallbacks(
+                new LeaderCallbacks(
+                    this::onStartedLeading, this::onStoppedLeading, this::onNewLeader))
+            .build();
+    return client.leaderElector().withConfig(config).build();
+  }
+
+  /** Another holder's term ends at its renew time plus its lease duration: try right then. */
+  private void observe(Lease lease) {
+    var spec = lease.getSpec();
+    if (spec == null
+        || spec.getHolderIdentity() == null
+        || spec.getHolderIdentity().isEmpty()
+        || spec.getRenewTime() == null
+        || spec.getLeaseDurationSeconds() == null) {
+      scheduleAttempt(Duration.ZERO);
+      return;
+    }
+    if (settings.identity().equals(spec.getHolderIdentity())) {
+      return;
+    }
+    Instant termEnds = spec.getRenewTime().toInstant().plusSeconds(spec.getLeaseDurationSeconds());
+    // A little after the end, so the elector's own expiry check (strictly after) agrees.
+    scheduleAttempt(Duration.between(Instant.now(), termEnds).plusMillis(50));
+  }
+
+  /** Replaces any pending attempt: only the latest view of the Lease counts. */
+  private synchronized void scheduleAttempt(Duration delay) {
+    if (closing.get() || timer == null) {
+      return;
+    }
+    if (nextAttempt != null) {
+      nextAttempt.cancel(false);
+    }
+    nextAttempt =
+        timer.schedule(
+            this::campaignAgainNow, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Starts a fresh elector, whose first attempt is immediate, in place of the one waiting for its
+   * next retry. Only while not leading, so nothing is given up.
+   */
+  private synchronized void campaignAgainNow() {
+    if (closing.get() || leading.get() || running == null) {
+      return;
+    }
+    log.debug("trying to acquire leader lease {}/{} now", settings.namespace(), settings.name());
+    running.cancel(true);
+    running = newElector().start();
+  }
+
+  public boolean isLeader() {
+    return leading.get();
+  }
+
+  /** Empty when healthy; otherwise how overdue the renewal is. */
+  public Optional<String> health() {
+    if (!leading.get()) {
+      return Optional.empty();
+    }
+    Duration sinceRenew = Duration.ofNanos(nanoTime.getAsLong() - lastRenewNanos.get());
+    Duration allowed = settings.leaseDuration().plus(settings.healthTimeout());
+    if (sinceRenew.compareTo(allowed) > 0) {
+      return Optional.of(
+          "leader lease %s/%s not renewed for %ds (allowed %ds)"
+              .formatted(
+                  settings.namespace(),
+                  settings.name(),
+                  sinceRenew.toSeconds(),
+                  allowed.toSeconds()));
+    }
+    return Optional.empty();
+  }
+
+  private void onStartedLeading() {
+    lastRenewNanos.set(nanoTime.getAsLong());
+    leading.set(true);
+    log.info("became leader of {}/{}", settings.namespace(), settings.name());
+    listener.startedLeading();
+  }
+
+  private void onStoppedLeading() {
+    boolean wasLeading = leading.getAndSet(false);
+    if (!wasLeading) {
+      return; // a candidate's elector was replaced or stopped: nothing was lost
+    }
+    if (closing.get()) {
+      log.info("released leader lease {}/{}", settings.namespace(), settings.name());
+      return;
+    }
+    log.error("leaderelection lost: {}/{}", settings.namespace(), settings.name());
+    listener.lostLeadership();
+  }
+
+  private void onNewLeader(String identity) {
+    if (!settings.identity().equals(identity)) {
+      log.info("the leader of {}/{} is {}", settings.namespace(), settings.name(), identity);
+    }
+    listener.newLeader(identity);
+  }
+
+  /** Stops campaigning; if leading, releases the Lease so another instance takes over at once. */
+  @Override
+  public void close() {
+    closing.set(true);
+    CompletableFuture<?> future;
+    synchronized (this) {
+      future = running;
+      if (leaseInformer != null) {
+        leaseInformer.close();
+      }
+      if (timer != null) {
+        timer.shutdownNow();
+      }
+    }
+    if (future != null) {
+      future.cancel(true);
+    }
+  }
+
+  /** Records each successful write of the Lease as a renewal, for {@link #health()}. */
+  private final class RenewalObservingLock implements Lock {
+    private final Lock delegate;
+
+    RenewalObservingLock(Lock delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      return delegate.get(client);
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      delegate.create(client, record);
+      observe(record);
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      delegate.update(client, record);
+      observe(record);
+    }
+
+    private void observe(LeaderElectionRecord record) {
+      if (settings.identity().equals(record.getHolderIdentity())) {
+        lastRenewNanos.set(nanoTime.getAsLong());
+      }
+    }
+
+    @Override
+    public String identity() {
+      return delegate.identity();
+    }
+
+    @Override
+    public String describe() {
+      return delegate.describe();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.ccm4j.runtime.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class QueueWorkersTest {
+
+  private final WorkQueue<String> queue =
+      new WorkQueue<>(
+          "workers-test",
+          RateLimiters.exponential(Duration.ofMillis(10), Duration.ofSeconds(1)),
+          new SimpleMeterRegistry());
+
+  @Test
+  void aFailingKeyIsRetriedWithBackoffAndForgottenOnSuccess() throws InterruptedException {
+    AtomicInteger attempts = new AtomicInteger();
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "test",
+            queue,
+            key -> {
+              if (attempts.incrementAndGet() < 3) {
+                throw new CloudException("cloud unavailable");
+              }
+            },
+            2);
+    workers.start();
+    queue.add("node-1");
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> attempts.get() == 3);
+    await().atMost(5, TimeUnit.SECONDS).until(() -> queue.numRequeues("node-1") == 0);
+    workers.close();
+  }
+
+  @Test
+  void aRetryAfterErrorRequeuesAfterItsFixedDelay() throws InterruptedException {
+    List<Long> attemptsAt = new CopyOnWriteArrayList<>();
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "test",
+            queue,
+            key -> {
+              attemptsAt.add(System.nanoTime());
+              if (attemptsAt.size() == 1) {
+                throw new IllegalStateException(
+                    "wrapped", new RetryAfterException("busy", Duration.ofMillis(400)));
+              }
+            },
+            1);
+    workers.start();
+    queue.add("svc");
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> attemptsAt.size() == 2);
+    assertThat(Duration.ofNanos(attemptsAt.get(1) - attemptsAt.get(0)))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(400));
+    workers.close();
+  }
+
+  @Test
+  void closeStopsEveryWorkerThread() throws InterruptedException {
+    QueueWorkers<String> workers = new QueueWorkers<>("closing", queue, key -> {}, 3);
+    workers.start();
+
+    workers.close();
+
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(thread -> thread.getName().startsWith("closing-worker-"))
+        .noneMatch(thread -> thread.getName().equals("workqueue-workers-test-delay"));
+  }
+}

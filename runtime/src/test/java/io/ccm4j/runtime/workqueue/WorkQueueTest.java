@@ -1,0 +1,172 @@
+package io.ccm4j.runtime.workqueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class WorkQueueTest {
+
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final WorkQueue<String> queue =
+      new WorkQueue<>(
+          "test", RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)), registry);
+
+  @AfterEach
+  void closeQueue() throws InterruptedException {
+    queue.close();
+  }
+
+  @Test
+  void addingAQueuedKeyAgainQueuesItOnce() throws InterruptedException {
+    queue.add("a");
+    queue.add("b");
+    queue.add("a");
+
+    assertThat(queue.length()).isEqualTo(2);
+    assertThat(queue.take()).contains("a");
+    assertThat(queue.take()).contains("b");
+    assertThat(queue.length()).isZero();
+  }
+
+  @Test
+  void aKeyAddedWhileInProcessIsQueuedAgainOnlyWhenDone() throws InterruptedException {
+    queue.add("a");
+    assertThat(queue.take()).contains("a");
+
+    queue.add("a");
+    queue.add("a");
+    assertThat(queue.length()).as("not handed to a second worker while in process").isZero();
+
+    queue.done("a");
+    assertThat(queue.length()).isEqualTo(1);
+    assertThat(queue.take()).contains("a");
+    queue.done("a");
+    assertThat(queue.length()).isZero();
+  }
+
+  @Test
+  void addAfterQueuesTheKeyOnlyOnceTheDelayHasPassed() throws InterruptedException {
+    long start = System.nanoTime();
+    queue.addAfter("late", Duration.ofMillis(300));
+    assertThat(queue.length()).isZero();
+
+    Optional<String> taken = queue.take();
+
+    assertThat(taken).contains("late");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(300));
+  }
+
+  @Test
+  void addAfterKeepsTheEarliestOfSeveralPendingDelays() throws InterruptedException {
+    queue.addAfter("k", Duration.ofSeconds(30));
+    queue.addAfter("k", Duration.ofMillis(50));
+
+    await().atMost(2, TimeUnit.SECONDS).until(() -> queue.length() == 1);
+    assertThat(queue.take()).contains("k");
+    queue.done("k");
+    queue.addAfter("k", Duration.ofMillis(100));
+    queue.addAfter("k", Duration.ofSeconds(30));
+    await().atMost(2, TimeUnit.SECONDS).until(() -> queue.length() == 1);
+  }
+
+  @Test
+  void addRateLimitedWaitsLongerAfterEachFailureAndForgetResets() {
+    RateLimiter<String> limiter =
+        RateLimiters.exponential(Duration.ofMillis(5), Duration.ofSeconds(1000));
+
+    assertThat(limiter.when("x")).isEqualTo(Duration.ofMillis(5));
+    assertThat(limiter.when("x")).isEqualTo(Duration.ofMillis(10));
+    assertThat(limiter.when("x")).isEqualTo(Duration.ofMillis(20));
+    assertThat(limiter.when("y")).as("per item").isEqualTo(Duration.ofMillis(5));
+    assertThat(limiter.numRequeues("x")).isEqualTo(3);
+
+    limiter.forget("x");
+    assertThat(limiter.numRequeues("x")).isZero();
+    assertThat(limiter.when("x")).isEqualTo(Duration.ofMillis(5));
+  }
+
+  @Test
+  void backoffIsCappedAndNeverOverflows() {
+    RateLimiter<String> limiter =
+        RateLimiters.exponential(Duration.ofMillis(5), Duration.ofSeconds(1000));
+    Duration last = Duration.ZERO;
+    for (int i = 0; i < 200; i++) {
+      last = limiter.when("x");
+      assertThat(last).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1000));
+    }
+    assertThat(last).isEqualTo(Duration.ofSeconds(1000));
+  }
+
+  @Test
+  void tokenBucketAllowsTheBurstThenOneItemPerTokenInterval() {
+    long[] now = {0};
+    TokenBucketRateLimiter<String> bucket = new TokenBucketRateLimiter<>(10, 3, () -> now[0]);
+
+    assertThat(bucket.when("a")).isZero();
+    assertThat(bucket.when("b")).isZero();
+    assertThat(bucket.when("c")).isZero();
+    assertThat(bucket.when("d")).isEqualTo(Duration.ofMillis(100));
+    assertThat(bucket.when("e")).isEqualTo(Duration.ofMillis(200));
+
+    now[0] = TimeUnit.SECONDS.toNanos(10);
+    assertThat(bucket.when("f")).as("refilled, but never beyond the burst").isZero();
+    assertThat(bucket.when("g")).isZero();
+    assertThat(bucket.when("h")).isZero();
+    assertThat(bucket.when("i")).isEqualTo(Duration.ofMillis(100));
+  }
+
+  @Test
+  void controllerDefaultIsTheLongerOfBackoffAndTheGlobalBucket() {
+    RateLimiter<String> limiter = RateLimiters.controllerDefault();
+    // The first 100 retries fit the burst, so only the per-item backoff counts.
+    assertThat(limiter.when("a")).isEqualTo(Duration.ofMillis(5));
+    assertThat(limiter.when("a")).isEqualTo(Duration.ofMillis(10));
+    for (int i = 0; i < 98; i++) {
+      limiter.when("other-" + i);
+    }
+    // Bucket exhausted: a fresh item now waits for a token (about 100 ms at 10 qps), not 5 ms.
+    assertThat(limiter.when("fresh")).isGreaterThan(Duration.ofMillis(50));
+  }
+
+  @Test
+  void shutDownWakesBlockedWorkersAndDropsPendingWork() throws Exception {
+    CompletableFuture<Optional<String>> blocked =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return queue.take();
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    queue.addAfter("never", Duration.ofMillis(100));
+
+    queue.shutDown();
+
+    assertThat(blocked.get(5, TimeUnit.SECONDS)).isEmpty();
+    queue.add("ignored");
+    assertThat(queue.length()).isZero();
+    assertThat(queue.take()).isEmpty();
+    assertThat(queue.isShuttingDown()).isTrue();
+  }
+
+  @Test
+  void metricsCountAddsRetriesAndDepth() {
+    queue.add("a");
+    queue.add("a");
+    queue.addRateLimited("b");
+
+    assertThat(registry.get("workqueue.adds").tag("name", "test").counter().count()).isEqualTo(1);
+    assertThat(registry.get("workqueue.retries").tag("name", "test").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("workqueue.depth").tag("name", "test").gauge().value()).isEqualTo(1);
+  }
+}

@@ -1,0 +1,49 @@
+package io.ccm4j.cloudprovider;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+import java.util.Optional;
+
+/** Cloud load balancers for {@code type: LoadBalancer} Services (spec §2, LoadBalancer). */
+public interface LoadBalancer {
+
+  /** The load balancer's status, or empty when it does not exist. */
+  Optional<LoadBalancerStatus> getLoadBalancer(String clusterName, Service service)
+      throws CloudException;
+
+  /**
+   * The cloud name of the service's load balancer; {@link #defaultName} unless the cloud needs
+   * another.
+   */
+  default String loadBalancerName(String clusterName, Service service) {
+    return defaultName(service);
+  }
+
+  /**
+   * Creates or updates the load balancer so that it forwards to {@code nodes}. May throw {@link
+   * RetryAfterException} to be called again after a fixed delay, or {@link
+   * ImplementedElsewhereException}.
+   */
+  LoadBalancerStatus ensureLoadBalancer(String clusterName, Service service, List<Node> nodes)
+      throws CloudException;
+
+  /** Changes only the set of backend nodes. */
+  void updateLoadBalancer(String clusterName, Service service, List<Node> nodes)
+      throws CloudException;
+
+  /**
+   * Deletes the load balancer if it exists; succeeds if it does not. Must not throw {@link
+   * ImplementedElsewhereException}.
+   */
+  void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException;
+
+  /**
+   * {@code "a"} followed by the service UID without dashes, at most 32 characters (upstream's
+   * default).
+   */
+  static String defaultName(Service service) {
+    String name = "a" + service.getMetadata().getUid().replace("-", "");
+    return name.length() > 32 ? name.substring(0, 32) : name;
+  }
+}

@@ -1,0 +1,14 @@
+package io.ccm4j.cloudprovider;
+
+import java.util.List;
+
+/** Cloud routes that send each node's pod CIDR to that node (spec §2, Routes). */
+public interface Routes {
+
+  List<Route> listRoutes(String clusterName) throws CloudException;
+
+  /** Creates a route; {@code nameHint} is the node's UID, stable for the node's lifetime. */
+  void createRoute(String clusterName, String nameHint, Route route) throws CloudException;
+
+  void deleteRoute(String clusterName, Route route) throws CloudException;
+}
