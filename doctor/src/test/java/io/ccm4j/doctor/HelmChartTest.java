@@ -1,0 +1,123 @@
+package io.ccm4j.doctor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Helm chart ({@code charts/ccm4j}), rendered by Helm's own library: with its default values it
+ * is the manifests of {@code deploy/}, and the doctor judges what its values change.
+ */
+class HelmChartTest {
+
+  private static final Path CHART = Path.of("..", "charts", "ccm4j");
+  private static final Path DEPLOY = Path.of("..", "deploy");
+
+  /** Labels Helm's bookkeeping adds to metadata; the rest must equal deploy/. */
+  private static final List<String> HELM_LABELS =
+      List.of("app.kubernetes.io/managed-by", "helm.sh/chart");
+
+  @TempDir Path temp;
+
+  private List<ManifestDocument> render(Map<String, Object> values) throws Exception {
+    var template = new Helm(CHART).template().withName("ccm4j").withNamespace("kube-system");
+    values.forEach(template::set);
+    Path rendered = temp.resolve("rendered-" + values.hashCode() + ".yaml");
+    Files.writeString(rendered, template.call());
+    return Manifests.read(List.of(rendered));
+  }
+
+  private static Map<String, Object> byKindAndName(List<ManifestDocument> documents) {
+    Map<String, Object> objects = new LinkedHashMap<>();
+    for (ManifestDocument document : documents) {
+      Map<String, Object> object = withoutHelmLabels(document.object());
+      @SuppressWarnings("unchecked")
+      Map<String, Object> metadata = (Map<String, Object>) object.get("metadata");
+      objects.put(
+          document.kind() + "/" + metadata.get("namespace") + "/" + metadata.get("name"), object);
+    }
+    return objects;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> withoutHelmLabels(Map<String, Object> object) {
+    Map<String, Object> copy = new LinkedHashMap<>(object);
+    Map<String, Object> metadata = new LinkedHashMap<>((Map<String, Object>) copy.get("metadata"));
+    if (metadata.get("labels") instanceof Map<?, ?> labels) {
+      Map<String, Object> kept = new LinkedHashMap<>((Map<String, Object>) labels);
+      HELM_LABELS.forEach(kept::remove);
+      if (kept.isEmpty()) {
+        metadata.remove("labels");
+      } else {
+        metadata.put("labels", kept);
+      }
+    }
+    copy.put("metadata", metadata);
+    return copy;
+  }
+
+  @Test
+  void theDefaultValuesRenderExactlyTheManifestsOfDeploy() throws Exception {
+    List<ManifestDocument> chart = render(Map.of());
+
+    assertThat(byKindAndName(chart)).isEqualTo(byKindAndName(Manifests.read(List.of(DEPLOY))));
+    assertThat(chart)
+        .allSatisfy(
+            document ->
+                assertThat(document.object())
+                    .extractingByKey("metadata")
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .extractingByKey("labels")
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("app.kubernetes.io/managed-by", "Helm"));
+  }
+
+  @Test
+  void theDoctorFindsNothingInTheDefaultRendering() throws Exception {
+    assertThat(Doctor.examine(render(Map.of()))).isEmpty();
+  }
+
+  @Test
+  void valuesThatBreakTheRecommendationsAreCaughtByTheDoctor() throws Exception {
+    List<Finding> findings =
+        Doctor.examine(render(Map.of("leaderElection.enabled", false, "hostNetwork", false)));
+
+    List<String> rules = new ArrayList<>(findings.stream().map(Finding::rule).toList());
+    assertThat(rules).contains("leader-election", "host-network");
+  }
+
+  @Test
+  void theCloudConfigSecretIsMountedAndPassed() throws Exception {
+    List<ManifestDocument> chart =
+        render(
+            Map.of(
+                "cloudConfig.secretName",
+                "my-cloud",
+                "extraArgs[0]",
+                "--concurrent-node-syncs=20"));
+
+    CcmWorkload workload = Doctor.workloads(chart).getFirst();
+    var container = workload.pod().getContainers().getFirst();
+    assertThat(container.getArgs())
+        .contains("--cloud-config=/etc/ccm4j/cloud-config", "--concurrent-node-syncs=20");
+    assertThat(container.getVolumeMounts()).extracting("mountPath").containsExactly("/etc/ccm4j");
+    assertThat(workload.pod().getVolumes())
+        .singleElement()
+        .satisfies(volume -> assertThat(volume.getSecret().getSecretName()).isEqualTo("my-cloud"));
+  }
+
+  @Test
+  void aMissingCloudProviderIsAnErrorNamingTheValue() {
+    assertThatThrownBy(() -> render(Map.of("cloudProvider", "")))
+        .hasMessageContaining("cloudProvider is required");
+  }
+}
