@@ -520,6 +520,12 @@ public final class NodeLifecycleController implements Controller {
     zoneConditions.forEach((zone, conditions) -> sizes.put(zone, conditions.size()));
     updateGauges(zoneConditions);
     if (allAreFullyDisrupted && allWasFullyDisrupted) {
+      // Upstream lifts the NoExecute taints only on the transition, judged from the cache: a taint
+      // a tainting pass wrote just before (not yet in the cache) would stay for the whole outage.
+      // Lifting on every pass costs a cache read per node and no API call when nothing is there.
+      for (Node node : all) {
+        markNodeAsReachable(node);
+      }
       return;
     }
     if (allAreFullyDisrupted) {

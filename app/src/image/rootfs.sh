@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the bottom layer of ccm4j's container image: a Java runtime cut by jlink to the modules ccm4j
+# uses, the C libraries that runtime links (taken from this machine, found with ldd), and the few files
+# a container expects (/etc/passwd, /tmp). Jib puts it under the application layers on an empty
+# ("scratch") base, so the image needs no registry to build. Usage: rootfs.sh JAVA_HOME OUTPUT_DIR
+set -euo pipefail
+java_home=$1
+out=$2
+# jdeps --print-module-deps --recursive over ccm4j's class path, plus what is loaded reflectively:
+# TLS with EC keys (jdk.crypto.ec), DNS lookups through JNDI (jdk.naming.dns), zip file systems.
+modules=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml
+modules=$modules,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
+
+rm -rf "$out"
+mkdir -p "$out/opt" "$out/etc" "$out/tmp"
+"$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
+  --output "$out/opt/java"
+
+# Every shared library the runtime's binaries and libraries need, at the path the loader looks for it;
+# not those of AWT, fonts and sound (java.desktop is there for java.beans; ccm4j runs headless).
+find "$out/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) \
+  -not -regex '.*/lib\(awt_xawt\|jawt\|jsound\|splashscreen\|fontmanager\|lcms\|javajpeg\|mlib_image\)\.so' -print0 |
+  xargs -0 ldd 2>/dev/null |
+  grep -oE '(/[^ ]+\.so[^ ]*)' |
+  grep -v "^$out" | sort -u |
+  while read -r lib; do
+    mkdir -p "$out$(dirname "$lib")"
+    cp -L "$lib" "$out$lib"
+  done
+
+cat > "$out/etc/passwd" <<'PASSWD'
+root:x:0:0:root:/root:/sbin/nologin
+nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin
+PASSWD
+cat > "$out/etc/group" <<'GROUP'
+root:x:0:
+nonroot:x:65532:
+GROUP
+echo "hosts: files dns" > "$out/etc/nsswitch.conf"
+echo "rootfs: $(du -sh "$out" | cut -f1) in $out" >&2

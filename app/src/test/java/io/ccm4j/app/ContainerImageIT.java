@@ -1,0 +1,147 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The container image Jib built ({@code target/ccm4j-image.tar}) runs ccm4j: its layers are
+ * unpacked into a root file system and its entrypoint runs there (chroot, with its own PID and
+ * mount namespaces and its user 65532), against the real API server, and initialises a node.
+ * Nothing of the build machine's Java or libraries is reachable from inside.
+ */
+@WithControlPlane
+class ContainerImageIT {
+
+  private static final Path IMAGE = Path.of("target", "ccm4j-image.tar");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path temp;
+
+  @Test
+  void theImageRunsTheManagerAndInitialisesANode(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "unpacking an image and running it with chroot needs root");
+    assertThat(IMAGE).as("built by the package phase (jib:buildTar)").exists();
+    Path root = temp.resolve("rootfs");
+    JsonNode config = unpack(IMAGE, root);
+    assertThat(config.at("/config/User").asText()).isEqualTo("65532:65532");
+
+    String node = "img-" + UUID.randomUUID().toString().substring(0, 6);
+    Files.writeString(
+        root.resolve("tmp/sim.yaml"),
+        "instances:\n- {name: %s, region: r1, zone: r1-a, instanceType: sim.small, addresses: [10.9.0.1]}\n"
+            .formatted(node));
+    Files.writeString(
+        root.resolve("tmp/kubeconfig"), Files.readString(controlPlane.kubeconfigPath()));
+
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "unshare",
+                "--fork",
+                "--pid",
+                "--kill-child",
+                "--mount",
+                "--mount-proc=" + root.resolve("proc"),
+                "chroot",
+                "--userspec=65532:65532",
+                root.toString()));
+    config.at("/config/Entrypoint").forEach(part -> command.add(part.asText()));
+    command.addAll(
+        List.of(
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=/tmp/sim.yaml",
+            "--kubeconfig=/tmp/kubeconfig",
+            "--controllers=cloud-node",
+            "--leader-elect=false",
+            "--bind-address=127.0.0.1",
+            "--secure-port=0"));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.redirectOutput(temp.resolve("ccm4j.log").toFile());
+    Map<String, String> environment = builder.environment();
+    environment.clear();
+    config
+        .at("/config/Env")
+        .forEach(
+            entry -> {
+              String[] pair = entry.asText().split("=", 2);
+              environment.put(pair[0], pair[1]);
+            });
+
+    Process manager = builder.start();
+    try (KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults())) {
+      kubelets.register(NodeSpec.named(node));
+      await()
+          .atMost(90, TimeUnit.SECONDS)
+          .failFast("the image's process ended: " + log(), () -> !manager.isAlive())
+          .until(
+              () -> {
+                Node current = client.nodes().withName(node).get();
+                return current != null
+                    && !Taints.has(
+                        current, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
+              });
+      Node initialised = client.nodes().withName(node).get();
+      assertThat(initialised.getSpec().getProviderID()).isEqualTo("sim://" + node);
+      assertThat(initialised.getMetadata().getLabels())
+          .containsEntry("topology.kubernetes.io/zone", "r1-a")
+          .containsEntry("node.kubernetes.io/instance-type", "sim.small");
+    } finally {
+      manager.destroy();
+      manager.waitFor(30, TimeUnit.SECONDS);
+      client.nodes().withName(node).delete();
+    }
+  }
+
+  private String log() {
+    try {
+      return Files.readString(temp.resolve("ccm4j.log"));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  /** Unpacks a Docker-format image tarball's layers in order; returns its configuration. */
+  private JsonNode unpack(Path image, Path root) throws Exception {
+    Path extracted = temp.resolve("image");
+    Files.createDirectories(extracted);
+    Files.createDirectories(root);
+    run("tar", "-xf", image.toAbsolutePath().toString(), "-C", extracted.toString());
+    JsonNode manifest = JSON.readTree(extracted.resolve("manifest.json").toFile()).get(0);
+    for (JsonNode layer : manifest.get("Layers")) {
+      run("tar", "-xzf", extracted.resolve(layer.asText()).toString(), "-C", root.toString());
+    }
+    Files.createDirectories(root.resolve("proc"));
+    return JSON.readTree(extracted.resolve(manifest.get("Config").asText()).toFile());
+  }
+
+  private static void run(String... command) throws Exception {
+    Process process = new ProcessBuilder(command).inheritIO().start();
+    assertThat(process.waitFor()).as(String.join(" ", command)).isZero();
+  }
+}
