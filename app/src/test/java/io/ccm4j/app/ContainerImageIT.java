@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,16 +59,17 @@ class ContainerImageIT {
     Files.writeString(
         root.resolve("tmp/kubeconfig"), Files.readString(controlPlane.kubeconfigPath()));
 
+    // Absolute paths: the process gets the image's environment, whose PATH is the image's.
     List<String> command =
         new ArrayList<>(
             List.of(
-                "unshare",
+                hostProgram("unshare"),
                 "--fork",
                 "--pid",
                 "--kill-child",
                 "--mount",
                 "--mount-proc=" + root.resolve("proc"),
-                "chroot",
+                hostProgram("chroot"),
                 "--userspec=65532:65532",
                 root.toString()));
     config.at("/config/Entrypoint").forEach(part -> command.add(part.asText()));
@@ -118,6 +120,15 @@ class ContainerImageIT {
     }
   }
 
+  private static String hostProgram(String name) {
+    return Stream.of("/usr/bin", "/usr/sbin", "/bin", "/sbin")
+        .map(directory -> Path.of(directory, name))
+        .filter(Files::isExecutable)
+        .findFirst()
+        .map(Path::toString)
+        .orElseThrow(() -> new IllegalStateException(name + " (util-linux, coreutils) is missing"));
+  }
+
   private String log() {
     try {
       return Files.readString(temp.resolve("ccm4j.log"));
@@ -134,7 +145,13 @@ class ContainerImageIT {
     run("tar", "-xf", image.toAbsolutePath().toString(), "-C", extracted.toString());
     JsonNode manifest = JSON.readTree(extracted.resolve("manifest.json").toFile()).get(0);
     for (JsonNode layer : manifest.get("Layers")) {
-      run("tar", "-xzf", extracted.resolve(layer.asText()).toString(), "-C", root.toString());
+      run(
+          "tar",
+          "--warning=no-unknown-keyword",
+          "-xzf",
+          extracted.resolve(layer.asText()).toString(),
+          "-C",
+          root.toString());
     }
     Files.createDirectories(root.resolve("proc"));
     return JSON.readTree(extracted.resolve(manifest.get("Config").asText()).toFile());

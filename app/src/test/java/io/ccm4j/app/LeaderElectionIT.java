@@ -7,6 +7,7 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.UUID;
@@ -83,18 +84,26 @@ class LeaderElectionIT {
             "--leader-elect-retry-period=1s")) {
       await().atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
 
-      // Another holder takes the Lease: the manager can no longer renew it.
-      client
-          .leases()
-          .inNamespace("kube-system")
-          .withName(lease)
-          .edit(
-              (Lease current) -> {
-                current.getSpec().setHolderIdentity("intruder");
-                current.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(5));
-                current.getSpec().setLeaseDurationSeconds(600);
-                return current;
-              });
+      // Another holder takes the Lease: the manager can no longer renew it. The manager renews
+      // every second, so the intruder's write may conflict with a renewal: it tries again.
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .ignoreExceptionsMatching(
+              e -> e instanceof KubernetesClientException conflict && conflict.getCode() == 409)
+          .until(
+              () ->
+                  client
+                          .leases()
+                          .inNamespace("kube-system")
+                          .withName(lease)
+                          .edit(
+                              (Lease current) -> {
+                                current.getSpec().setHolderIdentity("intruder");
+                                current.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(5));
+                                current.getSpec().setLeaseDurationSeconds(600);
+                                return current;
+                              })
+                      != null);
 
       assertThat(manager.process().waitFor(30, TimeUnit.SECONDS))
           .as("exits after losing the lease; log:%n%s", manager.log())
