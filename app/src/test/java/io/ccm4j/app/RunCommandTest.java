@@ -131,6 +131,16 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--allocate-node-cidrs"),
             "--cluster-cidr must be set when --allocate-node-cidrs is true"),
         Arguments.of(
+            "unknown feature gate",
+            List.of("--cloud-provider=fake", "--feature-gates=Bogus=true"),
+            "--feature-gates: unrecognized feature gate: Bogus"),
+        Arguments.of(
+            "feature gate not a boolean",
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=yes"),
+            "--feature-gates: invalid value of"),
+        Arguments.of(
             "unknown flag",
             List.of("--cloud-provider=fake", "--colud-config=x"),
             "--colud-config"));
@@ -178,6 +188,7 @@ class RunCommandTest {
             "--node-cidr-mask-size-ipv4",
             "--node-cidr-mask-size-ipv6",
             "--service-cluster-ip-range",
+            "--feature-gates",
             "node-ipam-controller (nodeipam");
   }
 

@@ -4,6 +4,7 @@ import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -84,10 +85,33 @@ public final class NetworkOptions {
               + " overlapping them are never handed out.")
   String serviceClusterIpRange;
 
+  @Option(
+      names = "--feature-gates",
+      split = ",",
+      paramLabel = "<gate=bool>",
+      description =
+          "Alpha features, as key=value pairs. Known: "
+              + NetworkSettings.WATCH_BASED_ROUTES_GATE
+              + " (alpha, default false): reconcile routes when nodes change, at most once every"
+              + " 10s, instead of every --route-reconciliation-period.")
+  Map<String, String> featureGates = Map.of();
+
   /**
    * @return the problem, naming the flag, or empty
    */
   public Optional<String> validate() {
+    for (Map.Entry<String, String> gate : featureGates.entrySet()) {
+      if (!gate.getKey().equals(NetworkSettings.WATCH_BASED_ROUTES_GATE)) {
+        return Optional.of(
+            "--feature-gates: unrecognized feature gate: %s (known: %s)"
+                .formatted(gate.getKey(), NetworkSettings.WATCH_BASED_ROUTES_GATE));
+      }
+      if (!gate.getValue().equalsIgnoreCase("true") && !gate.getValue().equalsIgnoreCase("false")) {
+        return Optional.of(
+            "--feature-gates: invalid value of %s: %s, must be true or false"
+                .formatted(gate.getKey(), gate.getValue()));
+      }
+    }
     List<Cidr> clusterCidrs;
     List<Cidr> serviceCidrs;
     try {
@@ -214,7 +238,9 @@ public final class NetworkOptions {
         ipv6,
         isBlank(serviceClusterIpRange)
             ? List.of()
-            : NetworkSettings.parseDualStack(serviceClusterIpRange));
+            : NetworkSettings.parseDualStack(serviceClusterIpRange),
+        Boolean.parseBoolean(
+            featureGates.getOrDefault(NetworkSettings.WATCH_BASED_ROUTES_GATE, "false")));
   }
 
   private static boolean isBlank(String value) {

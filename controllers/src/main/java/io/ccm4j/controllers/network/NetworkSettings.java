@@ -18,6 +18,9 @@ import java.util.Optional;
  * @param nodeCidrMaskSizeIpv6 the prefix length of an IPv6 pod CIDR (64 unless set)
  * @param serviceCidrs {@code --service-cluster-ip-range}: kept out of the pod CIDRs node IPAM hands
  *     out
+ * @param watchBasedRoutes the alpha gate {@code
+ *     CloudControllerManagerWatchBasedRoutesReconciliation}: reconcile routes on node changes, at
+ *     most once per 10 s, instead of periodically (R3)
  */
 public record NetworkSettings(
     List<Cidr> clusterCidrs,
@@ -26,7 +29,12 @@ public record NetworkSettings(
     boolean allocateNodeCidrs,
     int nodeCidrMaskSizeIpv4,
     int nodeCidrMaskSizeIpv6,
-    List<Cidr> serviceCidrs) {
+    List<Cidr> serviceCidrs,
+    boolean watchBasedRoutes) {
+
+  /** The feature gate of R3, as upstream names it. */
+  public static final String WATCH_BASED_ROUTES_GATE =
+      "CloudControllerManagerWatchBasedRoutesReconciliation";
 
   public static final int DEFAULT_NODE_CIDR_MASK_SIZE_IPV4 = 24;
   public static final int DEFAULT_NODE_CIDR_MASK_SIZE_IPV6 = 64;
@@ -43,7 +51,10 @@ public record NetworkSettings(
     }
   }
 
-  /** Upstream's defaults: no cluster CIDR, routes on, every 10 s, no node IPAM, /24 and /64. */
+  /**
+   * Upstream's defaults: no cluster CIDR, routes on, every 10 s (not watch-based), no node IPAM,
+   * /24 and /64.
+   */
   public static NetworkSettings defaults() {
     return new NetworkSettings(
         List.of(),
@@ -52,7 +63,8 @@ public record NetworkSettings(
         false,
         DEFAULT_NODE_CIDR_MASK_SIZE_IPV4,
         DEFAULT_NODE_CIDR_MASK_SIZE_IPV6,
-        List.of());
+        List.of(),
+        false);
   }
 
   /** The prefix length of the pod CIDRs handed out from a cluster CIDR of this family. */

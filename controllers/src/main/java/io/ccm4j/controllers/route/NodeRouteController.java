@@ -17,11 +17,16 @@ import io.ccm4j.controllers.route.RoutePlanner.NodeView;
 import io.ccm4j.controllers.route.RoutePlanner.Plan;
 import io.ccm4j.runtime.client.Conflicts;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.RateLimiter;
+import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
+import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
@@ -31,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * CIDR needs (and blackholes), creates the missing ones, and sets each node's {@code
  * NetworkUnavailable} condition. Routes outside the cluster CIDR are never touched.
  *
- * <p>Only upstream's default periodic mode (R2); the alpha watch-based mode (R3) is not offered.
+ * <p>With the alpha gate {@code CloudControllerManagerWatchBasedRoutesReconciliation} (R3) a pass
+ * runs instead when a node appears, goes, or changes its pod CIDRs or addresses, at most once every
+ * 10 s and never more than 10 s after the change.
  */
 public final class NodeRouteController implements Controller {
 
@@ -60,6 +68,12 @@ public final class NodeRouteController implements Controller {
 
   /** R6: cloud route calls in flight at once (kubernetes#26263). */
   static final int MAX_CONCURRENT_ROUTE_OPERATIONS = 200;
+
+  /** R3: the one key of the watch-based queue. */
+  static final String ROUTES_KEY = "routes";
+
+  /** R3: one pass per this interval at most, and no change waits longer. */
+  static final Duration WATCH_MIN_INTERVAL = Duration.ofSeconds(10);
 
   private static final PatchContext STRATEGIC_MERGE = PatchContext.of(PatchType.STRATEGIC_MERGE);
 
@@ -74,6 +88,11 @@ public final class NodeRouteController implements Controller {
   private final ScheduledExecutorService loop;
   private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
   private final Semaphore inFlight = new Semaphore(MAX_CONCURRENT_ROUTE_OPERATIONS);
+
+  /** R3 only: the queue of the single key {@value #ROUTES_KEY} and its one worker. */
+  private final WorkQueue<String> queue;
+
+  private final QueueWorkers<String> worker;
 
   public NodeRouteController(ControllerContext context) throws ControllerUnavailableException {
     NetworkSettings network = context.settings().network();
@@ -109,6 +128,79 @@ public final class NodeRouteController implements Controller {
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("node-route").unstarted(runnable));
+    if (network.watchBasedRoutes()) {
+      this.queue = new WorkQueue<>("Routes", watchRateLimiter(), context.metrics());
+      this.worker =
+          new QueueWorkers<>(
+              ControllerNames.NODE_ROUTE,
+              queue,
+              key -> {
+                queue.forget(key); // R3: before the pass, so no event is lost while it runs
+                reconcileNodeRoutes();
+              },
+              1);
+      nodes.addEventHandler(
+          new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node node) {
+              queue.addRateLimited(ROUTES_KEY);
+            }
+
+            @Override
+            public void onUpdate(Node previous, Node node) {
+              if (routesMayChange(previous, node)) {
+                queue.addRateLimited(ROUTES_KEY);
+              }
+            }
+
+            @Override
+            public void onDelete(Node node, boolean finalStateUnknown) {
+              queue.addRateLimited(ROUTES_KEY);
+            }
+          });
+    } else {
+      this.queue = null;
+      this.worker = null;
+    }
+  }
+
+  /** R3: a token every 10 s with a burst of 1, and no wait longer than 10 s. */
+  static RateLimiter<String> watchRateLimiter() {
+    TokenBucketRateLimiter<String> bucket =
+        new TokenBucketRateLimiter<>(1.0 / WATCH_MIN_INTERVAL.toSeconds(), 1);
+    return new RateLimiter<>() {
+      @Override
+      public Duration when(String item) {
+        Duration wait = bucket.when(item);
+        return wait.compareTo(WATCH_MIN_INTERVAL) > 0 ? WATCH_MIN_INTERVAL : wait;
+      }
+
+      @Override
+      public void forget(String item) {
+        bucket.forget(item);
+      }
+
+      @Override
+      public int numRequeues(String item) {
+        return bucket.numRequeues(item);
+      }
+    };
+  }
+
+  /** R3: pod CIDRs or addresses changed, or a resync (same resource version). */
+  static boolean routesMayChange(Node previous, Node node) {
+    return Objects.equals(
+            previous.getMetadata().getResourceVersion(), node.getMetadata().getResourceVersion())
+        || !Objects.equals(podCidrsOf(previous), podCidrsOf(node))
+        || !Objects.equals(addressesOf(previous), addressesOf(node));
+  }
+
+  private static Object podCidrsOf(Node node) {
+    return node.getSpec() == null ? null : node.getSpec().getPodCIDRs();
+  }
+
+  private static Object addressesOf(Node node) {
+    return node.getStatus() == null ? null : node.getStatus().getAddresses();
   }
 
   @Override
@@ -116,9 +208,17 @@ public final class NodeRouteController implements Controller {
     return ControllerNames.NODE_ROUTE;
   }
 
-  /** R2: a pass now, then one every period counted from the start of the previous one. */
+  /**
+   * R2: a pass now, then one every period counted from the start of the previous one; R3: the
+   * worker, fed by node events.
+   */
   @Override
   public void start() {
+    if (worker != null) {
+      log.info("Starting route controller: cluster CIDRs {}, on node changes", clusterCidrs);
+      worker.start();
+      return;
+    }
     log.info(
         "Starting route controller: cluster CIDRs {}, every {}", clusterCidrs, goDuration(period));
     loop.scheduleAtFixedRate(this::reconcileLogged, 0, period.toMillis(), TimeUnit.MILLISECONDS);
@@ -340,6 +440,9 @@ public final class NodeRouteController implements Controller {
 
   @Override
   public void close() throws InterruptedException {
+    if (worker != null) {
+      worker.close();
+    }
     loop.shutdownNow();
     loop.awaitTermination(10, TimeUnit.SECONDS);
     operations.shutdownNow();

@@ -66,7 +66,8 @@ class NodeIpamControllerIT {
             true,
             ipv4Mask,
             64,
-            serviceCidrs.isEmpty() ? List.of() : NetworkSettings.parseDualStack(serviceCidrs));
+            serviceCidrs.isEmpty() ? List.of() : NetworkSettings.parseDualStack(serviceCidrs),
+            false);
     ControllerSettings settings =
         new ControllerSettings(
             1,

@@ -69,6 +69,11 @@ class NodeRouteControllerIT {
   }
 
   private static ControllerSettings settings(String clusterCidrs, boolean allocateNodeCidrs) {
+    return settings(clusterCidrs, allocateNodeCidrs, false);
+  }
+
+  private static ControllerSettings settings(
+      String clusterCidrs, boolean allocateNodeCidrs, boolean watchBased) {
     NetworkSettings network =
         new NetworkSettings(
             NetworkSettings.parseDualStack(clusterCidrs),
@@ -77,7 +82,8 @@ class NodeRouteControllerIT {
             allocateNodeCidrs,
             24,
             64,
-            List.of());
+            List.of(),
+            watchBased);
     return new ControllerSettings(
         1,
         0,
@@ -275,5 +281,57 @@ class NodeRouteControllerIT {
       }
       assertThat(NodeConditions.readyStatus(node)).isEqualTo("True");
     }
+  }
+
+  @Test
+  void R3_watchBasedPassesRunOnNodeChangesOnlyAndReplaceARouteWhoseAddressesChanged()
+      throws Exception {
+    table.setEnableNodeAddresses(true);
+    harness =
+        new ControllerHarness(client, cloud, settings(CLUSTER_CIDRS, false, true))
+            .start(NodeRouteController::new);
+    String name = prefix + "watch";
+    createNode(name, "10.110.8.0/24");
+
+    awaitCondition(name, "False", "RouteCreated", "RouteController created a route");
+    assertThat(routeTo(name, "10.110.8.0/24").orElseThrow().targetNodeAddresses())
+        .extracting(io.ccm4j.cloudprovider.NodeAddress::address)
+        .containsExactly("192.168.0.10");
+    // The Nodes the informer found at start may cause one more pass, up to 10 s later (R3).
+    long[] seen = {-1};
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(2500))
+        .until(
+            () -> {
+              long now = cloud.calls().get("ListRoutes");
+              boolean quiet = now == seen[0];
+              seen[0] = now;
+              return quiet;
+            });
+    long lists = seen[0];
+    // Nothing changes: no pass, though the periodic mode would run one every 300 ms here.
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(3, TimeUnit.SECONDS)
+        .until(() -> cloud.calls().get("ListRoutes") == lists);
+
+    client
+        .nodes()
+        .withName(name)
+        .subresource("status")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"192.168.0.11\"}]}}");
+
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(
+            () ->
+                routeTo(name, "10.110.8.0/24")
+                    .map(r -> r.targetNodeAddresses().toString().contains("192.168.0.11"))
+                    .orElse(false));
+    assertThat(cloud.calls().get("DeleteRoute")).isEqualTo(1L);
   }
 }

@@ -45,7 +45,8 @@ class NodeRouteControllerTest {
         allocate,
         ipv4Mask,
         64,
-        List.of());
+        List.of(),
+        false);
   }
 
   @Test
@@ -107,5 +108,77 @@ class NodeRouteControllerTest {
                         network("10.0.0.0/16", true, true, 8))))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessageContaining("node CIDR mask size must be between");
+  }
+
+  @Test
+  void R3_atMostOnePassPer10sAndNoWaitLongerThan10s() {
+    var limiter = NodeRouteController.watchRateLimiter();
+
+    org.assertj.core.api.Assertions.assertThat(limiter.when("routes")).isZero();
+    org.assertj.core.api.Assertions.assertThat(limiter.when("routes"))
+        .isGreaterThan(Duration.ofSeconds(9))
+        .isLessThanOrEqualTo(Duration.ofSeconds(10));
+    org.assertj.core.api.Assertions.assertThat(limiter.when("routes"))
+        .as("the bucket owes 20 s, the cap says 10")
+        .isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0}: {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "heartbeat only, false",
+    "resync, true",
+    "pod CIDRs, true",
+    "addresses, true",
+  })
+  void R3_onlyChangesThatMatterTriggerAPass(String change, boolean triggers) {
+    io.fabric8.kubernetes.api.model.Node before =
+        new io.fabric8.kubernetes.api.model.NodeBuilder()
+            .withNewMetadata()
+            .withName("n")
+            .withResourceVersion("1")
+            .endMetadata()
+            .withNewSpec()
+            .withPodCIDRs("10.0.0.0/24")
+            .endSpec()
+            .withNewStatus()
+            .addNewAddress("10.1.0.1", "InternalIP")
+            .endStatus()
+            .build();
+    var after = new io.fabric8.kubernetes.api.model.NodeBuilder(before);
+    switch (change) {
+      case "heartbeat only" ->
+          after
+              .editMetadata()
+              .withResourceVersion("2")
+              .endMetadata()
+              .editStatus()
+              .addNewCondition()
+              .withType("Ready")
+              .withStatus("True")
+              .endCondition()
+              .endStatus();
+      case "pod CIDRs" ->
+          after
+              .editMetadata()
+              .withResourceVersion("2")
+              .endMetadata()
+              .editSpec()
+              .withPodCIDRs("10.0.0.0/24", "fd00::/64")
+              .endSpec();
+      case "addresses" ->
+          after
+              .editMetadata()
+              .withResourceVersion("2")
+              .endMetadata()
+              .editStatus()
+              .withAddresses(
+                  new io.fabric8.kubernetes.api.model.NodeAddress("10.1.0.2", "InternalIP"))
+              .endStatus();
+      default -> {}
+    }
+
+    org.assertj.core.api.Assertions.assertThat(
+            NodeRouteController.routesMayChange(before, after.build()))
+        .isEqualTo(triggers);
   }
 }
