@@ -5,6 +5,7 @@ import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.ControllerOptions;
 import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.app.options.LeaderElectionOptions;
+import io.ccm4j.app.options.NetworkOptions;
 import io.ccm4j.app.options.ServingOptions;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProvider;
@@ -53,6 +54,12 @@ public final class RunCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nServing (health and metrics):%n", order = 5)
   ServingOptions serving = new ServingOptions();
 
+  @ArgGroup(
+      validate = false,
+      heading = "%nPod network (node-route-controller, node-ipam-controller):%n",
+      order = 6)
+  NetworkOptions network = new NetworkOptions();
+
   @Override
   public Integer call() throws Exception {
     CloudControllerManager.Settings settings = settings();
@@ -91,7 +98,8 @@ public final class RunCommand implements Callable<Integer> {
             kube::validate,
             controllers::validate,
             leaderElection::validate,
-            serving::validate);
+            serving::validate,
+            network::validate);
     for (Supplier<Optional<String>> check : checks) {
       Optional<String> problem = check.get();
       if (problem.isPresent()) {
@@ -112,7 +120,7 @@ public final class RunCommand implements Callable<Integer> {
         provider,
         cloud.clusterName(),
         controllers.selection(),
-        controllers.settings(),
+        controllers.settings(network.settings()),
         leaderElection.settings(),
         serving.address(),
         serving.keys());

@@ -10,6 +10,7 @@ import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -82,7 +83,7 @@ class DeployRbacIT {
                   "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)),
               "kubernetes",
               ControllerSelection.parse(List.of("*"), ControllerNames.DISABLED_BY_DEFAULT),
-              ControllerSettings.defaults(),
+              withPodNetwork(ControllerSettings.defaults()),
               Optional.of(
                   new LeaderElection.Settings(
                       "kube-system",
@@ -121,6 +122,19 @@ class DeployRbacIT {
                             e ->
                                 node.equals(e.getInvolvedObject().getName())
                                     && "Synced".equals(e.getReason())));
+        await("node IPAM and routes work with the ClusterRole (nodes, nodes/status)")
+            .atMost(30, TimeUnit.SECONDS)
+            .until(
+                () -> {
+                  Node current = admin.nodes().withName(node).get();
+                  return current.getSpec().getPodCIDRs() != null
+                      && current.getSpec().getPodCIDRs().size() == 1
+                      && current.getStatus().getConditions().stream()
+                          .anyMatch(
+                              c ->
+                                  "NetworkUnavailable".equals(c.getType())
+                                      && "RouteCreated".equals(c.getReason()));
+                });
         await("keeps renewing its Lease past the renew deadline")
             .during(Duration.ofSeconds(12))
             .atMost(20, TimeUnit.SECONDS)
@@ -130,8 +144,32 @@ class DeployRbacIT {
                         && manager.health().run().values().stream().allMatch(Optional::isEmpty));
         assertThat(Set.of(manager.health().run().keySet().toArray()))
             .contains(
-                "leaderElection", ControllerNames.CLOUD_NODE, ControllerNames.CLOUD_NODE_LIFECYCLE);
+                "leaderElection",
+                ControllerNames.CLOUD_NODE,
+                ControllerNames.CLOUD_NODE_LIFECYCLE,
+                ControllerNames.NODE_IPAM,
+                ControllerNames.NODE_ROUTE);
       }
     }
+  }
+
+  /** Node IPAM and routes on, so their writes run under the ServiceAccount too. */
+  private static ControllerSettings withPodNetwork(ControllerSettings settings) {
+    return new ControllerSettings(
+        settings.concurrentNodeSyncs(),
+        settings.concurrentNodeStatusUpdates(),
+        settings.nodeStatusUpdateFrequency(),
+        settings.nodeMonitorPeriod(),
+        settings.concurrentServiceSyncs(),
+        settings.nodeHealth(),
+        new NetworkSettings(
+            NetworkSettings.parseDualStack("10.120.0.0/16"),
+            true,
+            Duration.ofSeconds(1),
+            true,
+            24,
+            64,
+            List.of(),
+            false));
   }
 }

@@ -58,6 +58,89 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--secure-port=70000"),
             "--secure-port must be between 0 and 65535"),
         Arguments.of(
+            "cluster CIDR garbage",
+            List.of("--cloud-provider=fake", "--cluster-cidr=garbage"),
+            "--cluster-cidr: invalid CIDR address: \"garbage\""),
+        Arguments.of(
+            "cluster CIDR without prefix",
+            List.of("--cloud-provider=fake", "--cluster-cidr=10.244.0.0"),
+            "--cluster-cidr: invalid CIDR address: \"10.244.0.0\""),
+        Arguments.of(
+            "three cluster CIDRs",
+            List.of("--cloud-provider=fake", "--cluster-cidr=10.0.0.0/16,fd00::/48,10.1.0.0/16"),
+            "--cluster-cidr: at most 2 CIDRs are allowed (one per IP family), got 3"),
+        Arguments.of(
+            "two IPv4 cluster CIDRs",
+            List.of("--cloud-provider=fake", "--cluster-cidr=10.0.0.0/16,10.1.0.0/16"),
+            "--cluster-cidr: two CIDRs must be dual-stack (one IPv4 and one IPv6)"),
+        Arguments.of(
+            "service range garbage",
+            List.of("--cloud-provider=fake", "--service-cluster-ip-range=10.96.0.0/99"),
+            "--service-cluster-ip-range: invalid CIDR address"),
+        Arguments.of(
+            "route period 0",
+            List.of("--cloud-provider=fake", "--route-reconciliation-period=0"),
+            "--route-reconciliation-period must be greater than 0"),
+        Arguments.of(
+            "IPv4 mask out of range",
+            List.of("--cloud-provider=fake", "--node-cidr-mask-size-ipv4=33"),
+            "--node-cidr-mask-size-ipv4 must be between 1 and 32 (0 for the default), got 33"),
+        Arguments.of(
+            "negative mask",
+            List.of("--cloud-provider=fake", "--node-cidr-mask-size=-1"),
+            "--node-cidr-mask-size must be between 1 and 128 (0 for the default), got -1"),
+        Arguments.of(
+            "mask shorter than the cluster CIDR",
+            List.of(
+                "--cloud-provider=fake",
+                "--allocate-node-cidrs",
+                "--cluster-cidr=10.0.0.0/16",
+                "--node-cidr-mask-size=12"),
+            "--node-cidr-mask-size must be between the prefix length of cluster CIDR 10.0.0.0/16"
+                + " and 32, got 12"),
+        Arguments.of(
+            "default mask longer than a tiny cluster CIDR allows",
+            List.of("--cloud-provider=fake", "--allocate-node-cidrs", "--cluster-cidr=10.0.0.0/28"),
+            "--node-cidr-mask-size-ipv4 (default 24) must be between the prefix length"),
+        Arguments.of(
+            "more than 2^16 pod CIDRs",
+            List.of(
+                "--cloud-provider=fake",
+                "--allocate-node-cidrs",
+                "--cluster-cidr=fd00::/32",
+                "--node-cidr-mask-size-ipv6=64"),
+            "--node-cidr-mask-size-ipv6 is too big for cluster CIDR fd00::/32"),
+        Arguments.of(
+            "single-stack mask flag with dual-stack",
+            List.of(
+                "--cloud-provider=fake",
+                "--allocate-node-cidrs=true",
+                "--cluster-cidr=10.0.0.0/16,fd00::/48",
+                "--node-cidr-mask-size=24"),
+            "--node-cidr-mask-size is not allowed with a dual-stack --cluster-cidr"),
+        Arguments.of(
+            "IPv6 mask for an IPv4 cluster",
+            List.of(
+                "--cloud-provider=fake",
+                "--allocate-node-cidrs",
+                "--cluster-cidr=10.0.0.0/16",
+                "--node-cidr-mask-size-ipv6=64"),
+            "--node-cidr-mask-size-ipv6 is not allowed for a single-stack IPv4 --cluster-cidr"),
+        Arguments.of(
+            "node IPAM without a cluster CIDR",
+            List.of("--cloud-provider=fake", "--allocate-node-cidrs"),
+            "--cluster-cidr must be set when --allocate-node-cidrs is true"),
+        Arguments.of(
+            "unknown feature gate",
+            List.of("--cloud-provider=fake", "--feature-gates=Bogus=true"),
+            "--feature-gates: unrecognized feature gate: Bogus"),
+        Arguments.of(
+            "feature gate not a boolean",
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=yes"),
+            "--feature-gates: invalid value of"),
+        Arguments.of(
             "unknown flag",
             List.of("--cloud-provider=fake", "--colud-config=x"),
             "--colud-config"));
@@ -84,6 +167,29 @@ class RunCommandTest {
     assertThat(err.toString()).contains(expectedMessage).doesNotContain("\tat ");
     assertThat(err.toString().lines()).hasSize(1);
     assertThat(isListening(port)).as("nothing serves after a flag error").isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void helpDocumentsThePodNetworkFlags() {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    assertThat(out.toString())
+        .contains(
+            "Pod network (node-route-controller, node-ipam-controller):",
+            "--cluster-cidr",
+            "--configure-cloud-routes",
+            "--route-reconciliation-period",
+            "--allocate-node-cidrs",
+            "--node-cidr-mask-size",
+            "--node-cidr-mask-size-ipv4",
+            "--node-cidr-mask-size-ipv6",
+            "--service-cluster-ip-range",
+            "--feature-gates",
+            "node-ipam-controller (nodeipam");
   }
 
   private static boolean isListening(int port) {

@@ -17,6 +17,12 @@ public final class ControllerNames {
   public static final String NODE_ROUTE = "node-route-controller";
 
   /**
+   * Pod CIDRs for nodes (kube-controller-manager's name and alias, as in upstream's cloud-provider
+   * nodeipam); selected by {@code *} but runs only with {@code --allocate-node-cidrs}, as upstream.
+   */
+  public static final String NODE_IPAM = "node-ipam-controller";
+
+  /**
    * Heartbeats, condition taints and zone-aware eviction: kube-controller-manager's job in a normal
    * cluster, so off unless named (ccm4j's own; the lab runs it).
    */
@@ -26,7 +32,7 @@ public final class ControllerNames {
    * Every canonical name, in the order the manager starts them (upstream's order is random, §8.10).
    */
   public static final List<String> ALL =
-      List.of(CLOUD_NODE, CLOUD_NODE_LIFECYCLE, SERVICE_LB, NODE_ROUTE, NODE_LIFECYCLE);
+      List.of(CLOUD_NODE, CLOUD_NODE_LIFECYCLE, SERVICE_LB, NODE_IPAM, NODE_ROUTE, NODE_LIFECYCLE);
 
   /** Enabled only when named in {@code --controllers}. */
   public static final Set<String> DISABLED_BY_DEFAULT = Set.of(NODE_LIFECYCLE);
@@ -37,6 +43,7 @@ public final class ControllerNames {
           "cloud-node-lifecycle", CLOUD_NODE_LIFECYCLE,
           "service", SERVICE_LB,
           "route", NODE_ROUTE,
+          "nodeipam", NODE_IPAM,
           "node-lifecycle", NODE_LIFECYCLE);
 
   private ControllerNames() {}

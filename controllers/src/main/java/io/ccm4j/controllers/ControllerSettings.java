@@ -1,5 +1,6 @@
 package io.ccm4j.controllers;
 
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import java.time.Duration;
 
@@ -15,6 +16,7 @@ import java.time.Duration;
  * @param concurrentServiceSyncs workers of the service-lb controller ({@code
  *     --concurrent-service-syncs})
  * @param nodeHealth the node-lifecycle controller's periods, grace periods and eviction rates
+ * @param network the pod network: cluster CIDRs, routes and node IPAM
  */
 public record ControllerSettings(
     int concurrentNodeSyncs,
@@ -22,7 +24,8 @@ public record ControllerSettings(
     Duration nodeStatusUpdateFrequency,
     Duration nodeMonitorPeriod,
     int concurrentServiceSyncs,
-    NodeHealthSettings nodeHealth) {
+    NodeHealthSettings nodeHealth,
+    NetworkSettings network) {
 
   public ControllerSettings {
     if (concurrentNodeSyncs < 1 || concurrentServiceSyncs < 1 || concurrentNodeStatusUpdates < 0) {
@@ -36,7 +39,13 @@ public record ControllerSettings(
   /** Upstream's defaults, except the node-init workers (see {@code ControllerOptions}). */
   public static ControllerSettings defaults() {
     return new ControllerSettings(
-        1, 0, Duration.ofMinutes(5), Duration.ofSeconds(5), 1, NodeHealthSettings.defaults());
+        1,
+        0,
+        Duration.ofMinutes(5),
+        Duration.ofSeconds(5),
+        1,
+        NodeHealthSettings.defaults(),
+        NetworkSettings.defaults());
   }
 
   /** The parallelism of the address refresh, with 0 resolved (N13). */

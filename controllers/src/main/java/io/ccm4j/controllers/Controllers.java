@@ -2,7 +2,9 @@ package io.ccm4j.controllers;
 
 import io.ccm4j.controllers.node.CloudNodeController;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
+import io.ccm4j.controllers.nodeipam.NodeIpamController;
 import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
+import io.ccm4j.controllers.route.NodeRouteController;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,7 +18,8 @@ public final class Controllers {
     factories.put(ControllerNames.CLOUD_NODE, CloudNodeController::new);
     factories.put(ControllerNames.CLOUD_NODE_LIFECYCLE, CloudNodeLifecycleController::new);
     factories.put(ControllerNames.SERVICE_LB, notYetAvailable(ControllerNames.SERVICE_LB));
-    factories.put(ControllerNames.NODE_ROUTE, notYetAvailable(ControllerNames.NODE_ROUTE));
+    factories.put(ControllerNames.NODE_IPAM, NodeIpamController::new);
+    factories.put(ControllerNames.NODE_ROUTE, NodeRouteController::new);
     factories.put(ControllerNames.NODE_LIFECYCLE, NodeLifecycleController::new);
     return factories;
   }

@@ -15,15 +15,16 @@ class ControllerSelectionTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "*                         | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-route-controller",
-        "*,-route                  | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller",
-        "-route,*                  | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller",
+        "*                         | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-ipam-controller,node-route-controller",
+        "*,-route                  | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-ipam-controller",
+        "-route,*,-nodeipam        | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller",
         "cloud-node                | cloud-node-controller",
         "service,cloud-node        | cloud-node-controller,service-lb-controller",
         "route,-route              | node-route-controller",
-        "-service-lb-controller,*  | cloud-node-controller,cloud-node-lifecycle-controller,node-route-controller",
+        "-service-lb-controller,*  | cloud-node-controller,cloud-node-lifecycle-controller,node-ipam-controller,node-route-controller",
         "-cloud-node               | ''",
-        "*,node-lifecycle          | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-route-controller,node-lifecycle-controller",
+        "*,node-lifecycle          | cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-ipam-controller,node-route-controller,node-lifecycle-controller",
+        "nodeipam,route            | node-ipam-controller,node-route-controller",
       })
   void enablesWhatTheFirstMatchingEntrySays(String flag, String expected) {
     ControllerSelection selection =

@@ -217,6 +217,8 @@ public final class LocalControlPlane implements AutoCloseable {
               "--service-account-signing-key-file=" + pki.resolve("sa.key"),
               "--service-account-issuer=https://kubernetes.default.svc",
               "--service-cluster-ip-range=" + SERVICE_CIDR,
+              // Keeps both of a dual-stack node's podCIDRs (alpha in 1.20, always on since 1.23).
+              "--feature-gates=IPv6DualStack=true",
               "--endpoint-reconciler-type=none",
               "--allow-privileged=true",
               "--v=1"));

@@ -3,6 +3,7 @@ package io.ccm4j.app.bench;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -99,7 +100,13 @@ public final class EvictionTimelineBenchmark {
 
       ControllerSettings controllerSettings =
           new ControllerSettings(
-              1, 0, Duration.ofMinutes(5), settings.monitorPeriod(), 1, settings);
+              1,
+              0,
+              Duration.ofMinutes(5),
+              settings.monitorPeriod(),
+              1,
+              settings,
+              NetworkSettings.defaults());
       Map<String, Long> taintedAt = new ConcurrentHashMap<>();
       Map<String, Long> evictedAt = new ConcurrentHashMap<>();
       try (BenchContext bench =

@@ -2,6 +2,7 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -73,7 +74,14 @@ public final class NodeHealthPassBenchmark {
               0.55f,
               50);
       ControllerSettings settings =
-          new ControllerSettings(1, 0, Duration.ofMinutes(5), Duration.ofSeconds(5), 1, health);
+          new ControllerSettings(
+              1,
+              0,
+              Duration.ofMinutes(5),
+              Duration.ofSeconds(5),
+              1,
+              health,
+              NetworkSettings.defaults());
       try (BenchContext bench =
           new BenchContext(admin, SimCloudProviderFactory.fromYaml(""), settings)) {
         NodeLifecycleController controller = new NodeLifecycleController(bench.context);

@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -125,7 +126,13 @@ public final class BootstrapLab {
               admin,
               cloud,
               new ControllerSettings(
-                  1, 0, Duration.ofMinutes(5), health.monitorPeriod(), 1, health))) {
+                  1,
+                  0,
+                  Duration.ofMinutes(5),
+                  health.monitorPeriod(),
+                  1,
+                  health,
+                  NetworkSettings.defaults()))) {
         NodeLifecycleController nodeLifecycle =
             new NodeLifecycleController(nodeControllers.context);
         nodeControllers.context.informers().startAllRegisteredInformers().get();

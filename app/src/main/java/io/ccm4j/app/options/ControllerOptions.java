@@ -3,6 +3,7 @@ package io.ccm4j.app.options;
 import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +22,8 @@ public final class ControllerOptions {
           "Controllers to enable: '*' enables all, 'name' enables one, '-name' disables one; the"
               + " first entry that names a controller decides. Names (aliases): cloud-node-controller"
               + " (cloud-node), cloud-node-lifecycle-controller (cloud-node-lifecycle),"
-              + " service-lb-controller (service), node-route-controller (route),"
+              + " service-lb-controller (service), node-ipam-controller (nodeipam; runs only with"
+              + " --allocate-node-cidrs), node-route-controller (route),"
               + " node-lifecycle-controller (node-lifecycle; off unless named)."
               + " Default: ${DEFAULT-VALUE}.")
   List<String> controllers;
@@ -171,7 +173,10 @@ public final class ControllerOptions {
     return ControllerSelection.parse(controllers, ControllerNames.DISABLED_BY_DEFAULT);
   }
 
-  public ControllerSettings settings() {
+  /**
+   * @param network the pod network's settings, from their own flag group
+   */
+  public ControllerSettings settings(NetworkSettings network) {
     return new ControllerSettings(
         concurrentNodeSyncs,
         concurrentNodeStatusUpdates,
@@ -185,6 +190,7 @@ public final class ControllerOptions {
             nodeEvictionRate,
             secondaryNodeEvictionRate,
             unhealthyZoneThreshold,
-            largeClusterSizeThreshold));
+            largeClusterSizeThreshold),
+        network);
   }
 }

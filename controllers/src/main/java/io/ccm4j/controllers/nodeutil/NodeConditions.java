@@ -9,6 +9,9 @@ public final class NodeConditions {
 
   public static final String READY = "Ready";
 
+  /** Set by the route controller (R8) or a network plugin. */
+  public static final String NETWORK_UNAVAILABLE = "NetworkUnavailable";
+
   private NodeConditions() {}
 
   public static Optional<NodeCondition> find(Node node, String type) {

@@ -12,6 +12,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -75,7 +76,13 @@ class CloudNodeControllerIT {
 
   private static ControllerSettings settings(Duration statusUpdateFrequency) {
     return new ControllerSettings(
-        4, 0, statusUpdateFrequency, Duration.ofSeconds(5), 1, NodeHealthSettings.defaults());
+        4,
+        0,
+        statusUpdateFrequency,
+        Duration.ofSeconds(5),
+        1,
+        NodeHealthSettings.defaults(),
+        NetworkSettings.defaults());
   }
 
   private Node node(String name) {

@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -69,7 +70,8 @@ class NodeLifecycleControllerIT {
         new KubeletFleet(
             client, new KubeletFleet.Options(Duration.ofMillis(300), Duration.ofMillis(300), true));
     ControllerSettings settings =
-        new ControllerSettings(1, 0, Duration.ofMinutes(5), FAST.monitorPeriod(), 1, FAST);
+        new ControllerSettings(
+            1, 0, Duration.ofMinutes(5), FAST.monitorPeriod(), 1, FAST, NetworkSettings.defaults());
     harness =
         new ControllerHarness(client, SimCloudProviderFactory.fromYaml(""), settings)
             .start(

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -29,7 +30,13 @@ class CloudNodeLifecycleControllerIT {
 
   private static final ControllerSettings FAST =
       new ControllerSettings(
-          2, 0, Duration.ofMinutes(5), Duration.ofMillis(200), 1, NodeHealthSettings.defaults());
+          2,
+          0,
+          Duration.ofMinutes(5),
+          Duration.ofMillis(200),
+          1,
+          NodeHealthSettings.defaults(),
+          NetworkSettings.defaults());
 
   private final KubernetesClient client;
   private final String prefix = "lc-" + UUID.randomUUID().toString().substring(0, 6) + "-";

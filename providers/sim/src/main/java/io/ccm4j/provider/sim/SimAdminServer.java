@@ -3,6 +3,7 @@ package io.ccm4j.provider.sim;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.ccm4j.cloudprovider.Route;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /instances}: every instance with its state;
  *   <li>{@code POST /instances/<name>/delete}, {@code .../shutdown}, {@code .../start};
  *   <li>{@code GET /calls}: calls so far by method;
+ *   <li>{@code GET /routes}: the route table, by cluster name;
  *   <li>{@code POST /error-rate?value=0.3}: change the fraction of failing calls.
  * </ul>
  */
@@ -85,6 +87,15 @@ final class SimAdminServer implements AutoCloseable {
                 .map(SimAdminServer::describe)
                 .toList();
         respond(exchange, 200, JSON.writeValueAsString(list));
+      } else if (method.equals("GET") && path.length == 1 && path[0].equals("routes")) {
+        Map<String, List<Map<String, Object>>> routes = new LinkedHashMap<>();
+        cloud
+            .routeTable()
+            .allRoutes()
+            .forEach(
+                (cluster, list) ->
+                    routes.put(cluster, list.stream().map(SimAdminServer::describe).toList()));
+        respond(exchange, 200, JSON.writeValueAsString(routes));
       } else if (method.equals("GET") && path.length == 1 && path[0].equals("calls")) {
         respond(exchange, 200, JSON.writeValueAsString(cloud.calls()));
       } else if (method.equals("POST") && path.length == 3 && path[0].equals("instances")) {
@@ -125,6 +136,15 @@ final class SimAdminServer implements AutoCloseable {
     map.put("instanceType", instance.instanceType());
     map.put(
         "addresses", instance.addresses().stream().map(a -> a.type() + "=" + a.address()).toList());
+    return map;
+  }
+
+  private static Map<String, Object> describe(Route route) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("name", route.name());
+    map.put("targetNode", route.targetNode());
+    map.put("destinationCIDR", route.destinationCidr());
+    map.put("blackhole", route.blackhole());
     return map;
   }
 

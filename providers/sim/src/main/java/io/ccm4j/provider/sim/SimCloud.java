@@ -6,6 +6,7 @@ import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.cloudprovider.Routes;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
 import java.util.Collection;
@@ -18,10 +19,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The simulated cloud: a table of instances that answers {@link InstancesV2} calls after a set
- * latency, fails a set fraction of them, and enforces an API rate limit the way a real cloud does
- * (calls over it fail as throttled, so a well-behaved client must stay under it). Every call is
- * counted by method, and instances can be deleted, shut down and started while it runs.
+ * The simulated cloud: a table of instances that answers {@link InstancesV2} calls, and a route
+ * table ({@link SimRoutes}) that answers {@link Routes} calls, after a set latency, fails a set
+ * fraction of them, and enforces an API rate limit the way a real cloud does (calls over it fail as
+ * throttled, so a well-behaved client must stay under it). Every call is counted by method, and
+ * instances can be deleted, shut down and started while it runs.
  */
 public final class SimCloud implements CloudProvider, InstancesV2 {
 
@@ -39,6 +41,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   private volatile double errorRate;
   private final ApiRateLimit rateLimit;
   private volatile SimAdminServer adminServer;
+  private final SimRoutes routes = new SimRoutes(this);
 
   public SimCloud(SimCloudConfig config, List<SimInstance> initial) {
     this.latencyMs = config.latencyMs();
@@ -59,6 +62,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   @Override
   public Optional<InstancesV2> instancesV2() {
     return Optional.of(this);
+  }
+
+  @Override
+  public Optional<Routes> routes() {
+    return Optional.of(routes);
+  }
+
+  /** The route table, for tests and tools (no cloud calls). */
+  public SimRoutes routeTable() {
+    return routes;
   }
 
   @Override
@@ -104,7 +117,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   }
 
   /** Counts the call, then applies the rate limit, the latency and the error rate. */
-  private void call(String method) throws CloudException {
+  void call(String method) throws CloudException {
     if (rateLimit != null && !rateLimit.tryAcquire()) {
       count(THROTTLED);
       throw new RetryAfterException("sim: API rate limit exceeded", Duration.ofSeconds(1));

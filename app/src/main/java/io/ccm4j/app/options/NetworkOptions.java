@@ -1,0 +1,249 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.controllers.network.NetworkSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The pod network: cluster CIDRs, cloud routes (node-route-controller) and node IPAM. */
+public final class NetworkOptions {
+
+  @Option(
+      names = "--cluster-cidr",
+      paramLabel = "<cidrs>",
+      description =
+          "CIDR range(s) of the pods, comma-separated: one, or one IPv4 and one IPv6 (dual-stack)."
+              + " Needed by node-route-controller and node-ipam-controller; without it they do not"
+              + " start.")
+  String clusterCidr;
+
+  @Option(
+      names = "--configure-cloud-routes",
+      arity = "0..1",
+      defaultValue = "true",
+      fallbackValue = "true",
+      paramLabel = "<bool>",
+      description =
+          "Create cloud routes for the nodes' pod CIDRs (node-route-controller), if the cloud"
+              + " provider supports routes. Default: ${DEFAULT-VALUE}.")
+  boolean configureCloudRoutes;
+
+  @Option(
+      names = "--route-reconciliation-period",
+      paramLabel = "<duration>",
+      defaultValue = "10s",
+      converter = GoDurationConverter.class,
+      description =
+          "How often the cloud routes are reconciled, counted from the start of each pass."
+              + " Default: 10s.")
+  Duration routeReconciliationPeriod;
+
+  @Option(
+      names = "--allocate-node-cidrs",
+      arity = "0..1",
+      defaultValue = "false",
+      fallbackValue = "true",
+      paramLabel = "<bool>",
+      description =
+          "Give each node pod CIDR(s) from --cluster-cidr (node-ipam-controller, range allocator)."
+              + " Default: ${DEFAULT-VALUE}.")
+  boolean allocateNodeCidrs;
+
+  @Option(
+      names = "--node-cidr-mask-size",
+      paramLabel = "<bits>",
+      defaultValue = "0",
+      description =
+          "Prefix length of the pod CIDR of each node, single-stack clusters only; 0 means 24 for"
+              + " IPv4 and 64 for IPv6. Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSize;
+
+  @Option(
+      names = "--node-cidr-mask-size-ipv4",
+      paramLabel = "<bits>",
+      defaultValue = "0",
+      description =
+          "Prefix length of the IPv4 pod CIDR of each node; 0 means 24. Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSizeIpv4;
+
+  @Option(
+      names = "--node-cidr-mask-size-ipv6",
+      paramLabel = "<bits>",
+      defaultValue = "0",
+      description =
+          "Prefix length of the IPv6 pod CIDR of each node; 0 means 64. Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSizeIpv6;
+
+  @Option(
+      names = "--service-cluster-ip-range",
+      paramLabel = "<cidrs>",
+      description =
+          "CIDR range(s) of the Services' cluster IPs, comma-separated (one per family); pod CIDRs"
+              + " overlapping them are never handed out.")
+  String serviceClusterIpRange;
+
+  @Option(
+      names = "--feature-gates",
+      split = ",",
+      paramLabel = "<gate=bool>",
+      description =
+          "Alpha features, as key=value pairs. Known: "
+              + NetworkSettings.WATCH_BASED_ROUTES_GATE
+              + " (alpha, default false): reconcile routes when nodes change, at most once every"
+              + " 10s, instead of every --route-reconciliation-period.")
+  Map<String, String> featureGates = Map.of();
+
+  /**
+   * @return the problem, naming the flag, or empty
+   */
+  public Optional<String> validate() {
+    for (Map.Entry<String, String> gate : featureGates.entrySet()) {
+      if (!gate.getKey().equals(NetworkSettings.WATCH_BASED_ROUTES_GATE)) {
+        return Optional.of(
+            "--feature-gates: unrecognized feature gate: %s (known: %s)"
+                .formatted(gate.getKey(), NetworkSettings.WATCH_BASED_ROUTES_GATE));
+      }
+      if (!gate.getValue().equalsIgnoreCase("true") && !gate.getValue().equalsIgnoreCase("false")) {
+        return Optional.of(
+            "--feature-gates: invalid value of %s: %s, must be true or false"
+                .formatted(gate.getKey(), gate.getValue()));
+      }
+    }
+    List<Cidr> clusterCidrs;
+    List<Cidr> serviceCidrs;
+    try {
+      clusterCidrs = clusterCidrs();
+    } catch (IllegalArgumentException e) {
+      return Optional.of("--cluster-cidr: " + e.getMessage());
+    }
+    try {
+      serviceCidrs =
+          isBlank(serviceClusterIpRange)
+              ? List.of()
+              : NetworkSettings.parseDualStack(serviceClusterIpRange);
+    } catch (IllegalArgumentException e) {
+      return Optional.of("--service-cluster-ip-range: " + e.getMessage());
+    }
+    if (!routeReconciliationPeriod.isPositive()) {
+      return Optional.of("--route-reconciliation-period must be greater than 0");
+    }
+    Optional<String> range =
+        outOfRange("--node-cidr-mask-size", nodeCidrMaskSize, 128)
+            .or(() -> outOfRange("--node-cidr-mask-size-ipv4", nodeCidrMaskSizeIpv4, 32))
+            .or(() -> outOfRange("--node-cidr-mask-size-ipv6", nodeCidrMaskSizeIpv6, 128));
+    if (range.isPresent()) {
+      return range;
+    }
+    if (!allocateNodeCidrs) {
+      return Optional.empty();
+    }
+    if (clusterCidrs.isEmpty()) {
+      return Optional.of("--cluster-cidr must be set when --allocate-node-cidrs is true");
+    }
+    return maskSizeProblem(clusterCidrs);
+  }
+
+  private static Optional<String> outOfRange(String flag, int value, int max) {
+    return value < 0 || value > max
+        ? Optional.of(
+            "%s must be between 1 and %d (0 for the default), got %d".formatted(flag, max, value))
+        : Optional.empty();
+  }
+
+  /**
+   * Upstream's setNodeCIDRMaskSizes: {@code --node-cidr-mask-size} is for single-stack clusters and
+   * excludes the per-family flags, each per-family flag needs its family, and every mask must fit
+   * its cluster CIDR.
+   */
+  private Optional<String> maskSizeProblem(List<Cidr> clusterCidrs) {
+    boolean dualStack = clusterCidrs.size() == 2;
+    if (nodeCidrMaskSize != 0 && dualStack) {
+      return Optional.of(
+          "--node-cidr-mask-size is not allowed with a dual-stack --cluster-cidr; use"
+              + " --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6");
+    }
+    if (nodeCidrMaskSize != 0 && (nodeCidrMaskSizeIpv4 != 0 || nodeCidrMaskSizeIpv6 != 0)) {
+      return Optional.of(
+          "--node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6 are not allowed with"
+              + " --node-cidr-mask-size");
+    }
+    if (!dualStack) {
+      Cidr.Family family = clusterCidrs.get(0).family();
+      if (nodeCidrMaskSizeIpv4 != 0 && family == Cidr.Family.IPv6) {
+        return Optional.of(
+            "--node-cidr-mask-size-ipv4 is not allowed for a single-stack IPv6 --cluster-cidr");
+      }
+      if (nodeCidrMaskSizeIpv6 != 0 && family == Cidr.Family.IPv4) {
+        return Optional.of(
+            "--node-cidr-mask-size-ipv6 is not allowed for a single-stack IPv4 --cluster-cidr");
+      }
+    }
+    NetworkSettings resolved = settings();
+    for (Cidr cidr : clusterCidrs) {
+      int mask = resolved.nodeCidrMaskSize(cidr.family());
+      Optional<String> problem = NetworkSettings.maskSizeProblem(cidr, mask);
+      if (problem.isPresent()) {
+        return Optional.of(maskFlag(cidr.family()) + " " + problem.get());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The flag that set the mask of a family, as the user wrote it (or its default). */
+  private String maskFlag(Cidr.Family family) {
+    if (nodeCidrMaskSize != 0) {
+      return "--node-cidr-mask-size";
+    }
+    boolean ipv4 = family == Cidr.Family.IPv4;
+    String flag = ipv4 ? "--node-cidr-mask-size-ipv4" : "--node-cidr-mask-size-ipv6";
+    boolean set = ipv4 ? nodeCidrMaskSizeIpv4 != 0 : nodeCidrMaskSizeIpv6 != 0;
+    return set
+        ? flag
+        : flag
+            + " (default "
+            + (ipv4
+                ? NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4
+                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6)
+            + ")";
+  }
+
+  private List<Cidr> clusterCidrs() {
+    // Blank counts as not set (upstream fails at start-up on an empty value when routes run).
+    return isBlank(clusterCidr) ? List.of() : NetworkSettings.parseDualStack(clusterCidr);
+  }
+
+  /** The validated settings; call {@link #validate()} first. */
+  public NetworkSettings settings() {
+    int ipv4 =
+        nodeCidrMaskSize != 0
+            ? nodeCidrMaskSize
+            : nodeCidrMaskSizeIpv4 != 0
+                ? nodeCidrMaskSizeIpv4
+                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4;
+    int ipv6 =
+        nodeCidrMaskSize != 0
+            ? nodeCidrMaskSize
+            : nodeCidrMaskSizeIpv6 != 0
+                ? nodeCidrMaskSizeIpv6
+                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6;
+    return new NetworkSettings(
+        clusterCidrs(),
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        ipv4,
+        ipv6,
+        isBlank(serviceClusterIpRange)
+            ? List.of()
+            : NetworkSettings.parseDualStack(serviceClusterIpRange),
+        Boolean.parseBoolean(
+            featureGates.getOrDefault(NetworkSettings.WATCH_BASED_ROUTES_GATE, "false")));
+  }
+
+  private static boolean isBlank(String value) {
+    return value == null || value.isBlank();
+  }
+}

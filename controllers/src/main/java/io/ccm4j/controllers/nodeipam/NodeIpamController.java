@@ -1,0 +1,227 @@
+package io.ccm4j.controllers.nodeipam;
+
+import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Gauge;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Node IPAM with upstream's range allocator: gives every Node one pod CIDR per cluster CIDR ({@code
+ * spec.podCIDR}, {@code spec.podCIDRs}) out of {@code --cluster-cidr}, cut at {@code
+ * --node-cidr-mask-size(-ipv4|-ipv6)}. At start it first records the pod CIDRs the Nodes already
+ * have, so a restart never hands one out twice; a deleted Node's CIDRs go back to the pool. When
+ * the range is exhausted the Node gets a Warning event {@code CIDRNotAvailable} and is retried with
+ * backoff, and at once when a CIDR is freed.
+ */
+public final class NodeIpamController implements Controller {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeIpamController.class);
+
+  /** Upstream's event source for the range allocator. */
+  static final String EVENT_COMPONENT = "cidrAllocator";
+
+  /** Upstream's reason when the range is exhausted; its message is "Node %s status is now: %s". */
+  static final String REASON_CIDR_NOT_AVAILABLE = "CIDRNotAvailable";
+
+  /** ccm4j's reason for pod CIDRs a Node already has that the allocator cannot manage. */
+  static final String REASON_INVALID_POD_CIDR = "InvalidPodCIDR";
+
+  /** Upstream's queue name. */
+  static final String QUEUE = "cidrallocator_node";
+
+  /** Each worker mostly waits for one node patch (upstream runs 30). */
+  private static final int WORKERS = 10;
+
+  private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
+
+  private final KubernetesClient client;
+  private final RangeAllocator allocator;
+  private final EventRecorder events;
+  private final SharedIndexInformer<Node> nodes;
+  private final WorkQueue<String> queue;
+  private final QueueWorkers<String> workers;
+
+  /** Nodes waiting for a CIDR to be freed. */
+  private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+
+  /** The last problem reported per node, so a problem is reported once, not on every update. */
+  private final Map<String, String> reported = new ConcurrentHashMap<>();
+
+  public NodeIpamController(ControllerContext context) throws ControllerUnavailableException {
+    NetworkSettings network = context.settings().network();
+    if (!network.allocateNodeCidrs()) {
+      throw new ControllerUnavailableException(
+          "--allocate-node-cidrs is false, so pod CIDRs are not allocated");
+    }
+    if (network.clusterCidrs().isEmpty()) {
+      throw new ControllerUnavailableException(
+          "--allocate-node-cidrs needs --cluster-cidr, which is not set");
+    }
+    try {
+      this.allocator =
+          new RangeAllocator(
+              network.clusterCidrs(), network::nodeCidrMaskSize, network.serviceCidrs());
+    } catch (IllegalArgumentException e) {
+      throw new ControllerUnavailableException(e.getMessage());
+    }
+    this.client = context.client();
+    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.queue = new WorkQueue<>(QUEUE, RateLimiters.controllerDefault(), context.metrics());
+    this.workers = new QueueWorkers<>(ControllerNames.NODE_IPAM, queue, this::syncNode, WORKERS);
+    this.nodes = SharedInformers.of(context.informers(), Node.class);
+    for (Cidr cidr : allocator.clusterCidrs()) {
+      Gauge.builder("node_ipam_controller_cidrset_usage_cidrs", allocator, a -> a.usage(cidr))
+          .tag("clusterCIDR", cidr.toString())
+          .description("Share of the cluster CIDR's pod CIDRs in use")
+          .register(context.metrics());
+    }
+    nodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Node node) {
+            queue.add(node.getMetadata().getName());
+          }
+
+          @Override
+          public void onUpdate(Node previous, Node node) {
+            List<String> cidrs = podCidrs(node);
+            if (cidrs.isEmpty() || !cidrs.equals(podCidrs(previous))) {
+              queue.add(node.getMetadata().getName());
+            }
+          }
+
+          @Override
+          public void onDelete(Node node, boolean finalStateUnknown) {
+            queue.add(node.getMetadata().getName());
+          }
+        });
+  }
+
+  @Override
+  public String name() {
+    return ControllerNames.NODE_IPAM;
+  }
+
+  /**
+   * Records every pod CIDR the Nodes in the (synced) cache already hold before any worker
+   * allocates, then starts the workers.
+   */
+  @Override
+  public void start() {
+    int holding = 0;
+    for (Node node : nodes.getStore().list()) {
+      List<String> cidrs = podCidrs(node);
+      if (!cidrs.isEmpty()) {
+        report(node, allocator.adopt(node.getMetadata().getName(), uid(node), cidrs));
+        holding++;
+      }
+    }
+    log.info("{} nodes already hold pod CIDRs ({})", holding, allocator.usage());
+    workers.start();
+  }
+
+  /** Level-triggered: the node's CIDRs recorded, given, or released when it is gone. */
+  void syncNode(String name) {
+    Node node = nodes.getStore().getByKey(name);
+    if (node == null) {
+      reported.remove(name);
+      waiting.remove(name);
+      if (allocator.release(name)) {
+        log.info("released the pod CIDRs of deleted node {} ({})", name, allocator.usage());
+        waiting.forEach(queue::add); // a waiting node may fit now
+      }
+      return;
+    }
+    List<String> existing = podCidrs(node);
+    if (!existing.isEmpty()) {
+      report(node, allocator.adopt(name, uid(node), existing));
+      return;
+    }
+    Optional<List<Cidr>> allocated = allocator.allocate(name, uid(node));
+    if (allocated.isEmpty()) {
+      waiting.add(name);
+      events.warning(
+          node,
+          REASON_CIDR_NOT_AVAILABLE,
+          "Node %s status is now: %s".formatted(name, REASON_CIDR_NOT_AVAILABLE));
+      throw new IllegalStateException(
+          "no pod CIDR left for node %s (%s)".formatted(name, allocator.usage()));
+    }
+    waiting.remove(name);
+    List<String> cidrs = allocated.get().stream().map(Cidr::toString).toList();
+    Map<String, Object> patch =
+        Map.of(
+            "metadata", Map.of("uid", uid(node)),
+            "spec", Map.of("podCIDR", cidrs.get(0), "podCIDRs", cidrs));
+    try {
+      client.nodes().withName(name).patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        allocator.release(name);
+        return;
+      }
+      // The allocation stays with the node (same UID), so the retry sends the same CIDRs: the
+      // write may have landed even though it failed (upstream's reasoning for timeouts).
+      throw e;
+    }
+    log.info("Set node {} PodCIDR to {}", name, cidrs);
+  }
+
+  private void report(Node node, List<String> problems) {
+    String name = node.getMetadata().getName();
+    if (problems.isEmpty()) {
+      reported.remove(name);
+      return;
+    }
+    String message = "node %s: %s".formatted(name, String.join("; ", problems));
+    if (!message.equals(reported.put(name, message))) {
+      log.warn(message);
+      events.warning(node, REASON_INVALID_POD_CIDR, message);
+    }
+  }
+
+  /** {@code spec.podCIDRs}, else the single {@code spec.podCIDR} of older writers. */
+  static List<String> podCidrs(Node node) {
+    if (node == null || node.getSpec() == null) {
+      return List.of();
+    }
+    List<String> cidrs = node.getSpec().getPodCIDRs();
+    if (cidrs != null && !cidrs.isEmpty()) {
+      return List.copyOf(cidrs);
+    }
+    String single = node.getSpec().getPodCIDR();
+    return single == null || single.isBlank() ? List.of() : List.of(single);
+  }
+
+  private static String uid(Node node) {
+    return Objects.requireNonNullElse(node.getMetadata().getUid(), "");
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    workers.close();
+  }
+}

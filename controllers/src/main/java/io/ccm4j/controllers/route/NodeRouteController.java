@@ -1,0 +1,451 @@
+package io.ccm4j.controllers.route;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.Route;
+import io.ccm4j.cloudprovider.Routes;
+import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.route.RoutePlanner.Action;
+import io.ccm4j.controllers.route.RoutePlanner.Creation;
+import io.ccm4j.controllers.route.RoutePlanner.NetworkCondition;
+import io.ccm4j.controllers.route.RoutePlanner.NodeView;
+import io.ccm4j.controllers.route.RoutePlanner.Plan;
+import io.ccm4j.runtime.client.Conflicts;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.RateLimiter;
+import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Counter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-route controller (spec §3.4, R1–R9): every {@code --route-reconciliation-period} it
+ * lists the cloud's routes and the Nodes, deletes the routes in the cluster CIDR that no node's pod
+ * CIDR needs (and blackholes), creates the missing ones, and sets each node's {@code
+ * NetworkUnavailable} condition. Routes outside the cluster CIDR are never touched.
+ *
+ * <p>With the alpha gate {@code CloudControllerManagerWatchBasedRoutesReconciliation} (R3) a pass
+ * runs instead when a node appears, goes, or changes its pod CIDRs or addresses, at most once every
+ * 10 s and never more than 10 s after the change.
+ */
+public final class NodeRouteController implements Controller {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeRouteController.class);
+
+  /** Upstream's event source (with an underscore, unlike the other controllers). */
+  static final String EVENT_COMPONENT = "route_controller";
+
+  static final String REASON_FAILED_TO_CREATE_ROUTE = "FailedToCreateRoute";
+
+  /** R6: cloud route calls in flight at once (kubernetes#26263). */
+  static final int MAX_CONCURRENT_ROUTE_OPERATIONS = 200;
+
+  /** R3: the one key of the watch-based queue. */
+  static final String ROUTES_KEY = "routes";
+
+  /** R3: one pass per this interval at most, and no change waits longer. */
+  static final Duration WATCH_MIN_INTERVAL = Duration.ofSeconds(10);
+
+  private static final PatchContext STRATEGIC_MERGE = PatchContext.of(PatchType.STRATEGIC_MERGE);
+
+  private final KubernetesClient client;
+  private final Routes routes;
+  private final String clusterName;
+  private final List<Cidr> clusterCidrs;
+  private final Duration period;
+  private final EventRecorder events;
+  private final SharedIndexInformer<Node> nodes;
+  private final Counter syncTotal;
+  private final ScheduledExecutorService loop;
+  private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
+  private final Semaphore inFlight = new Semaphore(MAX_CONCURRENT_ROUTE_OPERATIONS);
+
+  /** R3 only: the queue of the single key {@value #ROUTES_KEY} and its one worker. */
+  private final WorkQueue<String> queue;
+
+  private final QueueWorkers<String> worker;
+
+  public NodeRouteController(ControllerContext context) throws ControllerUnavailableException {
+    NetworkSettings network = context.settings().network();
+    // R1: not starting is not fatal to the manager.
+    if (!network.configureCloudRoutes()) {
+      throw new ControllerUnavailableException(
+          "--configure-cloud-routes is false, so cloud routes are not configured");
+    }
+    this.routes =
+        context
+            .cloud()
+            .routes()
+            .orElseThrow(
+                () ->
+                    new ControllerUnavailableException(
+                        "--configure-cloud-routes is set, but the cloud provider does not support"
+                            + " routes"));
+    if (network.clusterCidrs().isEmpty()) {
+      // Upstream fails to start the manager here; ccm4j skips the controller and says why.
+      throw new ControllerUnavailableException(
+          "--cluster-cidr is not set; routes need the pod network's CIDR(s)");
+    }
+    this.client = context.client();
+    this.clusterName = context.clusterName();
+    this.clusterCidrs = network.clusterCidrs();
+    this.period = network.routeReconciliationPeriod();
+    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.nodes = SharedInformers.of(context.informers(), Node.class);
+    this.syncTotal =
+        Counter.builder("route_controller_route_sync_total")
+            .description("A metric counting the amount of times routes have been synced")
+            .register(context.metrics());
+    this.loop =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> Thread.ofPlatform().name("node-route").unstarted(runnable));
+    if (network.watchBasedRoutes()) {
+      this.queue = new WorkQueue<>("Routes", watchRateLimiter(), context.metrics());
+      this.worker =
+          new QueueWorkers<>(
+              ControllerNames.NODE_ROUTE,
+              queue,
+              key -> {
+                queue.forget(key); // R3: before the pass, so no event is lost while it runs
+                reconcileNodeRoutes();
+              },
+              1);
+      nodes.addEventHandler(
+          new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node node) {
+              queue.addRateLimited(ROUTES_KEY);
+            }
+
+            @Override
+            public void onUpdate(Node previous, Node node) {
+              if (routesMayChange(previous, node)) {
+                queue.addRateLimited(ROUTES_KEY);
+              }
+            }
+
+            @Override
+            public void onDelete(Node node, boolean finalStateUnknown) {
+              queue.addRateLimited(ROUTES_KEY);
+            }
+          });
+    } else {
+      this.queue = null;
+      this.worker = null;
+    }
+  }
+
+  /** R3: a token every 10 s with a burst of 1, and no wait longer than 10 s. */
+  static RateLimiter<String> watchRateLimiter() {
+    TokenBucketRateLimiter<String> bucket =
+        new TokenBucketRateLimiter<>(1.0 / WATCH_MIN_INTERVAL.toSeconds(), 1);
+    return new RateLimiter<>() {
+      @Override
+      public Duration when(String item) {
+        Duration wait = bucket.when(item);
+        return wait.compareTo(WATCH_MIN_INTERVAL) > 0 ? WATCH_MIN_INTERVAL : wait;
+      }
+
+      @Override
+      public void forget(String item) {
+        bucket.forget(item);
+      }
+
+      @Override
+      public int numRequeues(String item) {
+        return bucket.numRequeues(item);
+      }
+    };
+  }
+
+  /** R3: pod CIDRs or addresses changed, or a resync (same resource version). */
+  static boolean routesMayChange(Node previous, Node node) {
+    return Objects.equals(
+            previous.getMetadata().getResourceVersion(), node.getMetadata().getResourceVersion())
+        || !Objects.equals(podCidrsOf(previous), podCidrsOf(node))
+        || !Objects.equals(addressesOf(previous), addressesOf(node));
+  }
+
+  private static Object podCidrsOf(Node node) {
+    return node.getSpec() == null ? null : node.getSpec().getPodCIDRs();
+  }
+
+  private static Object addressesOf(Node node) {
+    return node.getStatus() == null ? null : node.getStatus().getAddresses();
+  }
+
+  @Override
+  public String name() {
+    return ControllerNames.NODE_ROUTE;
+  }
+
+  /**
+   * R2: a pass now, then one every period counted from the start of the previous one; R3: the
+   * worker, fed by node events.
+   */
+  @Override
+  public void start() {
+    if (worker != null) {
+      log.info("Starting route controller: cluster CIDRs {}, on node changes", clusterCidrs);
+      worker.start();
+      return;
+    }
+    log.info(
+        "Starting route controller: cluster CIDRs {}, every {}", clusterCidrs, goDuration(period));
+    loop.scheduleAtFixedRate(this::reconcileLogged, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void reconcileLogged() {
+    try {
+      reconcileNodeRoutes();
+    } catch (CloudException | RuntimeException e) {
+      log.error("Couldn't reconcile node routes: {}", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** R4: one pass; errors of single route operations are logged, not thrown (R9). */
+  void reconcileNodeRoutes() throws CloudException, InterruptedException {
+    syncTotal.increment();
+    List<Route> existing;
+    try {
+      existing = routes.listRoutes(clusterName);
+    } catch (CloudException e) {
+      throw new CloudException("error listing routes: " + e.getMessage(), e);
+    }
+    List<Node> all = nodes.getStore().list();
+    Plan plan = RoutePlanner.plan(all.stream().map(NodeView::of).toList(), existing, clusterCidrs);
+    Map<String, Map<String, Action>> outcome = new LinkedHashMap<>();
+    plan.actions().forEach((node, actions) -> outcome.put(node, new LinkedHashMap<>(actions)));
+
+    List<Future<?>> pending = new ArrayList<>();
+    for (Route route : plan.deletions()) {
+      pending.add(operations.submit(() -> deleteRoute(route)));
+    }
+    // kubernetes#98359: with address-based routes an update deletes and re-creates the same CIDR.
+    if (!existing.isEmpty() && existing.get(0).enableNodeAddresses()) {
+      awaitAll(pending);
+    }
+    Map<String, Node> byName = new LinkedHashMap<>();
+    all.forEach(node -> byName.put(node.getMetadata().getName(), node));
+    for (Creation creation : plan.creations()) {
+      pending.add(
+          operations.submit(
+              () -> {
+                if (createRoute(byName.get(creation.node()), creation)) {
+                  synchronized (outcome) {
+                    outcome
+                        .get(creation.node())
+                        .put(creation.route().destinationCidr(), Action.KEEP);
+                  }
+                }
+              }));
+    }
+    awaitAll(pending);
+
+    for (Node node : all) {
+      Map<String, Action> actions = outcome.get(node.getMetadata().getName());
+      if (actions == null) {
+        continue; // no pod CIDRs and no routes: not the route controller's node
+      }
+      NetworkCondition desired = RoutePlanner.condition(actions);
+      if (RoutePlanner.needsWrite(
+          NodeConditions.find(node, NodeConditions.NETWORK_UNAVAILABLE), desired)) {
+        pending.add(operations.submit(() -> updateNetworkCondition(node, desired)));
+      }
+    }
+    awaitAll(pending);
+  }
+
+  private void deleteRoute(Route route) {
+    long started = System.nanoTime();
+    try {
+      inFlight.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      log.info("Deleting route {} {}", route.name(), route.destinationCidr());
+      routes.deleteRoute(clusterName, route);
+      log.info(
+          "Deleted route {} {} after {}", route.name(), route.destinationCidr(), since(started));
+    } catch (CloudException | RuntimeException e) {
+      log.error(
+          "Could not delete route {} {} after {}: {}",
+          route.name(),
+          route.destinationCidr(),
+          since(started),
+          e.getMessage());
+    } finally {
+      inFlight.release();
+    }
+  }
+
+  /** R7: one attempt; a failure is a Warning event on the node and waits for the next pass. */
+  private boolean createRoute(Node node, Creation creation) {
+    long started = System.nanoTime();
+    try {
+      inFlight.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    Route route = creation.route();
+    try {
+      log.info(
+          "Creating route for node {} {} with hint {}, throttled {}",
+          creation.node(),
+          route.destinationCidr(),
+          creation.nameHint(),
+          since(started));
+      routes.createRoute(clusterName, creation.nameHint(), route);
+      log.info(
+          "Created route for node {} {} with hint {} after {}",
+          creation.node(),
+          route.destinationCidr(),
+          creation.nameHint(),
+          since(started));
+      return true;
+    } catch (CloudException | RuntimeException e) {
+      String message =
+          "Could not create route %s %s for node %s after %s: %s"
+              .formatted(
+                  creation.nameHint(),
+                  route.destinationCidr(),
+                  creation.node(),
+                  since(started),
+                  e.getMessage());
+      log.error(message);
+      if (node != null) {
+        events.warning(node, REASON_FAILED_TO_CREATE_ROUTE, message);
+      }
+      return false;
+    } finally {
+      inFlight.release();
+    }
+  }
+
+  /**
+   * R8: upstream's SetNodeCondition, a strategic-merge patch of the status subresource that merges
+   * the one condition into the list by type.
+   */
+  private void updateNetworkCondition(Node node, NetworkCondition condition) {
+    String name = node.getMetadata().getName();
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("type", NodeConditions.NETWORK_UNAVAILABLE);
+    entry.put("status", condition.status());
+    entry.put("reason", condition.reason());
+    entry.put("message", condition.message());
+    entry.put("lastTransitionTime", now);
+    entry.put("lastHeartbeatTime", now);
+    String patch =
+        client
+            .getKubernetesSerialization()
+            .asJson(Map.of("status", Map.of("conditions", List.of(entry))));
+    try {
+      Conflicts.retryOnConflict(
+          Conflicts.PATCH_BACKOFF,
+          () -> client.nodes().withName(name).subresource("status").patch(STRATEGIC_MERGE, patch));
+      log.info("node {}: NetworkUnavailable={} ({})", name, condition.status(), condition.reason());
+    } catch (RuntimeException e) {
+      log.error("Error updating node {}: {}", name, e.getMessage());
+    }
+  }
+
+  private static void awaitAll(List<Future<?>> pending) throws InterruptedException {
+    for (Future<?> future : pending) {
+      try {
+        future.get();
+      } catch (ExecutionException e) {
+        log.error("route operation failed: {}", e.getCause().toString());
+      }
+    }
+    pending.clear();
+  }
+
+  private static String since(long startedNanos) {
+    return goDuration(Duration.ofNanos(System.nanoTime() - startedNanos));
+  }
+
+  /**
+   * A duration as Go's {@code time.Duration} prints it ({@code 1.5s}, {@code 2m0.5s}, {@code 3ms}).
+   */
+  static String goDuration(Duration duration) {
+    long ns = duration.toNanos();
+    if (ns == 0) {
+      return "0s";
+    }
+    String sign = ns < 0 ? "-" : "";
+    ns = Math.abs(ns);
+    if (ns < 1_000) {
+      return sign + ns + "ns";
+    }
+    if (ns < 1_000_000) {
+      return sign + decimal(ns, 1_000) + "µs";
+    }
+    if (ns < 1_000_000_000) {
+      return sign + decimal(ns, 1_000_000) + "ms";
+    }
+    long hours = ns / 3_600_000_000_000L;
+    long minutes = ns / 60_000_000_000L % 60;
+    String seconds = decimal(ns % 60_000_000_000L, 1_000_000_000) + "s";
+    if (hours > 0) {
+      return sign + hours + "h" + minutes + "m" + seconds;
+    }
+    return sign + (minutes > 0 ? minutes + "m" : "") + seconds;
+  }
+
+  private static String decimal(long value, long unit) {
+    long whole = value / unit;
+    long fraction = value % unit;
+    if (fraction == 0) {
+      return Long.toString(whole);
+    }
+    int digits = Long.toString(unit).length() - 1;
+    String text = String.format("%0" + digits + "d", fraction).replaceAll("0+$", "");
+    return whole + "." + text;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (worker != null) {
+      worker.close();
+    }
+    loop.shutdownNow();
+    loop.awaitTermination(10, TimeUnit.SECONDS);
+    operations.shutdownNow();
+    operations.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}
