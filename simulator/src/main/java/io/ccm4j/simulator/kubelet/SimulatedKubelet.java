@@ -21,6 +21,12 @@ public final class SimulatedKubelet {
   private static final Logger log = LoggerFactory.getLogger(SimulatedKubelet.class);
   private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
 
+  /**
+   * As the kubelet patches its status: conditions merge by type, so conditions other components own
+   * (NetworkUnavailable, written by the route controller or a CNI) survive a status post.
+   */
+  private static final PatchContext STRATEGIC_MERGE = PatchContext.of(PatchType.STRATEGIC_MERGE);
+
   private final KubernetesClient client;
   private final String name;
   private volatile boolean heartbeating;
@@ -119,7 +125,7 @@ public final class SimulatedKubelet {
           .nodes()
           .withName(name)
           .subresource("status")
-          .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+          .patch(STRATEGIC_MERGE, client.getKubernetesSerialization().asJson(patch));
     } catch (KubernetesClientException e) {
       log.warn("kubelet {}: cannot post node status: {}", name, e.getMessage());
     }
