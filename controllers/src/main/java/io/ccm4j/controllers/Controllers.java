@@ -3,6 +3,7 @@ package io.ccm4j.controllers;
 import io.ccm4j.controllers.node.CloudNodeController;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
+import io.ccm4j.controllers.service.ServiceLoadBalancerController;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,7 +16,7 @@ public final class Controllers {
     Map<String, ControllerFactory> factories = new LinkedHashMap<>();
     factories.put(ControllerNames.CLOUD_NODE, CloudNodeController::new);
     factories.put(ControllerNames.CLOUD_NODE_LIFECYCLE, CloudNodeLifecycleController::new);
-    factories.put(ControllerNames.SERVICE_LB, notYetAvailable(ControllerNames.SERVICE_LB));
+    factories.put(ControllerNames.SERVICE_LB, ServiceLoadBalancerController::new);
     factories.put(ControllerNames.NODE_ROUTE, notYetAvailable(ControllerNames.NODE_ROUTE));
     factories.put(ControllerNames.NODE_LIFECYCLE, NodeLifecycleController::new);
     return factories;
