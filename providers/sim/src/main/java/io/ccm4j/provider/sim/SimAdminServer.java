@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /instances}: every instance with its state;
  *   <li>{@code POST /instances/<name>/delete}, {@code .../shutdown}, {@code .../start};
  *   <li>{@code GET /calls}: calls so far by method;
+ *   <li>{@code GET /load-balancers}: every load balancer with its ingress IP, ports and backends;
  *   <li>{@code POST /error-rate?value=0.3}: change the fraction of failing calls.
  * </ul>
  */
@@ -85,6 +86,8 @@ final class SimAdminServer implements AutoCloseable {
                 .map(SimAdminServer::describe)
                 .toList();
         respond(exchange, 200, JSON.writeValueAsString(list));
+      } else if (method.equals("GET") && path.length == 1 && path[0].equals("load-balancers")) {
+        respond(exchange, 200, JSON.writeValueAsString(cloud.loadBalancers().loadBalancers()));
       } else if (method.equals("GET") && path.length == 1 && path[0].equals("calls")) {
         respond(exchange, 200, JSON.writeValueAsString(cloud.calls()));
       } else if (method.equals("POST") && path.length == 3 && path[0].equals("instances")) {

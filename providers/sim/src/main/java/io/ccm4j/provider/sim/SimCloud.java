@@ -5,6 +5,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
@@ -18,10 +19,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The simulated cloud: a table of instances that answers {@link InstancesV2} calls after a set
- * latency, fails a set fraction of them, and enforces an API rate limit the way a real cloud does
- * (calls over it fail as throttled, so a well-behaved client must stay under it). Every call is
- * counted by method, and instances can be deleted, shut down and started while it runs.
+ * The simulated cloud: a table of instances that answers {@link InstancesV2} calls, and in-memory
+ * load balancers ({@link SimLoadBalancers}), after a set latency, fails a set fraction of them, and
+ * enforces an API rate limit the way a real cloud does (calls over it fail as throttled, so a
+ * well-behaved client must stay under it). Every call is counted by method, and instances can be
+ * deleted, shut down and started while it runs.
  */
 public final class SimCloud implements CloudProvider, InstancesV2 {
 
@@ -39,6 +41,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   private volatile double errorRate;
   private final ApiRateLimit rateLimit;
   private volatile SimAdminServer adminServer;
+  private final SimLoadBalancers loadBalancers;
 
   public SimCloud(SimCloudConfig config, List<SimInstance> initial) {
     this.latencyMs = config.latencyMs();
@@ -49,6 +52,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
             ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
             : null;
     initial.forEach(instance -> instances.put(instance.name(), instance));
+    this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call);
   }
 
   @Override
@@ -59,6 +63,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   @Override
   public Optional<InstancesV2> instancesV2() {
     return Optional.of(this);
+  }
+
+  @Override
+  public Optional<LoadBalancer> loadBalancer() {
+    return Optional.of(loadBalancers);
+  }
+
+  /** The load balancer facet with its state, for tests and the admin endpoint. */
+  public SimLoadBalancers loadBalancers() {
+    return loadBalancers;
   }
 
   @Override
