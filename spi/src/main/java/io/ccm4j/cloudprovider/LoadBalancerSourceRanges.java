@@ -88,12 +88,13 @@ public final class LoadBalancerSourceRanges {
           return false;
         }
       }
+      return bits <= 32;
     }
     try {
-      InetAddress.getByName(address); // literal only: the patterns above exclude host names
+      InetAddress.getByName(address); // contains ':', so parsed as a literal: never a name lookup
     } catch (UnknownHostException e) {
       return false;
     }
-    return bits <= (v6 ? 128 : 32);
+    return bits <= 128;
   }
 }
