@@ -120,9 +120,8 @@ public final class ServiceFailoverBenchmark {
       awaitLeader(first);
       long start = System.nanoTime();
       createServices(admin);
-      out.printf(
-          "%d services created in %.1f s%n",
-          settings.services(), (System.nanoTime() - start) / 1e9);
+      double createSeconds = (System.nanoTime() - start) / 1e9;
+      out.printf("%d services created in %.1f s%n", settings.services(), createSeconds);
       long deadline = System.nanoTime() + settings.timeout().toNanos();
       while (ingressAt.size() < settings.services() && System.nanoTime() < deadline) {
         Thread.sleep(50);
@@ -152,7 +151,7 @@ public final class ServiceFailoverBenchmark {
         upstream = Optional.of(failover(admin, cloud, second, third));
         leader = third;
         out.printf(
-            "upstream-like hand-over: steady after %.2f s, calls %s%n",
+            "hand-over without record: steady after %.2f s, calls %s%n",
             upstream.get().toSteadySeconds(), upstream.get().calls());
       }
       leader.close();
