@@ -345,7 +345,20 @@ public final class BenchCommand implements Runnable {
       System.out.printf(
           row, "services with an ingress", result.withIngress() + " / " + services, "");
       System.out.printf(
-          row, "create → last ingress (s)", "%.2f".formatted(result.toAllIngressSeconds()), "");
+          row, "creating the services (s)", "%.2f".formatted(result.createSeconds()), "");
+      System.out.printf(
+          row,
+          "first create → last ingress (s)",
+          "%.2f".formatted(result.toAllIngressSeconds()),
+          "");
+      System.out.printf(
+          row,
+          "cloud calls per service until then",
+          "%.3f"
+              .formatted(
+                  result.initialCalls().values().stream().mapToLong(Long::longValue).sum()
+                      / (double) services),
+          "");
       var upstream = result.upstream();
       System.out.printf(
           row,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
@@ -121,6 +122,40 @@ class DeployRbacIT {
                             e ->
                                 node.equals(e.getInvolvedObject().getName())
                                     && "Synced".equals(e.getReason())));
+        // The service-lb controller as the ServiceAccount: services/status carries the
+        // finalizer and the ingress (spec §6.3).
+        String service = node + "-lb";
+        admin
+            .services()
+            .inNamespace("default")
+            .resource(
+                new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                    .withNewMetadata()
+                    .withName(service)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .addNewPort()
+                    .withPort(80)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+        await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(
+                () -> {
+                  var current = admin.services().inNamespace("default").withName(service).get();
+                  return current
+                          .getMetadata()
+                          .getFinalizers()
+                          .contains(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER)
+                      && !current.getStatus().getLoadBalancer().getIngress().isEmpty();
+                });
+        admin.services().inNamespace("default").withName(service).delete();
+        await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(() -> admin.services().inNamespace("default").withName(service).get() == null);
         await("keeps renewing its Lease past the renew deadline")
             .during(Duration.ofSeconds(12))
             .atMost(20, TimeUnit.SECONDS)
@@ -130,7 +165,10 @@ class DeployRbacIT {
                         && manager.health().run().values().stream().allMatch(Optional::isEmpty));
         assertThat(Set.of(manager.health().run().keySet().toArray()))
             .contains(
-                "leaderElection", ControllerNames.CLOUD_NODE, ControllerNames.CLOUD_NODE_LIFECYCLE);
+                "leaderElection",
+                ControllerNames.CLOUD_NODE,
+                ControllerNames.CLOUD_NODE_LIFECYCLE,
+                ControllerNames.SERVICE_LB);
       }
     }
   }
