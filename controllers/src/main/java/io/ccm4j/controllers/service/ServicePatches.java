@@ -110,10 +110,11 @@ final class ServicePatches {
   }
 
   private static void patch(KubernetesClient client, Service service, Map<String, Object> patch) {
+    // Through resource(): fabric8 GETs the object first when the operation has none (an extra
+    // request, and a verb the documented ClusterRole does not grant); the item only names it.
     client
         .services()
-        .inNamespace(service.getMetadata().getNamespace())
-        .withName(service.getMetadata().getName())
+        .resource(service)
         .subresource(WellKnownServices.STATUS_SUBRESOURCE)
         .patch(STRATEGIC, client.getKubernetesSerialization().asJson(patch));
   }

@@ -518,16 +518,18 @@ class ServiceLoadBalancerControllerIT {
     kubelets.register(NodeSpec.named(node("a")));
     run("");
     String annotation = WellKnownAnnotations.LOAD_BALANCER_SOURCE_RANGES;
-    KubernetesClientException refused =
-        org.assertj.core.api.Assertions.catchThrowableOfType(
+    org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
                 create(
                     "refused",
                     b ->
-                        b.editMetadata().addToAnnotations(annotation, "10.0.0.0/33").endMetadata()),
-            KubernetesClientException.class);
-    assertThat(refused.getCode()).isEqualTo(422);
-    assertThat(refused.getMessage()).contains("metadata.annotations[" + annotation + "]");
+                        b.editMetadata().addToAnnotations(annotation, "10.0.0.0/33").endMetadata()))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            e -> {
+              assertThat(e.getCode()).isEqualTo(422);
+              assertThat(e.getMessage()).contains("metadata.annotations[" + annotation + "]");
+            });
 
     create("ranges");
     awaitIngress("ranges");
