@@ -360,6 +360,34 @@ class ServiceLoadBalancerControllerIT {
   }
 
   @Test
+  void S10_aServiceRecreatedWithoutFinalizerLosesItsOldLoadBalancerFirst() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    Service first = create("again");
+    awaitIngress("again");
+    String oldBalancer = lbs().loadBalancerOf(namespace + "/again").orElseThrow().name();
+    // Without its finalizer (stripped by hand) the deletion goes unnoticed until the name is
+    // reused.
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("again")
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+    client.services().inNamespace(namespace).withName("again").delete();
+    await().atMost(10, TimeUnit.SECONDS).until(() -> service("again") == null);
+    Service second = create("again");
+
+    awaitIngress("again");
+    assertThat(second.getMetadata().getUid()).isNotEqualTo(first.getMetadata().getUid());
+    assertThat(lbs().loadBalancers()).doesNotContainKey(oldBalancer);
+    assertThat(lbs().loadBalancerOf(namespace + "/again").orElseThrow().name())
+        .isNotEqualTo(oldBalancer);
+    assertThat(calls("again", "EnsureLoadBalancerDeleted")).isEqualTo(1);
+    awaitEvent("again", "Normal", "DeletedLoadBalancer", "Deleted load balancer");
+  }
+
+  @Test
   void S14_aRetryAfterIsRetriedAfterItsFixedDelayNotTheBackoff() throws Exception {
     kubelets.register(NodeSpec.named(node("a")));
     run("loadBalancers: {provisioningRetries: 2, provisioningRetryAfterMs: 1000}");
