@@ -283,6 +283,38 @@ class ServiceLoadBalancerControllerIT {
   }
 
   @Test
+  void S15_aFailedBackendUpdateIsReportedAndEndsInAFullEnsure() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+
+    cloud.setErrorRate(1.0);
+    kubelets.register(NodeSpec.named(node("b")));
+    awaitEvent(
+        "web",
+        "Warning",
+        "UpdateLoadBalancerFailed",
+        "Error updating load balancer with new hosts [");
+    assertThat(
+            events("web").stream()
+                .filter(e -> e.getReason().equals("UpdateLoadBalancerFailed"))
+                .findFirst()
+                .orElseThrow()
+                .getMessage())
+        .contains(
+            node("b"),
+            "[node names limited, total number of nodes: ",
+            "error: sim: injected error in UpdateLoadBalancer");
+    // The service was queued for a full ensure, which fails too while the cloud is down.
+    awaitEvent("web", "Warning", "SyncLoadBalancerFailed", "injected error in EnsureLoadBalancer");
+
+    cloud.setErrorRate(0);
+    await().atMost(30, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(calls("web", "EnsureLoadBalancer")).isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
   void S16_theExclusionLabelExcludesTrueAndUnparsableValues() throws Exception {
     String label = WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS;
     kubelets.register(NodeSpec.named(node("yes")).withLabels(Map.of(label, "true")));
