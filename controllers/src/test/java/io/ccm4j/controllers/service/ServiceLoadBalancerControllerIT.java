@@ -96,6 +96,10 @@ class ServiceLoadBalancerControllerIT {
         harness.close();
       }
       kubelets.close();
+      // Other tests share the cluster: leave no nodes behind.
+      client.nodes().list().getItems().stream()
+          .filter(n -> n.getMetadata().getName().startsWith(prefix + "-"))
+          .forEach(n -> client.nodes().resource(n).delete());
     }
   }
 
