@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
@@ -135,6 +136,40 @@ class DeployRbacIT {
                                   "NetworkUnavailable".equals(c.getType())
                                       && "RouteCreated".equals(c.getReason()));
                 });
+        // The service-lb controller as the ServiceAccount: services/status carries the
+        // finalizer and the ingress (spec §6.3).
+        String service = node + "-lb";
+        admin
+            .services()
+            .inNamespace("default")
+            .resource(
+                new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                    .withNewMetadata()
+                    .withName(service)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .addNewPort()
+                    .withPort(80)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+        await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(
+                () -> {
+                  var current = admin.services().inNamespace("default").withName(service).get();
+                  return current
+                          .getMetadata()
+                          .getFinalizers()
+                          .contains(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER)
+                      && !current.getStatus().getLoadBalancer().getIngress().isEmpty();
+                });
+        admin.services().inNamespace("default").withName(service).delete();
+        await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(() -> admin.services().inNamespace("default").withName(service).get() == null);
         await("keeps renewing its Lease past the renew deadline")
             .during(Duration.ofSeconds(12))
             .atMost(20, TimeUnit.SECONDS)
@@ -147,6 +182,7 @@ class DeployRbacIT {
                 "leaderElection",
                 ControllerNames.CLOUD_NODE,
                 ControllerNames.CLOUD_NODE_LIFECYCLE,
+                ControllerNames.SERVICE_LB,
                 ControllerNames.NODE_IPAM,
                 ControllerNames.NODE_ROUTE);
       }

@@ -5,6 +5,7 @@ import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeipam.NodeIpamController;
 import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
 import io.ccm4j.controllers.route.NodeRouteController;
+import io.ccm4j.controllers.service.ServiceLoadBalancerController;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,7 +18,7 @@ public final class Controllers {
     Map<String, ControllerFactory> factories = new LinkedHashMap<>();
     factories.put(ControllerNames.CLOUD_NODE, CloudNodeController::new);
     factories.put(ControllerNames.CLOUD_NODE_LIFECYCLE, CloudNodeLifecycleController::new);
-    factories.put(ControllerNames.SERVICE_LB, notYetAvailable(ControllerNames.SERVICE_LB));
+    factories.put(ControllerNames.SERVICE_LB, ServiceLoadBalancerController::new);
     factories.put(ControllerNames.NODE_IPAM, NodeIpamController::new);
     factories.put(ControllerNames.NODE_ROUTE, NodeRouteController::new);
     factories.put(ControllerNames.NODE_LIFECYCLE, NodeLifecycleController::new);

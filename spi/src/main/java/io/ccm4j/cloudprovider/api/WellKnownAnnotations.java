@@ -14,5 +14,11 @@ public final class WellKnownAnnotations {
   public static final String LOAD_BALANCER_CLEANUP_FINALIZER =
       "service.kubernetes.io/load-balancer-cleanup";
 
+  /**
+   * ccm4j's own: a digest of the Service fields and backend nodes its load balancer was last
+   * ensured with, so a new leader can tell an unchanged load balancer from a stale one (§8.8).
+   */
+  public static final String LOAD_BALANCER_APPLIED = "ccm4j.io/load-balancer-applied";
+
   private WellKnownAnnotations() {}
 }

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /instances/<name>/delete}, {@code .../shutdown}, {@code .../start};
  *   <li>{@code GET /calls}: calls so far by method;
  *   <li>{@code GET /routes}: the route table, by cluster name;
+ *   <li>{@code GET /load-balancers}: every load balancer with its ingress IP, ports and backends;
  *   <li>{@code POST /error-rate?value=0.3}: change the fraction of failing calls.
  * </ul>
  */
@@ -96,6 +97,8 @@ final class SimAdminServer implements AutoCloseable {
                 (cluster, list) ->
                     routes.put(cluster, list.stream().map(SimAdminServer::describe).toList()));
         respond(exchange, 200, JSON.writeValueAsString(routes));
+      } else if (method.equals("GET") && path.length == 1 && path[0].equals("load-balancers")) {
+        respond(exchange, 200, JSON.writeValueAsString(cloud.loadBalancers().loadBalancers()));
       } else if (method.equals("GET") && path.length == 1 && path[0].equals("calls")) {
         respond(exchange, 200, JSON.writeValueAsString(cloud.calls()));
       } else if (method.equals("POST") && path.length == 3 && path[0].equals("instances")) {

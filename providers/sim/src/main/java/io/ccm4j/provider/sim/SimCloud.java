@@ -5,6 +5,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.Routes;
 import io.fabric8.kubernetes.api.model.Node;
@@ -19,11 +20,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The simulated cloud: a table of instances that answers {@link InstancesV2} calls, and a route
- * table ({@link SimRoutes}) that answers {@link Routes} calls, after a set latency, fails a set
- * fraction of them, and enforces an API rate limit the way a real cloud does (calls over it fail as
- * throttled, so a well-behaved client must stay under it). Every call is counted by method, and
- * instances can be deleted, shut down and started while it runs.
+ * The simulated cloud: a table of instances that answers {@link InstancesV2} calls, in-memory load
+ * balancers ({@link SimLoadBalancers}) and a route table ({@link SimRoutes}), after a set latency,
+ * fails a set fraction of calls, and enforces an API rate limit the way a real cloud does (calls
+ * over it fail as throttled, so a well-behaved client must stay under it). Every call is counted by
+ * method, and instances can be deleted, shut down and started while it runs.
  */
 public final class SimCloud implements CloudProvider, InstancesV2 {
 
@@ -42,6 +43,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   private final ApiRateLimit rateLimit;
   private volatile SimAdminServer adminServer;
   private final SimRoutes routes = new SimRoutes(this);
+  private final SimLoadBalancers loadBalancers;
 
   public SimCloud(SimCloudConfig config, List<SimInstance> initial) {
     this.latencyMs = config.latencyMs();
@@ -52,6 +54,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
             ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
             : null;
     initial.forEach(instance -> instances.put(instance.name(), instance));
+    this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call);
   }
 
   @Override
@@ -72,6 +75,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   /** The route table, for tests and tools (no cloud calls). */
   public SimRoutes routeTable() {
     return routes;
+  }
+
+  @Override
+  public Optional<LoadBalancer> loadBalancer() {
+    return Optional.of(loadBalancers);
+  }
+
+  /** The load balancer facet with its state, for tests and the admin endpoint. */
+  public SimLoadBalancers loadBalancers() {
+    return loadBalancers;
   }
 
   @Override

@@ -27,6 +27,10 @@ import java.util.Map;
  *   regions: {r1: [r1-a, r1-b, r1-c]}
  *   instanceTypes: [sim.small, sim.large]
  *   addressFamilies: [IPv4, IPv6]
+ * loadBalancers:
+ *   ingressPool: 127.0.200.0/24    # IPv4 addresses handed to load balancers (default)
+ *   provisioningRetries: 2         # a new load balancer first answers "retry after" twice
+ *   provisioningRetryAfterMs: 1000 # ... with this delay (default 1000)
  * </pre>
  */
 public record SimCloudConfig(
@@ -37,7 +41,13 @@ public record SimCloudConfig(
     @JsonProperty("burst") Integer burst,
     @JsonProperty("admin") String admin,
     @JsonProperty("instances") List<Instance> instances,
-    @JsonProperty("generate") Generate generate) {
+    @JsonProperty("generate") Generate generate,
+    @JsonProperty("loadBalancers") LoadBalancers loadBalancers) {
+
+  /** The ingress pool when none is configured: loopback, so no address can leave the machine. */
+  public static final String DEFAULT_INGRESS_POOL = "127.0.200.0/24";
+
+  public static final long DEFAULT_PROVISIONING_RETRY_AFTER_MS = 1000;
 
   /** One instance, named like the node it backs. */
   public record Instance(
@@ -58,4 +68,10 @@ public record SimCloudConfig(
       @JsonProperty("regions") Map<String, List<String>> regions,
       @JsonProperty("instanceTypes") List<String> instanceTypes,
       @JsonProperty("addressFamilies") List<String> addressFamilies) {}
+
+  /** The load balancer facet. */
+  public record LoadBalancers(
+      @JsonProperty("ingressPool") String ingressPool,
+      @JsonProperty("provisioningRetries") Integer provisioningRetries,
+      @JsonProperty("provisioningRetryAfterMs") Long provisioningRetryAfterMs) {}
 }

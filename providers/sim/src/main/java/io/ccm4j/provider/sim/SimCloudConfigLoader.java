@@ -64,7 +64,7 @@ final class SimCloudConfigLoader {
               .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
     }
     if (config == null) {
-      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null);
+      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null);
     }
     validate(config, source);
     return config;
@@ -91,6 +91,26 @@ final class SimCloudConfigLoader {
               "must list IPv4 and/or IPv6, got " + family);
         }
       }
+    }
+    if (config.loadBalancers() != null) {
+      SimCloudConfig.LoadBalancers lb = config.loadBalancers();
+      if (lb.ingressPool() != null) {
+        try {
+          IpPool.parse(lb.ingressPool());
+        } catch (IllegalArgumentException e) {
+          require(false, source, "loadBalancers.ingressPool", e.getMessage());
+        }
+      }
+      require(
+          lb.provisioningRetries() == null || lb.provisioningRetries() >= 0,
+          source,
+          "loadBalancers.provisioningRetries",
+          "must not be negative");
+      require(
+          lb.provisioningRetryAfterMs() == null || lb.provisioningRetryAfterMs() > 0,
+          source,
+          "loadBalancers.provisioningRetryAfterMs",
+          "must be positive");
     }
     if (config.instances() != null) {
       for (int i = 0; i < config.instances().size(); i++) {
@@ -119,6 +139,23 @@ final class SimCloudConfigLoader {
         }
       }
     }
+  }
+
+  /** The load balancer facet the config describes (defaults when it has no such section). */
+  static SimLoadBalancers loadBalancers(SimCloudConfig config, SimLoadBalancers.Gate gate) {
+    SimCloudConfig.LoadBalancers lb =
+        config.loadBalancers() == null
+            ? new SimCloudConfig.LoadBalancers(null, null, null)
+            : config.loadBalancers();
+    return new SimLoadBalancers(
+        gate,
+        IpPool.parse(
+            lb.ingressPool() == null ? SimCloudConfig.DEFAULT_INGRESS_POOL : lb.ingressPool()),
+        lb.provisioningRetries() == null ? 0 : lb.provisioningRetries(),
+        java.time.Duration.ofMillis(
+            lb.provisioningRetryAfterMs() == null
+                ? SimCloudConfig.DEFAULT_PROVISIONING_RETRY_AFTER_MS
+                : lb.provisioningRetryAfterMs()));
   }
 
   /** The instances the config describes, explicit ones first; names must be unique. */

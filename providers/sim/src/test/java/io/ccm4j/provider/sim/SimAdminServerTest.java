@@ -58,6 +58,47 @@ class SimAdminServerTest {
   }
 
   @Test
+  void theAdminEndpointListsLoadBalancers() throws Exception {
+    Path config = dir.resolve("sim.yaml");
+    Files.writeString(config, "admin: 127.0.0.1:0\nloadBalancers: {ingressPool: 127.0.202.0/24}");
+    SimCloud cloud = (SimCloud) new SimCloudProviderFactory().create(Optional.of(config));
+    try {
+      cloud
+          .loadBalancers()
+          .ensureLoadBalancer(
+              "kubernetes",
+              new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                  .withNewMetadata()
+                  .withNamespace("ns")
+                  .withName("web")
+                  .withUid("0d2c1a5e-0000-4000-8000-000000000001")
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewPort()
+                  .withPort(80)
+                  .endPort()
+                  .endSpec()
+                  .build(),
+              java.util.List.of());
+      HttpResponse<String> list =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(
+                              "http://127.0.0.1:"
+                                  + cloud.adminAddress().orElseThrow().getPort()
+                                  + "/load-balancers"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(list.statusCode()).isEqualTo(200);
+      assertThat(list.body())
+          .contains("\"service\":\"ns/web\"", "\"ip\":\"127.0.202.1\"", "\"TCP/80\"");
+    } finally {
+      cloud.close();
+    }
+  }
+
+  @Test
   void theAdminEndpointListensOnLoopbackOnly() throws Exception {
     Path config = dir.resolve("sim.yaml");
     Files.writeString(config, "admin: 192.0.2.1:0");

@@ -1,0 +1,538 @@
+package io.ccm4j.controllers.service;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.ImplementedElsewhereException;
+import io.ccm4j.cloudprovider.InvalidServiceFieldException;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.LoadBalancerSourceRanges;
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service-lb controller (spec §3.3, S1–S16): gives every {@code type: LoadBalancer} Service a
+ * cloud load balancer, keeps its backends in line with the cluster's nodes, and deletes it behind
+ * the cleanup finalizer.
+ *
+ * <p>One deliberate difference (§8.8): a new leader does not ensure load balancers that are already
+ * what the Service asks for. Each ensure records a digest of its inputs on the Service ({@link
+ * AppliedLoadBalancer}); on a Service's first sync the controller compares that digest and asks the
+ * cloud once whether the load balancer exists with the Service's ingress.
+ */
+public final class ServiceLoadBalancerController implements Controller {
+
+  private static final Logger log = LoggerFactory.getLogger(ServiceLoadBalancerController.class);
+
+  /** The event source (spec §1). */
+  public static final String COMPONENT = "service-controller";
+
+  /** S3: resync of the service handler; resyncs re-enqueue only services needing cleanup. */
+  static final Duration SERVICE_RESYNC = Duration.ofSeconds(30);
+
+  /** S2: both queues back off from 5 s to 300 s per key. */
+  static final Duration MIN_RETRY_DELAY = Duration.ofSeconds(5);
+
+  static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(300);
+
+  // §6.1 event reasons
+  static final String ENSURING = "EnsuringLoadBalancer";
+  static final String ENSURED = "EnsuredLoadBalancer";
+  static final String SYNC_FAILED = "SyncLoadBalancerFailed";
+  static final String DELETING = "DeletingLoadBalancer";
+  static final String DELETED = "DeletedLoadBalancer";
+  static final String DELETE_FAILED = "DeleteLoadBalancerFailed";
+  static final String UPDATED = "UpdatedLoadBalancer";
+  static final String UPDATE_FAILED = "UpdateLoadBalancerFailed";
+  static final String UNAVAILABLE = "UnAvailableLoadBalancer";
+
+  private enum Operation {
+    ENSURE,
+    DELETE
+  }
+
+  private final KubernetesClient client;
+  private final LoadBalancer balancer;
+  private final String clusterName;
+  private final EventRecorder events;
+  private final ServiceControllerMetrics metrics;
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<Node> nodes;
+  private final WorkQueue<String> serviceQueue;
+  private final WorkQueue<String> nodeQueue;
+  private final QueueWorkers<String> serviceWorkers;
+  private final QueueWorkers<String> nodeWorker;
+  private final ExecutorService nodeSyncPool;
+
+  /** Services synced by this instance, as last seen (S9, S10, S15); keyed {@code ns/name}. */
+  private final Map<String, Service> cache = new ConcurrentHashMap<>();
+
+  /** The backend set each load balancer was last given (S12 step 4, S15). */
+  private final Map<String, List<Node>> lastSyncedNodes = new ConcurrentHashMap<>();
+
+  public ServiceLoadBalancerController(ControllerContext context)
+      throws ControllerUnavailableException {
+    // S1: not fatal to the manager; it logs this and goes on without the controller.
+    this.balancer =
+        context
+            .cloud()
+            .loadBalancer()
+            .orElseThrow(
+                () ->
+                    new ControllerUnavailableException(
+                        "the cloud provider does not support external load balancers"));
+    this.client = context.client();
+    this.clusterName = context.clusterName();
+    this.events = context.eventRecorders().apply(COMPONENT);
+    this.metrics = new ServiceControllerMetrics(context.metrics());
+    int workers = context.settings().concurrentServiceSyncs();
+    this.serviceQueue =
+        new WorkQueue<>(
+            "service",
+            RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY),
+            context.metrics());
+    this.nodeQueue =
+        new WorkQueue<>(
+            "node", RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY), context.metrics());
+    this.serviceWorkers =
+        new QueueWorkers<>(ControllerNames.SERVICE_LB, serviceQueue, this::syncService, workers);
+    // S8: one node worker; its fan-out over services uses the same number of threads.
+    this.nodeWorker =
+        new QueueWorkers<>(ControllerNames.SERVICE_LB + "-nodes", nodeQueue, this::syncNodes, 1);
+    this.nodeSyncPool =
+        Executors.newFixedThreadPool(
+            workers,
+            runnable -> Thread.ofPlatform().name("service-lb-node-sync").unstarted(runnable));
+    this.services = SharedInformers.of(context.informers(), Service.class);
+    this.nodes = SharedInformers.of(context.informers(), Node.class);
+    services.addEventHandlerWithResyncPeriod(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Service service) {
+            if (LoadBalancerServices.wantsLoadBalancer(service)
+                || LoadBalancerServices.needsCleanup(service)) {
+              serviceQueue.add(LoadBalancerServices.key(service));
+            }
+          }
+
+          @Override
+          public void onUpdate(Service old, Service service) {
+            if (LoadBalancerServices.needsUpdate(old, service)
+                || LoadBalancerServices.needsCleanup(service)) {
+              serviceQueue.add(LoadBalancerServices.key(service));
+            }
+          }
+
+          @Override
+          public void onDelete(Service service, boolean finalStateUnknown) {
+            // S3: deletion runs through the finalizer and the deletion timestamp.
+          }
+        },
+        SERVICE_RESYNC.toMillis());
+    // S7: readiness, taints and cordoning alone do not trigger a node sync. Upstream's 100 s node
+    // resync delivers old == new, which never enqueues, so this handler has none.
+    nodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Node node) {
+            nodeQueue.add(node.getMetadata().getName());
+          }
+
+          @Override
+          public void onUpdate(Node old, Node node) {
+            if (LoadBalancerNodes.updateMatters(old, node)) {
+              nodeQueue.add(node.getMetadata().getName());
+            }
+          }
+
+          @Override
+          public void onDelete(Node node, boolean finalStateUnknown) {
+            nodeQueue.add(node.getMetadata().getName());
+          }
+        });
+  }
+
+  @Override
+  public String name() {
+    return ControllerNames.SERVICE_LB;
+  }
+
+  /** S8: the manager has waited for the caches; start the service workers and the node worker. */
+  @Override
+  public void start() {
+    serviceWorkers.start();
+    nodeWorker.start();
+  }
+
+  /** S9: level-triggered sync of one Service key. Informer objects are read, never mutated. */
+  void syncService(String key) throws Exception {
+    Service service = services.getStore().getByKey(key);
+    if (service == null) {
+      processServiceDeletion(key);
+      return;
+    }
+    processServiceCreateOrUpdate(key, service);
+  }
+
+  /** S9: the Service is gone; delete the load balancer of the copy this instance synced, if any. */
+  private void processServiceDeletion(String key) throws CloudException {
+    Service cached = cache.get(key);
+    if (cached == null) {
+      return;
+    }
+    log.info("Service {} has been deleted. Attempting to cleanup load balancer resources", key);
+    deleteLoadBalancerOf(cached);
+    forget(key);
+  }
+
+  /** S9 steps 1–4: unlike S11, {@code ImplementedElsewhere} counts as a failure here. */
+  private void deleteLoadBalancerOf(Service service) throws CloudException {
+    if (!LoadBalancerServices.wantsLoadBalancer(service)) {
+      return;
+    }
+    events.normal(service, DELETING, "Deleting load balancer");
+    try {
+      balancer.ensureLoadBalancerDeleted(clusterName, service);
+    } catch (CloudException e) {
+      events.warning(service, DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
+      throw e;
+    }
+    events.normal(service, DELETED, "Deleted load balancer");
+  }
+
+  /** S10. */
+  private void processServiceCreateOrUpdate(String key, Service service) throws Exception {
+    Service previous = cache.get(key);
+    if (previous != null && !Objects.equals(uid(previous), uid(service))) {
+      // Deleted and recreated without a finalizer: the old load balancer goes first.
+      deleteLoadBalancerOf(previous);
+    }
+    boolean firstSync = previous == null;
+    cache.put(key, service);
+    Operation operation;
+    try {
+      operation = syncLoadBalancerIfNeeded(key, service, firstSync);
+    } catch (SyncFailure | RuntimeException e) {
+      events.warning(service, SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
+      Optional<InvalidServiceFieldException> invalid = invalidField(e);
+      if (invalid.isPresent()) {
+        // Retrying cannot help; the fix arrives as an update of the Service (S6), which re-queues.
+        log.warn(
+            "service {}: not syncing its load balancer until {} is fixed: {}",
+            key,
+            invalid.get().field(),
+            e.getMessage());
+        return;
+      }
+      throw e;
+    }
+    if (operation == Operation.DELETE) {
+      forget(key);
+    }
+  }
+
+  private void forget(String key) {
+    cache.remove(key);
+    lastSyncedNodes.remove(key);
+  }
+
+  /** S11 (delete branch) and S12 (ensure branch), then S13 (status). */
+  private Operation syncLoadBalancerIfNeeded(String key, Service service, boolean firstSync)
+      throws SyncFailure {
+    if (!LoadBalancerServices.wantsLoadBalancer(service)
+        || LoadBalancerServices.needsCleanup(service)) {
+      deleteLoadBalancer(key, service);
+      return Operation.DELETE;
+    }
+    ensureLoadBalancer(key, service, firstSync);
+    return Operation.ENSURE;
+  }
+
+  /** S11. */
+  private void deleteLoadBalancer(String key, Service service) throws SyncFailure {
+    boolean exists;
+    try {
+      exists = balancer.getLoadBalancer(clusterName, service).isPresent();
+    } catch (CloudException e) {
+      throw new SyncFailure(
+          "failed to check if load balancer exists before cleanup: " + e.getMessage(), e);
+    }
+    if (exists) {
+      log.info("Deleting existing load balancer for service {}", key);
+      events.normal(service, DELETING, "Deleting load balancer");
+      try {
+        balancer.ensureLoadBalancerDeleted(clusterName, service);
+      } catch (ImplementedElsewhereException e) {
+        log.debug("load balancer of {} is implemented elsewhere; ignoring on deletion", key);
+      } catch (CloudException e) {
+        throw new SyncFailure("failed to delete load balancer: " + e.getMessage(), e);
+      }
+    }
+    if (LoadBalancerServices.hasCleanupFinalizer(service)) {
+      try {
+        ServicePatches.removeFinalizer(client, service);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw new SyncFailure(
+              "failed to remove load balancer cleanup finalizer: " + e.getMessage(), e);
+        }
+      }
+    }
+    events.normal(service, DELETED, "Deleted load balancer");
+    writeStatus(service, new LoadBalancerStatus(List.of()), null);
+  }
+
+  /** S12. */
+  private void ensureLoadBalancer(String key, Service service, boolean firstSync)
+      throws SyncFailure {
+    try {
+      // The one field the controller interprets itself: a bad value must not reach the cloud.
+      LoadBalancerSourceRanges.of(service);
+    } catch (InvalidServiceFieldException e) {
+      throw new SyncFailure(e.getMessage(), e);
+    }
+    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
+    if (firstSync && alreadyApplied(key, service, nodeSet)) {
+      return;
+    }
+    log.info("Ensuring load balancer for service {}", key);
+    events.normal(service, ENSURING, "Ensuring load balancer");
+    if (!LoadBalancerServices.hasCleanupFinalizer(service)) {
+      try {
+        ServicePatches.addFinalizer(client, service);
+      } catch (KubernetesClientException e) {
+        throw new SyncFailure(
+            "failed to add load balancer cleanup finalizer: " + e.getMessage(), e);
+      }
+    }
+    if (nodeSet.isEmpty()) {
+      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+    }
+    lastSyncedNodes.put(key, nodeSet);
+    LoadBalancerStatus status;
+    try {
+      status = balancer.ensureLoadBalancer(clusterName, service, nodeSet);
+    } catch (ImplementedElsewhereException e) {
+      log.debug("load balancer of {} is implemented elsewhere; nothing to do", key);
+      return;
+    } catch (CloudException e) {
+      // The cause keeps a RetryAfterException reachable for the fixed-delay retry (S14).
+      throw new SyncFailure("failed to ensure load balancer: " + e.getMessage(), e);
+    }
+    if (status == null) {
+      throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
+    }
+    events.normal(service, ENSURED, "Ensured load balancer");
+    writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet).annotationValue());
+  }
+
+  /**
+   * ccm4j's answer to the start-up storm (§8.8): on the first sync of a Service by this instance,
+   * its load balancer needs no ensure when the Service records having been ensured with exactly its
+   * current fields, and the cloud reports the load balancer with the Service's ingress. When only
+   * the backends changed meanwhile, the incremental update S15 would have made is made instead. One
+   * cloud read, no ensure.
+   */
+  private boolean alreadyApplied(String key, Service service, List<Node> nodeSet)
+      throws SyncFailure {
+    Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(service);
+    if (!LoadBalancerServices.hasCleanupFinalizer(service)
+        || recorded.isEmpty()
+        || !recorded.get().specDigest().equals(AppliedLoadBalancer.specDigest(service))) {
+      return false;
+    }
+    Optional<LoadBalancerStatus> existing;
+    try {
+      existing = balancer.getLoadBalancer(clusterName, service);
+    } catch (CloudException e) {
+      throw new SyncFailure("failed to get load balancer: " + e.getMessage(), e);
+    }
+    if (existing.isEmpty() || !ServicePatches.ingressEquals(service, existing.get())) {
+      return false;
+    }
+    lastSyncedNodes.put(key, nodeSet);
+    AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet);
+    if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
+      if (!updateBackends(service, nodeSet)) {
+        return false; // as after a failed node sync: a full ensure (S15)
+      }
+      writeStatus(service, existing.get(), now.annotationValue());
+    }
+    log.debug("load balancer of {} is as recorded; not ensuring it again", key);
+    return true;
+  }
+
+  /** S13: one patch, only when the ingress (or ccm4j's record of the inputs) changed. */
+  private void writeStatus(Service service, LoadBalancerStatus status, String applied)
+      throws SyncFailure {
+    String recorded =
+        service.getMetadata().getAnnotations() == null
+            ? null
+            : service
+                .getMetadata()
+                .getAnnotations()
+                .get(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
+    if (ServicePatches.ingressEquals(service, status) && Objects.equals(recorded, applied)) {
+      return;
+    }
+    try {
+      ServicePatches.patchStatus(client, service, status, applied);
+    } catch (KubernetesClientException e) {
+      // NotFound: the Service went away once its finalizer was removed.
+      if (e.getCode() != 404) {
+        throw new SyncFailure("failed to update load balancer status: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** S15: one pass over every synced Service; the node key itself does not matter. */
+  void syncNodes(String ignoredNodeName) throws InterruptedException {
+    long started = System.nanoTime();
+    List<Service> synced = List.copyOf(cache.values());
+    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
+    List<Future<Boolean>> results = new ArrayList<>();
+    for (Service service : synced) {
+      results.add(nodeSyncPool.submit(() -> nodeSyncService(service, nodeSet)));
+    }
+    int failed = 0;
+    for (int i = 0; i < results.size(); i++) {
+      boolean ok;
+      try {
+        ok = results.get(i).get();
+      } catch (ExecutionException e) {
+        log.error("node sync of {} failed: {}", key(synced.get(i)), e.getCause().toString());
+        ok = false;
+      }
+      if (!ok) {
+        failed++;
+        serviceQueue.add(key(synced.get(i))); // a full ensure, not rate-limited
+      }
+    }
+    log.info(
+        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
+        synced.size() - failed,
+        synced.size());
+    metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
+  }
+
+  /** S15 step 2: true unless the update failed and the Service needs a full ensure. */
+  private boolean nodeSyncService(Service service, List<Node> newNodes) {
+    if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
+      return true;
+    }
+    String key = key(service);
+    List<Node> synced = lastSyncedNodes.get(key);
+    if (synced == null) {
+      // Its first sync is under way and has not asked the cloud yet: it will use the current
+      // nodes (upstream updates it here too, one call more at every start).
+      return true;
+    }
+    List<Node> oldNodes = LoadBalancerNodes.stableNodeSet(synced);
+    lastSyncedNodes.put(key, newNodes);
+    if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
+      return true;
+    }
+    return updateBackends(service, newNodes);
+  }
+
+  /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */
+  private boolean updateBackends(Service service, List<Node> newNodes) {
+    String key = key(service);
+    metrics.loadBalancerSync.increment();
+    long started = System.nanoTime();
+    try {
+      balancer.updateLoadBalancer(clusterName, service, newNodes);
+    } catch (ImplementedElsewhereException e) {
+      return true;
+    } catch (CloudException e) {
+      try {
+        if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
+          return true; // nothing to update; the next ensure creates it
+        }
+      } catch (CloudException getError) {
+        log.error("service {}: cannot check its load balancer: {}", key, getError.getMessage());
+      }
+      events.warning(
+          service,
+          UPDATE_FAILED,
+          "Error updating load balancer with new hosts %s [node names limited, total number of nodes: %d], error: %s"
+              .formatted(
+                  goList(LoadBalancerNodes.namesForEvent(newNodes)),
+                  newNodes.size(),
+                  e.getMessage()));
+      metrics.nodeSyncErrors.increment();
+      return false;
+    }
+    metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
+    if (newNodes.isEmpty()) {
+      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+    } else {
+      events.normal(service, UPDATED, "Updated load balancer with new hosts");
+    }
+    return true;
+  }
+
+  /** Go's {@code %v} of a string slice. */
+  private static String goList(List<String> items) {
+    return "[" + String.join(" ", items) + "]";
+  }
+
+  private static String key(Service service) {
+    return LoadBalancerServices.key(service);
+  }
+
+  private static String uid(Service service) {
+    return service.getMetadata().getUid();
+  }
+
+  private static Optional<InvalidServiceFieldException> invalidField(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof InvalidServiceFieldException invalid) {
+        return Optional.of(invalid);
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    nodeSyncPool.shutdownNow();
+    serviceWorkers.close();
+    nodeWorker.close();
+    nodeSyncPool.awaitTermination(10, TimeUnit.SECONDS);
+  }
+
+  /** A failed step of a sync, worded as upstream words it; the cause is the cloud's or API's. */
+  static final class SyncFailure extends Exception {
+    SyncFailure(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

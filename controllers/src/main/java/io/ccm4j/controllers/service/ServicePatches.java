@@ -1,0 +1,121 @@
+package io.ccm4j.controllers.service;
+
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownServices;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The controller's writes to a Service, each one strategic-merge patch through the {@code status}
+ * subresource (S13): finalizers and ccm4j's annotation ride along as metadata, the spec is never
+ * touched. Patches name only what changes, so no resource version is needed.
+ */
+final class ServicePatches {
+
+  private static final PatchContext STRATEGIC = PatchContext.of(PatchType.STRATEGIC_MERGE);
+
+  private ServicePatches() {}
+
+  /** S12: adds the cleanup finalizer (finalizers merge as a set). */
+  static void addFinalizer(KubernetesClient client, Service service) {
+    patch(
+        client,
+        service,
+        Map.of(
+            "metadata",
+            Map.of("finalizers", List.of(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER))));
+  }
+
+  /** S11: removes the cleanup finalizer, leaving any other finalizer alone. */
+  static void removeFinalizer(KubernetesClient client, Service service) {
+    patch(
+        client,
+        service,
+        Map.of(
+            "metadata",
+            Map.of(
+                "$deleteFromPrimitiveList/finalizers",
+                List.of(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER))));
+  }
+
+  /**
+   * S13: writes {@code status.loadBalancer} and, with it, ccm4j's applied annotation ({@code null}
+   * removes it).
+   */
+  static void patchStatus(
+      KubernetesClient client, Service service, LoadBalancerStatus status, String applied) {
+    List<Map<String, Object>> ingress = new ArrayList<>();
+    for (LoadBalancerStatus.Ingress point : status.ingress()) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      if (!point.ip().isEmpty()) {
+        entry.put("ip", point.ip());
+      }
+      if (!point.hostname().isEmpty()) {
+        entry.put("hostname", point.hostname());
+      }
+      if (!point.ipMode().isEmpty()) {
+        entry.put("ipMode", point.ipMode());
+      }
+      ingress.add(entry);
+    }
+    Map<String, Object> annotations = new HashMap<>();
+    annotations.put(WellKnownAnnotations.LOAD_BALANCER_APPLIED, applied);
+    Map<String, Object> loadBalancer = new HashMap<>();
+    loadBalancer.put("ingress", ingress.isEmpty() ? null : ingress);
+    patch(
+        client,
+        service,
+        Map.of(
+            "metadata",
+            Map.of("annotations", annotations),
+            "status",
+            Map.of("loadBalancer", loadBalancer)));
+  }
+
+  /**
+   * S13: whether the Service's {@code status.loadBalancer.ingress} already is {@code status}'s
+   * (only the ingress is compared; absent and empty strings are the same).
+   */
+  static boolean ingressEquals(Service service, LoadBalancerStatus status) {
+    List<LoadBalancerIngress> current =
+        service.getStatus() == null || service.getStatus().getLoadBalancer() == null
+            ? null
+            : service.getStatus().getLoadBalancer().getIngress();
+    List<List<String>> have = new ArrayList<>();
+    if (current != null) {
+      for (LoadBalancerIngress point : current) {
+        have.add(
+            List.of(
+                orEmpty(point.getIp()), orEmpty(point.getHostname()), orEmpty(point.getIpMode())));
+      }
+    }
+    List<List<String>> want = new ArrayList<>();
+    for (LoadBalancerStatus.Ingress point : status.ingress()) {
+      want.add(List.of(point.ip(), point.hostname(), point.ipMode()));
+    }
+    return have.equals(want);
+  }
+
+  private static String orEmpty(String value) {
+    return value == null ? "" : value;
+  }
+
+  private static void patch(KubernetesClient client, Service service, Map<String, Object> patch) {
+    // Through resource(): fabric8 GETs the object first when the operation has none (an extra
+    // request, and a verb the documented ClusterRole does not grant); the item only names it.
+    client
+        .services()
+        .resource(service)
+        .subresource(WellKnownServices.STATUS_SUBRESOURCE)
+        .patch(STRATEGIC, client.getKubernetesSerialization().asJson(patch));
+  }
+}

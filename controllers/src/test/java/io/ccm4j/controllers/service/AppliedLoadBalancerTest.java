@@ -1,0 +1,94 @@
+package io.ccm4j.controllers.service;
+
+import static io.ccm4j.controllers.service.ServiceFixtures.loadBalancer;
+import static io.ccm4j.controllers.service.ServiceFixtures.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The record of what a load balancer was ensured with (ccm4j's answer to §8.8). */
+class AppliedLoadBalancerTest {
+
+  private final List<Node> nodes = List.of(node("a").build(), node("b").build());
+
+  @Test
+  void roundTripsThroughTheAnnotation() {
+    Service service = loadBalancer().build();
+    AppliedLoadBalancer applied = AppliedLoadBalancer.of(service, nodes);
+    Service annotated =
+        loadBalancer()
+            .editMetadata()
+            .addToAnnotations(WellKnownAnnotations.LOAD_BALANCER_APPLIED, applied.annotationValue())
+            .endMetadata()
+            .build();
+
+    assertThat(applied.annotationValue()).matches("spec=[0-9a-f]{16},nodes=[0-9a-f]{16}");
+    assertThat(AppliedLoadBalancer.recorded(annotated)).contains(applied);
+    assertThat(AppliedLoadBalancer.of(annotated, nodes))
+        .as("its own annotation does not change the digest")
+        .isEqualTo(applied);
+  }
+
+  @Test
+  void theSpecDigestFollowsTheFieldsThatTriggerAnUpdate() {
+    Service service = loadBalancer().build();
+    String digest = AppliedLoadBalancer.specDigest(service);
+
+    assertThat(AppliedLoadBalancer.specDigest(loadBalancer().build())).isEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editMetadata().addToLabels("app", "web").endMetadata().build()))
+        .as("labels do not count (S6)")
+        .isEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editSpec().editFirstPort().withPort(81).endPort().endSpec().build()))
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editMetadata().addToAnnotations("a", "b").endMetadata().build()))
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editMetadata().withUid("recreated").endMetadata().build()))
+        .as("a recreated Service with a copied annotation is not adopted")
+        .isNotEqualTo(digest);
+  }
+
+  @Test
+  void theNodesDigestFollowsNamesAndProviderIdsOnly() {
+    String digest = AppliedLoadBalancer.nodesDigest(nodes);
+
+    assertThat(AppliedLoadBalancer.nodesDigest(List.of(nodes.get(1), nodes.get(0))))
+        .isEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.nodesDigest(
+                List.of(
+                    node("a").editMetadata().addToLabels("x", "y").endMetadata().build(),
+                    nodes.get(1))))
+        .isEqualTo(digest);
+    assertThat(AppliedLoadBalancer.nodesDigest(List.of(nodes.get(0)))).isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.nodesDigest(
+                List.of(
+                    node("a").editSpec().withProviderID("sim://moved").endSpec().build(),
+                    nodes.get(1))))
+        .isNotEqualTo(digest);
+  }
+
+  @Test
+  void aValueNotInCcm4jsFormatIsIgnored() {
+    Service service =
+        loadBalancer()
+            .editMetadata()
+            .addToAnnotations(WellKnownAnnotations.LOAD_BALANCER_APPLIED, "hand-written")
+            .endMetadata()
+            .build();
+    assertThat(AppliedLoadBalancer.recorded(service)).isEmpty();
+    assertThat(AppliedLoadBalancer.recorded(loadBalancer().build())).isEmpty();
+  }
+}

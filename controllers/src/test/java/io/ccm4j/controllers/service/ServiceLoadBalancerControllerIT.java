@@ -1,0 +1,638 @@
+package io.ccm4j.controllers.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.controllers.ControllerHarness;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.provider.sim.SimCloud;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.provider.sim.SimLoadBalancers;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The service-lb controller (S1–S16) against a real API server, the sim cloud's load balancers and
+ * simulated kubelets. The node set is cluster-wide, so assertions look at this test's own nodes and
+ * count cloud calls per Service.
+ */
+@WithControlPlane
+class ServiceLoadBalancerControllerIT {
+
+  private static final ControllerSettings SETTINGS =
+      new ControllerSettings(
+          1,
+          0,
+          Duration.ofMinutes(5),
+          Duration.ofSeconds(5),
+          2,
+          NodeHealthSettings.defaults(),
+          NetworkSettings.defaults());
+
+  private static final String FINALIZER = WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER;
+
+  private final KubernetesClient client;
+  private final String prefix = "lb-" + UUID.randomUUID().toString().substring(0, 6);
+  private final String namespace = prefix;
+  private KubeletFleet kubelets;
+  private ControllerHarness harness;
+  private SimCloud cloud;
+
+  ServiceLoadBalancerControllerIT(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @BeforeEach
+  void createNamespace() {
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    kubelets = new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats());
+  }
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    try {
+      if (harness != null) {
+        client.services().inNamespace(namespace).delete();
+        await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> client.services().inNamespace(namespace).list().getItems().isEmpty());
+      }
+    } finally {
+      // Never leave a finalizer behind for the next test's controller.
+      for (Service left : client.services().inNamespace(namespace).list().getItems()) {
+        client
+            .services()
+            .inNamespace(namespace)
+            .withName(left.getMetadata().getName())
+            .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+      }
+      if (harness != null) {
+        harness.close();
+      }
+      kubelets.close();
+      // Other tests share the cluster: leave no nodes behind.
+      client.nodes().list().getItems().stream()
+          .filter(n -> n.getMetadata().getName().startsWith(prefix + "-"))
+          .forEach(n -> client.nodes().resource(n).delete());
+    }
+  }
+
+  private void run(String simYaml) throws Exception {
+    cloud = SimCloudProviderFactory.fromYaml(simYaml);
+    startController();
+  }
+
+  private void startController() throws Exception {
+    harness =
+        new ControllerHarness(client, cloud, SETTINGS).start(ServiceLoadBalancerController::new);
+  }
+
+  private SimLoadBalancers lbs() {
+    return cloud.loadBalancers();
+  }
+
+  private String node(String suffix) {
+    return prefix + "-" + suffix;
+  }
+
+  private Service create(String name) {
+    return create(name, b -> b);
+  }
+
+  private Service create(String name, UnaryOperator<ServiceBuilder> edit) {
+    ServiceBuilder builder =
+        new ServiceBuilder()
+            .withNewMetadata()
+            .withNamespace(namespace)
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .withType("LoadBalancer")
+            .addToSelector("app", name)
+            .addNewPort()
+            .withName("http")
+            .withProtocol("TCP")
+            .withPort(80)
+            .withTargetPort(new IntOrString(8080))
+            .endPort()
+            .endSpec();
+    return client.services().inNamespace(namespace).resource(edit.apply(builder).build()).create();
+  }
+
+  private Service service(String name) {
+    return client.services().inNamespace(namespace).withName(name).get();
+  }
+
+  private String ingressIp(String name) {
+    Service service = service(name);
+    if (service == null
+        || service.getStatus() == null
+        || service.getStatus().getLoadBalancer() == null
+        || service.getStatus().getLoadBalancer().getIngress() == null
+        || service.getStatus().getLoadBalancer().getIngress().isEmpty()) {
+      return null;
+    }
+    return service.getStatus().getLoadBalancer().getIngress().get(0).getIp();
+  }
+
+  private void awaitIngress(String... names) {
+    await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> List.of(names).stream().allMatch(name -> ingressIp(name) != null));
+  }
+
+  private long calls(String name, String method) {
+    return lbs().callsFor(namespace + "/" + name).getOrDefault(method, 0L);
+  }
+
+  private Map<String, String> backends(String name) {
+    return lbs().loadBalancerOf(namespace + "/" + name).orElseThrow().backends();
+  }
+
+  private List<Event> events(String name) {
+    return harness.eventsFor(name).stream()
+        .filter(e -> namespace.equals(e.getInvolvedObject().getNamespace()))
+        .toList();
+  }
+
+  private void awaitEvent(String name, String type, String reason, String message) {
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(events(name))
+                    .anySatisfy(
+                        event -> {
+                          assertThat(event.getType()).isEqualTo(type);
+                          assertThat(event.getReason()).isEqualTo(reason);
+                          assertThat(event.getMessage()).contains(message);
+                          assertThat(event.getSource().getComponent())
+                              .isEqualTo("service-controller");
+                        }));
+  }
+
+  @Test
+  void S12_S13_theFinalizerComesBeforeTheIngressWithEventsAndBackends() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    kubelets.register(NodeSpec.named(node("b")));
+    run("latencyMs: 200");
+    List<String> states = new CopyOnWriteArrayList<>();
+    try (Watch watch =
+        client
+            .services()
+            .inNamespace(namespace)
+            .withName("web")
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Service service) {
+                    boolean finalizer = service.getMetadata().getFinalizers().contains(FINALIZER);
+                    boolean ingress =
+                        service.getStatus() != null
+                            && service.getStatus().getLoadBalancer() != null
+                            && !service.getStatus().getLoadBalancer().getIngress().isEmpty();
+                    states.add((finalizer ? "finalizer" : "-") + "/" + (ingress ? "ingress" : "-"));
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                })) {
+      create("web");
+      awaitIngress("web");
+      await().atMost(5, TimeUnit.SECONDS).until(() -> states.contains("finalizer/ingress"));
+    }
+
+    assertThat(states)
+        .as("the finalizer is written before the cloud call, the ingress after it")
+        .containsSubsequence("-/-", "finalizer/-", "finalizer/ingress")
+        .doesNotContain("-/ingress");
+    Service web = service("web");
+    assertThat(ingressIp("web")).startsWith("127.0.200.");
+    assertThat(web.getMetadata().getAnnotations())
+        .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
+    assertThat(backends("web")).containsKeys(node("a"), node("b"));
+    assertThat(calls("web", "EnsureLoadBalancer")).isEqualTo(1);
+    awaitEvent("web", "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
+    awaitEvent("web", "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+  }
+
+  @Test
+  void S15_backendsAreUpdatedOnlyWhenTheNameToProviderIdSetChanges() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    assertThat(calls("web", "UpdateLoadBalancer")).isZero();
+
+    kubelets.register(NodeSpec.named(node("b")));
+    await().atMost(15, TimeUnit.SECONDS).until(() -> calls("web", "UpdateLoadBalancer") == 1);
+    assertThat(backends("web")).containsKeys(node("a"), node("b"));
+    awaitEvent("web", "Normal", "UpdatedLoadBalancer", "Updated load balancer with new hosts");
+
+    // Neither a label nor readiness changes the backend set (S7, S16).
+    kubelets.kubelet(node("b")).setReady(false, "kubelet stopped");
+    client
+        .nodes()
+        .withName(node("b"))
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("example.com/team", "blue");
+              return n;
+            });
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(6, TimeUnit.SECONDS)
+        .until(() -> calls("web", "UpdateLoadBalancer") == 1);
+
+    // A provider ID is part of the set.
+    client
+        .nodes()
+        .withName(node("a"))
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"providerID\":\"sim://%s\"}}".formatted(node("a")));
+    await().atMost(15, TimeUnit.SECONDS).until(() -> calls("web", "UpdateLoadBalancer") == 2);
+    assertThat(backends("web")).containsEntry(node("a"), "sim://" + node("a"));
+
+    client.nodes().withName(node("b")).delete();
+    await().atMost(15, TimeUnit.SECONDS).until(() -> calls("web", "UpdateLoadBalancer") == 3);
+    assertThat(backends("web")).doesNotContainKey(node("b"));
+    assertThat(calls("web", "EnsureLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void S15_aFailedBackendUpdateIsReportedAndEndsInAFullEnsure() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+
+    cloud.setErrorRate(1.0);
+    kubelets.register(NodeSpec.named(node("b")));
+    awaitEvent(
+        "web",
+        "Warning",
+        "UpdateLoadBalancerFailed",
+        "Error updating load balancer with new hosts [");
+    assertThat(
+            events("web").stream()
+                .filter(e -> e.getReason().equals("UpdateLoadBalancerFailed"))
+                .findFirst()
+                .orElseThrow()
+                .getMessage())
+        .contains(
+            node("b"),
+            "[node names limited, total number of nodes: ",
+            "error: sim: injected error in UpdateLoadBalancer");
+    // The service was queued for a full ensure, which fails too while the cloud is down.
+    awaitEvent("web", "Warning", "SyncLoadBalancerFailed", "injected error in EnsureLoadBalancer");
+
+    cloud.setErrorRate(0);
+    await().atMost(30, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(calls("web", "EnsureLoadBalancer")).isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void S16_theExclusionLabelExcludesTrueAndUnparsableValues() throws Exception {
+    String label = WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS;
+    kubelets.register(NodeSpec.named(node("yes")).withLabels(Map.of(label, "true")));
+    kubelets.register(NodeSpec.named(node("no")).withLabels(Map.of(label, "false")));
+    kubelets.register(NodeSpec.named(node("junk")).withLabels(Map.of(label, "garbage")));
+    kubelets.register(NodeSpec.named(node("plain")));
+    run("");
+    create("web");
+    awaitIngress("web");
+
+    assertThat(backends("web"))
+        .containsKeys(node("no"), node("plain"))
+        .doesNotContainKeys(node("yes"), node("junk"));
+
+    client
+        .nodes()
+        .withName(node("junk"))
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put(label, "False");
+              return n;
+            });
+    await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("junk")));
+    assertThat(calls("web", "UpdateLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void S4_aServiceWithALoadBalancerClassIsLeftAlone() throws Exception {
+    run("");
+    Service created =
+        create("classy", b -> b.editSpec().withLoadBalancerClass("example.com/lb").endSpec());
+    Assumptions.assumeTrue(
+        created.getSpec().getLoadBalancerClass() != null,
+        "this API server drops spec.loadBalancerClass (added in Kubernetes 1.21); S4 is covered by LoadBalancerServicesTest");
+    create("plain");
+    awaitIngress("plain");
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> lbs().callsFor(namespace + "/classy").isEmpty());
+    assertThat(service("classy").getMetadata().getFinalizers()).doesNotContain(FINALIZER);
+  }
+
+  @Test
+  void S11_aTypeChangeAndADeletionDeleteTheLoadBalancerAndReleaseTheFinalizer() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("changed");
+    create("deleted");
+    awaitIngress("changed", "deleted");
+
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("changed")
+        .edit(
+            s -> {
+              s.getSpec().setType("ClusterIP");
+              s.getSpec().getPorts().forEach(p -> p.setNodePort(null));
+              return s;
+            });
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> !service("changed").getMetadata().getFinalizers().contains(FINALIZER));
+    await().atMost(5, TimeUnit.SECONDS).until(() -> ingressIp("changed") == null);
+    assertThat(calls("changed", "EnsureLoadBalancerDeleted")).isEqualTo(1);
+    assertThat(lbs().loadBalancerOf(namespace + "/changed")).isEmpty();
+    awaitEvent("changed", "Normal", "DeletingLoadBalancer", "Deleting load balancer");
+    awaitEvent("changed", "Normal", "DeletedLoadBalancer", "Deleted load balancer");
+
+    client.services().inNamespace(namespace).withName("deleted").delete();
+    await().atMost(15, TimeUnit.SECONDS).until(() -> service("deleted") == null);
+    assertThat(calls("deleted", "EnsureLoadBalancerDeleted")).isEqualTo(1);
+    assertThat(lbs().loadBalancerOf(namespace + "/deleted")).isEmpty();
+  }
+
+  @Test
+  void S10_aServiceRecreatedWithoutFinalizerLosesItsOldLoadBalancerFirst() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    Service first = create("again");
+    awaitIngress("again");
+    String oldBalancer = lbs().loadBalancerOf(namespace + "/again").orElseThrow().name();
+    // Without its finalizer (stripped by hand) the deletion goes unnoticed until the name is
+    // reused.
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("again")
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+    client.services().inNamespace(namespace).withName("again").delete();
+    await().atMost(10, TimeUnit.SECONDS).until(() -> service("again") == null);
+    Service second = create("again");
+
+    awaitIngress("again");
+    assertThat(second.getMetadata().getUid()).isNotEqualTo(first.getMetadata().getUid());
+    assertThat(lbs().loadBalancers()).doesNotContainKey(oldBalancer);
+    assertThat(lbs().loadBalancerOf(namespace + "/again").orElseThrow().name())
+        .isNotEqualTo(oldBalancer);
+    assertThat(calls("again", "EnsureLoadBalancerDeleted")).isEqualTo(1);
+    awaitEvent("again", "Normal", "DeletedLoadBalancer", "Deleted load balancer");
+  }
+
+  @Test
+  void S14_aRetryAfterIsRetriedAfterItsFixedDelayNotTheBackoff() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("loadBalancers: {provisioningRetries: 2, provisioningRetryAfterMs: 1000}");
+    long started = System.nanoTime();
+    create("slow");
+    awaitIngress("slow");
+    double seconds = (System.nanoTime() - started) / 1e9;
+
+    assertThat(calls("slow", "EnsureLoadBalancer")).isEqualTo(3);
+    // Two fixed 1 s delays; the rate limiter would have waited 5 s and then 10 s.
+    assertThat(seconds).isBetween(2.0, 4.9);
+    awaitEvent("slow", "Warning", "SyncLoadBalancerFailed", "is being provisioned");
+  }
+
+  @Test
+  void failover_aNewInstanceMakesOneReadAndNoEnsurePerUnchangedService() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    List<String> names = List.of("s0", "s1", "s2", "s3", "s4");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                names.stream()
+                    .allMatch(
+                        n ->
+                            service(n).getMetadata().getAnnotations() != null
+                                && service(n)
+                                    .getMetadata()
+                                    .getAnnotations()
+                                    .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED)));
+    harness.close(); // the leader goes away
+
+    // While no one leads, one Service changes.
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("s4")
+        .edit(
+            s -> {
+              s.getSpec().getPorts().get(0).setPort(81);
+              return s;
+            });
+    Map<String, Map<String, Long>> before = callsByService(names);
+    startController(); // a new leader over the same cloud
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () ->
+                names.stream()
+                    .allMatch(
+                        n ->
+                            delta(before, n, "GetLoadBalancer") >= 1
+                                || delta(before, n, "EnsureLoadBalancer") >= 1));
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(
+            () ->
+                calls("s4", "EnsureLoadBalancer")
+                        - before.get("s4").getOrDefault("EnsureLoadBalancer", 0L)
+                    == 1);
+    for (String unchanged : names.subList(0, 4)) {
+      assertThat(delta(before, unchanged, "GetLoadBalancer")).as(unchanged).isEqualTo(1);
+      assertThat(delta(before, unchanged, "EnsureLoadBalancer")).as(unchanged).isZero();
+      assertThat(delta(before, unchanged, "UpdateLoadBalancer")).as(unchanged).isZero();
+    }
+    assertThat(service("s4").getSpec().getPorts())
+        .extracting(ServicePort::getPort)
+        .containsExactly(81);
+  }
+
+  @Test
+  void failover_backendsChangedWhileNoOneLedAreUpdatedNotEnsured() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                service("web").getMetadata().getAnnotations() != null
+                    && service("web")
+                        .getMetadata()
+                        .getAnnotations()
+                        .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED));
+    harness.close();
+
+    kubelets.register(NodeSpec.named(node("b")));
+    startController();
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(
+            () ->
+                calls("web", "EnsureLoadBalancer") == 1 && calls("web", "UpdateLoadBalancer") == 1);
+    assertThat(calls("web", "GetLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void badInput_aPortTheCloudRefusesEndsAsAWarningNamingTheFieldWithoutRetries() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("sctp", b -> b.editSpec().editFirstPort().withProtocol("SCTP").endPort().endSpec());
+
+    awaitEvent(
+        "sctp",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "Error syncing load balancer: failed to ensure load balancer: spec.ports[0].protocol: sim load balancers support TCP and UDP, not SCTP");
+    await()
+        .during(Duration.ofSeconds(6))
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> calls("sctp", "EnsureLoadBalancer") == 1);
+
+    // The fix is an update of the Service, which syncs it again.
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("sctp")
+        .edit(
+            s -> {
+              s.getSpec().getPorts().get(0).setProtocol("TCP");
+              return s;
+            });
+    awaitIngress("sctp");
+  }
+
+  @Test
+  void badInput_aLoadBalancerIpOutsideTheCloudsPoolEndsAsAWarningNamingTheField() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("pinned", b -> b.editSpec().withLoadBalancerIP("192.0.2.10").endSpec());
+
+    awaitEvent(
+        "pinned",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "spec.loadBalancerIP: \"192.0.2.10\" is not in the sim cloud's ingress pool 127.0.200.0/24");
+    assertThat(ingressIp("pinned")).isNull();
+  }
+
+  /**
+   * The API server refuses a malformed source-ranges annotation on create and update (it names the
+   * field itself), but not through the status subresource, which lets metadata through: that is how
+   * a bad value can reach the controller, which then must not pass it to the cloud.
+   */
+  @Test
+  void badInput_aMalformedSourceRangesAnnotationEndsAsAWarningNamingIt() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    String annotation = WellKnownAnnotations.LOAD_BALANCER_SOURCE_RANGES;
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                create(
+                    "refused",
+                    b ->
+                        b.editMetadata().addToAnnotations(annotation, "10.0.0.0/33").endMetadata()))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            e -> {
+              assertThat(e.getCode()).isEqualTo(422);
+              assertThat(e.getMessage()).contains("metadata.annotations[" + annotation + "]");
+            });
+
+    create("ranges");
+    awaitIngress("ranges");
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("ranges")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"metadata\":{\"annotations\":{\"%s\":\"10.0.0.0/33\"}}}".formatted(annotation));
+
+    awaitEvent(
+        "ranges",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "Error syncing load balancer: metadata.annotations["
+            + annotation
+            + "]: \"10.0.0.0/33\" is not an IP range");
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> calls("ranges", "EnsureLoadBalancer") == 1);
+  }
+
+  private Map<String, Map<String, Long>> callsByService(List<String> names) {
+    Map<String, Map<String, Long>> snapshot = new java.util.HashMap<>();
+    names.forEach(n -> snapshot.put(n, lbs().callsFor(namespace + "/" + n)));
+    return snapshot;
+  }
+
+  private long delta(Map<String, Map<String, Long>> before, String name, String method) {
+    return calls(name, method) - before.get(name).getOrDefault(method, 0L);
+  }
+}

@@ -1,0 +1,217 @@
+package io.ccm4j.provider.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.InvalidServiceFieldException;
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class SimLoadBalancersTest {
+
+  private static Service service(String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace("ns")
+        .withName(name)
+        .withUid(UUID.randomUUID().toString())
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(80)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  private static Node node(String name) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withProviderID("sim://" + name)
+        .endSpec()
+        .build();
+  }
+
+  private static String ip(LoadBalancerStatus status) {
+    return status.ingress().get(0).ip();
+  }
+
+  @Test
+  void ensureHandsOutPoolAddressesAndKeepsThemAcrossEnsures() throws Exception {
+    SimLoadBalancers lbs = SimCloudProviderFactory.fromYaml("").loadBalancers();
+    Service a = service("a");
+    Service b = service("b");
+
+    assertThat(ip(lbs.ensureLoadBalancer("k", a, List.of(node("n1"))))).isEqualTo("127.0.200.1");
+    assertThat(ip(lbs.ensureLoadBalancer("k", b, List.of()))).isEqualTo("127.0.200.2");
+    assertThat(ip(lbs.ensureLoadBalancer("k", a, List.of(node("n1"), node("n2")))))
+        .isEqualTo("127.0.200.1");
+    assertThat(lbs.loadBalancerOf("ns/a").orElseThrow().backends())
+        .isEqualTo(Map.of("n1", "sim://n1", "n2", "sim://n2"));
+    assertThat(lbs.getLoadBalancer("k", b)).isPresent();
+
+    lbs.updateLoadBalancer("k", a, List.of(node("n3")));
+    assertThat(lbs.loadBalancerOf("ns/a").orElseThrow().backends()).containsOnlyKeys("n3");
+
+    lbs.ensureLoadBalancerDeleted("k", a);
+    lbs.ensureLoadBalancerDeleted("k", a);
+    assertThat(lbs.getLoadBalancer("k", a)).isEmpty();
+    assertThat(ip(lbs.ensureLoadBalancer("k", service("c"), List.of())))
+        .as("a released address is reused")
+        .isEqualTo("127.0.200.1");
+    assertThat(lbs.callsFor("ns/a"))
+        .containsEntry("EnsureLoadBalancer", 2L)
+        .containsEntry("UpdateLoadBalancer", 1L)
+        .containsEntry("EnsureLoadBalancerDeleted", 2L)
+        .containsEntry("GetLoadBalancer", 1L);
+  }
+
+  @Test
+  void updatingAMissingLoadBalancerFails() throws Exception {
+    SimLoadBalancers lbs = SimCloudProviderFactory.fromYaml("").loadBalancers();
+    assertThatThrownBy(() -> lbs.updateLoadBalancer("k", service("a"), List.of()))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void honoursLoadBalancerIpWhenFreeAndInThePool() throws Exception {
+    SimLoadBalancers lbs =
+        SimCloudProviderFactory.fromYaml("loadBalancers: {ingressPool: 127.0.201.0/29}")
+            .loadBalancers();
+    Service wants5 =
+        new ServiceBuilder(service("a"))
+            .editSpec()
+            .withLoadBalancerIP("127.0.201.5")
+            .endSpec()
+            .build();
+    Service alsoWants5 =
+        new ServiceBuilder(service("b"))
+            .editSpec()
+            .withLoadBalancerIP("127.0.201.5")
+            .endSpec()
+            .build();
+    Service outside =
+        new ServiceBuilder(service("c"))
+            .editSpec()
+            .withLoadBalancerIP("10.0.0.1")
+            .endSpec()
+            .build();
+
+    assertThat(ip(lbs.ensureLoadBalancer("k", wants5, List.of()))).isEqualTo("127.0.201.5");
+    assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", alsoWants5, List.of()))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("in use");
+    assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", outside, List.of()))
+        .isInstanceOf(InvalidServiceFieldException.class)
+        .hasMessage(
+            "spec.loadBalancerIP: \"10.0.0.1\" is not in the sim cloud's ingress pool 127.0.201.0/29");
+  }
+
+  @Test
+  void anExhaustedPoolIsACloudError() throws Exception {
+    SimLoadBalancers lbs =
+        SimCloudProviderFactory.fromYaml("loadBalancers: {ingressPool: 127.0.201.0/30}")
+            .loadBalancers();
+    lbs.ensureLoadBalancer("k", service("a"), List.of());
+    lbs.ensureLoadBalancer("k", service("b"), List.of());
+    assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", service("c"), List.of()))
+        .hasMessageContaining("no free address");
+  }
+
+  @Test
+  void refusesProtocolsItDoesNotOfferNamingThePort() throws Exception {
+    SimLoadBalancers lbs = SimCloudProviderFactory.fromYaml("").loadBalancers();
+    Service sctp =
+        new ServiceBuilder(service("a"))
+            .editSpec()
+            .addNewPort()
+            .withProtocol("SCTP")
+            .withPort(9000)
+            .endPort()
+            .endSpec()
+            .build();
+    assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", sctp, List.of()))
+        .isInstanceOf(InvalidServiceFieldException.class)
+        .hasMessage("spec.ports[1].protocol: sim load balancers support TCP and UDP, not SCTP");
+  }
+
+  @Test
+  void refusesAMalformedSourceRangesAnnotation() throws Exception {
+    SimLoadBalancers lbs = SimCloudProviderFactory.fromYaml("").loadBalancers();
+    Service bad =
+        new ServiceBuilder(service("a"))
+            .editMetadata()
+            .addToAnnotations(WellKnownAnnotations.LOAD_BALANCER_SOURCE_RANGES, "10.0.0.0/33")
+            .endMetadata()
+            .build();
+    assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", bad, List.of()))
+        .isInstanceOf(InvalidServiceFieldException.class)
+        .hasMessageContaining("load-balancer-source-ranges");
+  }
+
+  @Test
+  void aNewLoadBalancerIsProvisionedAfterTheConfiguredRetries() throws Exception {
+    SimLoadBalancers lbs =
+        SimCloudProviderFactory.fromYaml(
+                "loadBalancers: {provisioningRetries: 2, provisioningRetryAfterMs: 700}")
+            .loadBalancers();
+    Service a = service("a");
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> lbs.ensureLoadBalancer("k", a, List.of()))
+          .isInstanceOf(RetryAfterException.class)
+          .satisfies(
+              e ->
+                  assertThat(((RetryAfterException) e).retryAfter())
+                      .isEqualTo(Duration.ofMillis(700)));
+    }
+    assertThat(ip(lbs.ensureLoadBalancer("k", a, List.of()))).isEqualTo("127.0.200.1");
+    assertThat(ip(lbs.ensureLoadBalancer("k", a, List.of())))
+        .as("an existing load balancer is not provisioned again")
+        .isEqualTo("127.0.200.1");
+  }
+
+  @Test
+  void callsGoThroughTheCloudsGate() throws Exception {
+    SimCloud cloud = SimCloudProviderFactory.fromYaml("errorRate: 1");
+    assertThatThrownBy(() -> cloud.loadBalancers().getLoadBalancer("k", service("a")))
+        .hasMessageContaining("injected error in GetLoadBalancer");
+    assertThat(cloud.calls()).containsEntry("GetLoadBalancer", 1L);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "loadBalancers: {ingressPool: 127.0.200.0/33}|loadBalancers.ingressPool",
+        "loadBalancers: {ingressPool: nope}|loadBalancers.ingressPool",
+        "loadBalancers: {ingressPool: 127.0.200.0/31}|loadBalancers.ingressPool",
+        "loadBalancers: {provisioningRetries: -1}|loadBalancers.provisioningRetries",
+        "loadBalancers: {provisioningRetryAfterMs: 0}|loadBalancers.provisioningRetryAfterMs",
+        "loadBalancers: {pool: 127.0.0.0/24}|loadBalancers.pool"
+      })
+  void badConfigNamesTheField(String yaml, String field) {
+    assertThatThrownBy(() -> SimCloudProviderFactory.fromYaml(yaml))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining(field);
+  }
+}

@@ -1,0 +1,23 @@
+package io.ccm4j.cloudprovider.api;
+
+/** Service field values ccm4j reads or writes (spec §3.3). */
+public final class WellKnownServices {
+
+  /** {@code spec.type} of a Service that wants a cloud load balancer (S4). */
+  public static final String TYPE_LOAD_BALANCER = "LoadBalancer";
+
+  /**
+   * The Service subresource through which load balancer status and finalizers are written (S13).
+   */
+  public static final String STATUS_SUBRESOURCE = "status";
+
+  /**
+   * Allowed clients of a load balancer when neither the field nor the annotation restricts them.
+   */
+  public static final String DEFAULT_SOURCE_RANGE = "0.0.0.0/0";
+
+  /** The field that takes precedence over the source-ranges annotation. */
+  public static final String SOURCE_RANGES_FIELD = "spec.loadBalancerSourceRanges";
+
+  private WellKnownServices() {}
+}
