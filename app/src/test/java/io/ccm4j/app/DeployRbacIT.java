@@ -16,6 +16,7 @@ import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -170,6 +171,24 @@ class DeployRbacIT {
         await()
             .atMost(30, TimeUnit.SECONDS)
             .until(() -> admin.services().inNamespace("default").withName(service).get() == null);
+        // A repeated event is a patch of the first one (count, lastTimestamp): the ClusterRole
+        // grants create, patch and update on events, not get.
+        try (KubernetesEventRecorder recorder =
+            new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "rbac-test")) {
+          Node involved = admin.nodes().withName(node).get();
+          recorder.warning(involved, "RbacRepeated", "the same event twice");
+          recorder.warning(involved, "RbacRepeated", "the same event twice");
+        }
+        await("a repeated event is counted, not refused")
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    admin.v1().events().inNamespace("default").list().getItems().stream()
+                        .anyMatch(
+                            e ->
+                                node.equals(e.getInvolvedObject().getName())
+                                    && "RbacRepeated".equals(e.getReason())
+                                    && Integer.valueOf(2).equals(e.getCount())));
         await("keeps renewing its Lease past the renew deadline")
             .during(Duration.ofSeconds(12))
             .atMost(20, TimeUnit.SECONDS)

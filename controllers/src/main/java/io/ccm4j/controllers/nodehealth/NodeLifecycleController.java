@@ -310,7 +310,7 @@ public final class NodeLifecycleController implements Controller {
     if (result.conditionsToWrite().isPresent()) {
       client
           .nodes()
-          .withName(name)
+          .resource(NodePatches.named(name))
           .subresource("status")
           .patch(
               PatchContext.of(PatchType.JSON_MERGE),

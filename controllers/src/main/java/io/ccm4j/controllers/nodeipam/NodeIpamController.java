@@ -6,6 +6,7 @@ import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
@@ -177,7 +178,10 @@ public final class NodeIpamController implements Controller {
             "metadata", Map.of("uid", uid(node)),
             "spec", Map.of("podCIDR", cidrs.get(0), "podCIDRs", cidrs));
     try {
-      client.nodes().withName(name).patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+      client
+          .nodes()
+          .resource(NodePatches.named(name))
+          .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         allocator.release(name);

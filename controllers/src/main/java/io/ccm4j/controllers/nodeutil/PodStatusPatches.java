@@ -19,7 +19,7 @@ public final class PodStatusPatches {
     client
         .pods()
         .inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName())
+        .resource(pod) // not withName(): fabric8 would GET the pod before patching
         .subresource("status")
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),

@@ -10,6 +10,7 @@ import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.route.RoutePlanner.Action;
 import io.ccm4j.controllers.route.RoutePlanner.Creation;
 import io.ccm4j.controllers.route.RoutePlanner.NetworkCondition;
@@ -377,7 +378,12 @@ public final class NodeRouteController implements Controller {
     try {
       Conflicts.retryOnConflict(
           Conflicts.PATCH_BACKOFF,
-          () -> client.nodes().withName(name).subresource("status").patch(STRATEGIC_MERGE, patch));
+          () ->
+              client
+                  .nodes()
+                  .resource(NodePatches.named(name))
+                  .subresource("status")
+                  .patch(STRATEGIC_MERGE, patch));
       log.info("node {}: NetworkUnavailable={} ({})", name, condition.status(), condition.reason());
     } catch (RuntimeException e) {
       log.error("Error updating node {}: {}", name, e.getMessage());

@@ -158,11 +158,19 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
     if (previous != null) {
       int count = previous.count() + 1;
       try {
+        // By resource(), not withName(): fabric8 would GET the event first, a verb the
+        // documented ClusterRole does not grant on events (create, patch, update).
         client
             .v1()
             .events()
             .inNamespace(previous.namespace())
-            .withName(previous.name())
+            .resource(
+                new EventBuilder()
+                    .withNewMetadata()
+                    .withName(previous.name())
+                    .withNamespace(previous.namespace())
+                    .endMetadata()
+                    .build())
             .patch(
                 PatchContext.of(PatchType.JSON_MERGE),
                 "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now));
