@@ -51,6 +51,10 @@ class NodeRouteControllerIT {
 
   @BeforeEach
   void cloud() throws Exception {
+    // The controller routes every node of the cluster: start from none, so the routes and calls
+    // counted are this test's (other classes share the API server and may leave pod CIDRs).
+    client.nodes().delete();
+    await().atMost(30, TimeUnit.SECONDS).until(() -> client.nodes().list().getItems().isEmpty());
     cloud = SimCloudProviderFactory.fromYaml("latencyMs: 5");
     table = cloud.routeTable();
   }
