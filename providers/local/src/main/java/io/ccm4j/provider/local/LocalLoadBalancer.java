@@ -248,6 +248,18 @@ final class LocalLoadBalancer {
     closeFlows(f -> true);
   }
 
+  /** Waits (briefly) for a listener loop to end after its socket was closed. */
+  static void join(Thread thread) {
+    if (thread == null || thread == Thread.currentThread()) {
+      return;
+    }
+    try {
+      thread.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   static String key(ServiceLoadBalancerSpec.Protocol protocol, int port) {
     return port + "/" + protocol;
   }

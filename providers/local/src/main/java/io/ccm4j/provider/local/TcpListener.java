@@ -31,6 +31,7 @@ final class TcpListener implements Listener {
   private final ServerSocket server;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile int nodePort;
+  private Thread loopThread;
 
   TcpListener(LocalLoadBalancer lb, InetAddress address, int port, int nodePort)
       throws IOException {
@@ -45,7 +46,9 @@ final class TcpListener implements Listener {
       server.close();
       throw e;
     }
-    lb.threads().start("local-lb-tcp-" + address.getHostAddress() + ":" + port, this::acceptLoop);
+    this.loopThread =
+        lb.threads()
+            .start("local-lb-tcp-" + address.getHostAddress() + ":" + port, this::acceptLoop);
   }
 
   @Override
@@ -164,6 +167,9 @@ final class TcpListener implements Listener {
       } catch (IOException ignored) {
         // closed
       }
+      // The socket is really closed only once the accept loop let go of it: wait, so that a
+      // removed port refuses connections as soon as close returns.
+      LocalLoadBalancer.join(loopThread);
     }
   }
 

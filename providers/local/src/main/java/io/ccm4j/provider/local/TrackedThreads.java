@@ -13,10 +13,10 @@ final class TrackedThreads {
   private final AtomicInteger live = new AtomicInteger();
   private final Object lock = new Object();
 
-  void start(String name, Runnable task) {
+  Thread start(String name, Runnable task) {
     live.incrementAndGet();
     try {
-      Thread.ofVirtual()
+      return Thread.ofVirtual()
           .name(name)
           .start(
               () -> {

@@ -32,6 +32,7 @@ final class UdpListener implements Listener {
   private final Map<SocketAddress, Session> sessions = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile int nodePort;
+  private Thread loopThread;
 
   UdpListener(LocalLoadBalancer lb, InetAddress address, int port, int nodePort)
       throws IOException {
@@ -49,7 +50,9 @@ final class UdpListener implements Listener {
       channel.close();
       throw e;
     }
-    lb.threads().start("local-lb-udp-" + address.getHostAddress() + ":" + port, this::receiveLoop);
+    this.loopThread =
+        lb.threads()
+            .start("local-lb-udp-" + address.getHostAddress() + ":" + port, this::receiveLoop);
   }
 
   @Override
@@ -148,6 +151,7 @@ final class UdpListener implements Listener {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       closeQuietly(channel);
+      LocalLoadBalancer.join(loopThread);
     }
   }
 
