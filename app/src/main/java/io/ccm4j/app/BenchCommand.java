@@ -355,6 +355,23 @@ public final class BenchCommand implements Runnable {
           row,
           "ceiling: wrk straight at one node port (conn/s)",
           "%.0f".formatted(result.directPerSecond()));
+      System.out.printf(
+          row,
+          "CPU per connection: LB + kube-proxies JVM (us)",
+          "%.1f".formatted(result.jvmCpuMicrosPerConnection()));
+      System.out.printf(
+          row,
+          "CPU per connection: wrk (us)",
+          "%.1f".formatted(result.wrkCpuMicrosPerConnection()));
+      double cores = Runtime.getRuntime().availableProcessors();
+      System.out.printf(
+          row,
+          "rate %d idle cores could carry (conn/s)".formatted((int) cores),
+          "%.0f"
+              .formatted(
+                  cores
+                      * 1e6
+                      / (result.jvmCpuMicrosPerConnection() + result.wrkCpuMicrosPerConnection())));
       boolean fast = result.connectionsPerSecond() >= target;
       System.out.printf(
           "target %.0f new connections/s with no failure: %s%n",

@@ -61,7 +61,9 @@ public final class LbForwardBenchmark {
       long drainedAfterDetection,
       long detectionMillis,
       long unserved,
-      double directPerSecond) {}
+      double directPerSecond,
+      double jvmCpuMicrosPerConnection,
+      double wrkCpuMicrosPerConnection) {}
 
   private static final int NODE_PORT = 30080;
   private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(\\w+)");
@@ -125,6 +127,10 @@ public final class LbForwardBenchmark {
 
       SimulatedKubeProxy drained = proxies.get(0);
       long runMillis = settings.duration().toMillis();
+      var os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long cpuBefore = os.getProcessCpuTime();
       Process load = startWrk(wrk, url, settings.duration());
       long start = System.nanoTime();
       // Halfway, drain one node as kube-proxy does for a node being deleted (KEP-3836).
@@ -145,7 +151,10 @@ public final class LbForwardBenchmark {
           (detectedAt - start) / 1e9,
           drained.nodeName(),
           TimeUnit.NANOSECONDS.toMillis(detectedAt - drainAt));
+      Duration wrkCpu =
+          load.info().totalCpuDuration().orElse(Duration.ZERO); // read before it is reaped
       String report = finish(load);
+      long cpuAfter = os.getProcessCpuTime();
       long drainedAfter = drained.totalRequests() - drainedAtDetection;
       Map<String, Long> after = counts(proxies);
       Map<String, Long> perBackend = new LinkedHashMap<>();
@@ -158,7 +167,9 @@ public final class LbForwardBenchmark {
           drainedAfter,
           TimeUnit.NANOSECONDS.toMillis(detectedAt - drainAt),
           view.unserved(),
-          directPerSecond);
+          directPerSecond,
+          cpuAfter - cpuBefore,
+          wrkCpu);
     } finally {
       cloud.close();
       proxies.forEach(SimulatedKubeProxy::close);
@@ -208,7 +219,9 @@ public final class LbForwardBenchmark {
       long drainedAfter,
       long detectionMillis,
       long unserved,
-      double directPerSecond) {
+      double directPerSecond,
+      long jvmCpuNanos,
+      Duration wrkCpu) {
     out.println("--- wrk ---");
     out.print(report);
     out.println("-----------");
@@ -248,7 +261,9 @@ public final class LbForwardBenchmark {
         drainedAfter,
         detectionMillis,
         unserved,
-        directPerSecond);
+        directPerSecond,
+        jvmCpuNanos / 1e3 / Math.max(1, Long.parseLong(requests.group(1))),
+        wrkCpu.toNanos() / 1e3 / Math.max(1, Long.parseLong(requests.group(1))));
   }
 
   private static void waitUntil(long deadlineNanos) throws InterruptedException {

@@ -74,7 +74,7 @@ final class TinyHttpServer implements PortServer {
   private void serve(Socket socket) {
     try (socket) {
       socket.setTcpNoDelay(true);
-      InputStream in = new BufferedInputStream(socket.getInputStream());
+      InputStream in = new BufferedInputStream(socket.getInputStream(), 2048);
       OutputStream out = socket.getOutputStream();
       while (!closed.get()) {
         String requestLine = readLine(in);

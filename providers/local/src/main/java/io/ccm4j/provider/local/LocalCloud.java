@@ -34,6 +34,7 @@ public final class LocalCloud implements CloudProvider {
   private final LocalRoutes routes = new LocalRoutes();
   private final LocalLoadBalancers loadBalancers;
   private ScheduledExecutorService timer;
+  private EventLoops loops;
   private boolean closed;
 
   public LocalCloud(LocalCloudSettings settings) {
@@ -41,11 +42,15 @@ public final class LocalCloud implements CloudProvider {
     this.loadBalancers = new LocalLoadBalancers(settings, threads, this::startTimer);
   }
 
-  /** Starts the timer once: at {@link #initialize}, or with the first load balancer. */
-  private synchronized void startTimer() {
+  /**
+   * Starts the timer and the event loops once: at {@link #initialize}, or with the first load
+   * balancer.
+   */
+  private synchronized EventLoops startTimer() {
     if (timer != null || closed) {
-      return;
+      return loops;
     }
+    loops = new EventLoops(Math.max(1, Runtime.getRuntime().availableProcessors()));
     timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("local-cloud-timer").unstarted(r));
@@ -55,6 +60,7 @@ public final class LocalCloud implements CloudProvider {
     long sweep = SWEEP_INTERVAL.toMillis();
     timer.scheduleWithFixedDelay(
         () -> guarded(loadBalancers::sweep), sweep, sweep, TimeUnit.MILLISECONDS);
+    return loops;
   }
 
   private static void guarded(Runnable task) {
@@ -118,11 +124,16 @@ public final class LocalCloud implements CloudProvider {
   @Override
   public void close() {
     ScheduledExecutorService running;
+    EventLoops io;
     synchronized (this) {
       closed = true;
       running = timer;
+      io = loops;
     }
     loadBalancers.closeAll();
+    if (io != null) {
+      io.close();
+    }
     try {
       boolean timerDone = true;
       if (running != null) {

@@ -28,6 +28,7 @@ final class LocalLoadBalancer {
   private final InetAddress address;
   private final LocalCloudSettings settings;
   private final TrackedThreads threads;
+  private final EventLoops loops;
   private final BackendPool backends;
   private final Map<String, Listener> listeners = new ConcurrentHashMap<>();
   private final Set<ProxiedFlow> flows = ConcurrentHashMap.newKeySet();
@@ -40,12 +41,14 @@ final class LocalLoadBalancer {
       String service,
       InetAddress address,
       LocalCloudSettings settings,
-      TrackedThreads threads) {
+      TrackedThreads threads,
+      EventLoops loops) {
     this.name = name;
     this.service = service;
     this.address = address;
     this.settings = settings;
     this.threads = threads;
+    this.loops = loops;
     this.backends = new BackendPool(settings.balancing());
   }
 
@@ -67,6 +70,10 @@ final class LocalLoadBalancer {
 
   TrackedThreads threads() {
     return threads;
+  }
+
+  EventLoops loops() {
+    return loops;
   }
 
   BackendPool backends() {

@@ -32,10 +32,13 @@ public final class LocalLoadBalancers implements LoadBalancer {
   private final AddressPool pool;
   private final ReentrantLock lock = new ReentrantLock();
   private final Map<String, LocalLoadBalancer> byName = new TreeMap<>();
-  private final Runnable startTimer;
+  private final java.util.function.Supplier<EventLoops> startTimer;
   private volatile boolean closed;
 
-  LocalLoadBalancers(LocalCloudSettings settings, TrackedThreads threads, Runnable startTimer) {
+  LocalLoadBalancers(
+      LocalCloudSettings settings,
+      TrackedThreads threads,
+      java.util.function.Supplier<EventLoops> startTimer) {
     this.settings = settings;
     this.threads = threads;
     this.startTimer = startTimer;
@@ -74,7 +77,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
       if (closed) {
         throw new CloudException("the local cloud is closed");
       }
-      startTimer.run();
+      EventLoops loops = startTimer.get();
       LocalLoadBalancer lb = byName.get(name);
       InetAddress wanted = spec.requestedAddress();
       if (lb != null && wanted != null && !wanted.equals(lb.address())) {
@@ -99,7 +102,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
                                   .formatted(
                                       ServiceLoadBalancerSpec.key(service), pool.network())));
         }
-        lb = new LocalLoadBalancer(name, key, address, settings, threads);
+        lb = new LocalLoadBalancer(name, key, address, settings, threads, loops);
       }
       try {
         lb.apply(spec);

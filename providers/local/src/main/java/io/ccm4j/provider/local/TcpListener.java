@@ -1,54 +1,89 @@
 package io.ccm4j.provider.local;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A TCP port of a load balancer: accepts on the load balancer's address and splices each connection
- * to a serving backend's node port, on virtual threads (one per direction). A client outside the
- * source ranges is reset at once. When connecting to the chosen backend fails, the next serving one
- * is tried, so a node that vanished between health checks costs no connection.
+ * to a serving backend's node port, non-blocking on the cloud's {@link EventLoops}. A client
+ * outside the source ranges is reset at once. When connecting to the chosen backend fails or times
+ * out, the next serving one is tried, so a node that vanished between health checks costs no
+ * connection. Half-closes are passed on, so either side may finish first.
  */
 final class TcpListener implements Listener {
 
   private static final Logger log = LoggerFactory.getLogger(TcpListener.class);
   private static final int BUFFER = 16 * 1024;
   private static final int BACKLOG = 4096;
+  private static final int ACCEPTS_PER_WAKEUP = 256;
 
   private final LocalLoadBalancer lb;
   private final int port;
-  private final ServerSocket server;
+  private final EventLoops loops;
+  private final EventLoop acceptLoop;
+  private final ServerSocketChannel server;
+  private final Set<Connection> connecting = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile int nodePort;
-  private Thread loopThread;
+  private SelectionKey acceptKey;
 
   TcpListener(LocalLoadBalancer lb, InetAddress address, int port, int nodePort)
       throws IOException {
     this.lb = lb;
     this.port = port;
     this.nodePort = nodePort;
-    this.server = new ServerSocket();
+    this.loops = lb.loops();
+    this.acceptLoop = loops.next();
+    this.server = ServerSocketChannel.open();
     try {
-      server.setReuseAddress(true);
+      server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       server.bind(new InetSocketAddress(address, port), BACKLOG);
+      server.configureBlocking(false);
     } catch (IOException e) {
       server.close();
       throw e;
     }
-    this.loopThread =
-        lb.threads()
-            .start("local-lb-tcp-" + address.getHostAddress() + ":" + port, this::acceptLoop);
+    IOException[] failure = new IOException[1];
+    acceptLoop.executeAndWait(
+        () -> {
+          try {
+            acceptKey =
+                server.register(
+                    acceptLoop.selector(),
+                    SelectionKey.OP_ACCEPT,
+                    new EventLoop.Handler() {
+                      @Override
+                      public void ready(SelectionKey key) {
+                        acceptAll();
+                      }
+
+                      @Override
+                      public void failed(IOException e) {
+                        log.warn(
+                            "local load balancer {}: port {}: {}", lb.name(), port, e.toString());
+                      }
+                    });
+          } catch (IOException e) {
+            failure[0] = e;
+          }
+        });
+    if (failure[0] != null || acceptKey == null) {
+      server.close();
+      throw failure[0] != null ? failure[0] : new IOException("event loop is not running");
+    }
   }
 
   @Override
@@ -66,125 +101,108 @@ final class TcpListener implements Listener {
     this.nodePort = nodePort;
   }
 
-  private void acceptLoop() {
-    while (!closed.get()) {
-      Socket client;
+  private void acceptAll() {
+    for (int i = 0; i < ACCEPTS_PER_WAKEUP && !closed.get(); i++) {
+      SocketChannel client;
       try {
         client = server.accept();
       } catch (IOException e) {
-        if (!closed.get()) {
-          log.warn(
-              "local load balancer {}: accept on port {} failed: {}",
-              lb.name(),
-              port,
-              e.toString());
-        }
-        continue;
+        log.warn("local load balancer {}: accept on port {}: {}", lb.name(), port, e.toString());
+        return;
       }
-      if (!lb.allows(client.getInetAddress())) {
+      if (client == null) {
+        return;
+      }
+      InetAddress from = ((InetSocketAddress) remote(client)).getAddress();
+      if (from == null || !lb.allows(from)) {
         lb.refused.increment();
         reset(client);
         continue;
       }
-      try {
-        lb.threads().start("local-lb-conn", () -> forward(client));
-      } catch (RuntimeException e) {
-        reset(client);
-      }
+      EventLoop loop = loops.next();
+      loop.execute(() -> new Connection(loop, client).start());
     }
   }
 
-  private void forward(Socket client) {
-    List<Backend> failed = new ArrayList<>(0);
-    int target = nodePort;
-    while (!closed.get()) {
-      Backend backend = lb.backends().pick(failed);
-      if (backend == null) {
-        break;
-      }
-      backend.active.incrementAndGet();
-      Socket upstream = new Socket();
-      try {
-        upstream.setTcpNoDelay(true);
-        upstream.connect(
-            new InetSocketAddress(backend.address, target),
-            (int) lb.settings().connectTimeout().toMillis());
-      } catch (IOException e) {
-        backend.active.decrementAndGet();
-        closeQuietly(upstream);
-        failed.add(backend);
-        log.debug(
-            "local load balancer {}: {} refused port {}: {}",
-            lb.name(),
-            backend,
-            target,
-            e.toString());
-        continue;
-      }
-      backend.total.increment();
-      Connection connection = new Connection(client, upstream, backend);
-      lb.register(connection);
-      if (closed.get()) {
-        connection.close();
-        return;
-      }
-      try {
-        lb.threads().start("local-lb-pump", () -> connection.pump(upstream, client));
-      } catch (RuntimeException e) {
-        connection.close();
-        return;
-      }
-      connection.pump(client, upstream);
-      return;
+  private static java.net.SocketAddress remote(SocketChannel channel) {
+    try {
+      return channel.getRemoteAddress();
+    } catch (IOException e) {
+      return new InetSocketAddress(0);
     }
-    lb.unserved.increment();
-    reset(client);
   }
 
   /** Refuses as closely as user space can: an RST instead of a FIN. */
-  private static void reset(Socket socket) {
+  private static void reset(SocketChannel channel) {
     try {
-      socket.setSoLinger(true, 0);
+      channel.setOption(StandardSocketOptions.SO_LINGER, 0);
     } catch (IOException ignored) {
       // closing anyway
     }
-    closeQuietly(socket);
+    closeQuietly(channel);
   }
 
-  static void closeQuietly(Socket socket) {
-    try {
-      socket.close();
-    } catch (IOException ignored) {
-      // nothing to do
+  private static void closeQuietly(SocketChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing to do
+      }
     }
   }
 
+  /** Gives up on connection attempts past the connect timeout: the next backend is tried. */
+  @Override
+  public void expireIdle(long nowNanos) {
+    for (Connection connection : connecting) {
+      if (nowNanos > connection.connectDeadline) {
+        connection.loop.execute(connection::connectTimedOut);
+      }
+    }
+  }
+
+  /** Stops accepting; returns once the port refuses connections. Open connections stay. */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      try {
-        server.close();
-      } catch (IOException ignored) {
-        // closed
+      acceptLoop.executeAndWait(
+          () -> {
+            if (acceptKey != null) {
+              acceptKey.cancel();
+            }
+            try {
+              server.close();
+            } catch (IOException ignored) {
+              // closed
+            }
+            // A cancelled key keeps the socket open until the next select.
+            acceptLoop.flushCancelled();
+          });
+      for (Connection connection : connecting) {
+        connection.close();
       }
-      // The socket is really closed only once the accept loop let go of it: wait, so that a
-      // removed port refuses connections as soon as close returns.
-      LocalLoadBalancer.join(loopThread);
     }
   }
 
-  /** One client connection spliced to one backend. */
+  /** One client connection spliced to one backend; lives on one event loop. */
   final class Connection implements ProxiedFlow {
-    private final Socket client;
-    private final Socket upstream;
-    private final Backend backend;
-    private final AtomicInteger openDirections = new AtomicInteger(2);
-    private final AtomicBoolean ended = new AtomicBoolean();
+    private final EventLoop loop;
+    private final SocketChannel client;
+    private final List<Backend> failed = new ArrayList<>(0);
+    private final Pipe toUpstream = new Pipe();
+    private final Pipe toClient = new Pipe();
+    private SocketChannel upstream;
+    private SelectionKey clientKey;
+    private SelectionKey upstreamKey;
+    private volatile Backend backend;
+    private volatile long connectDeadline = Long.MAX_VALUE;
+    private boolean counted;
+    private boolean ended;
 
-    Connection(Socket client, Socket upstream, Backend backend) {
+    Connection(EventLoop loop, SocketChannel client) {
+      this.loop = loop;
       this.client = client;
-      this.upstream = upstream;
-      this.backend = backend;
     }
 
     @Override
@@ -197,35 +215,213 @@ final class TcpListener implements Listener {
       return TcpListener.this;
     }
 
-    void pump(Socket from, Socket to) {
-      byte[] buffer = new byte[BUFFER];
+    void start() {
       try {
-        InputStream in = from.getInputStream();
-        OutputStream out = to.getOutputStream();
-        int n;
-        while ((n = in.read(buffer)) != -1) {
-          out.write(buffer, 0, n);
-        }
-        // Half-close: pass the FIN on and let the other direction finish.
-        if (!to.isClosed()) {
-          to.shutdownOutput();
-        }
-        if (openDirections.decrementAndGet() == 0) {
-          close();
-        }
+        client.configureBlocking(false);
+        client.setOption(StandardSocketOptions.TCP_NODELAY, true);
       } catch (IOException e) {
-        close();
+        closeQuietly(client);
+        return;
+      }
+      connectNext();
+    }
+
+    private void connectNext() {
+      while (!closed.get()) {
+        Backend next = lb.backends().pick(failed);
+        if (next == null) {
+          break;
+        }
+        backend = next;
+        next.active.incrementAndGet();
+        counted = true;
+        try {
+          upstream = SocketChannel.open();
+          upstream.configureBlocking(false);
+          upstream.setOption(StandardSocketOptions.TCP_NODELAY, true);
+          if (upstream.connect(new InetSocketAddress(next.address, nodePort))) {
+            connected();
+          } else {
+            connectDeadline = System.nanoTime() + lb.settings().connectTimeout().toNanos();
+            connecting.add(this);
+            upstreamKey =
+                upstream.register(loop.selector(), SelectionKey.OP_CONNECT, new Side(true));
+          }
+          return;
+        } catch (IOException e) {
+          attemptFailed();
+        }
+      }
+      lb.unserved.increment();
+      ended = true;
+      reset(client);
+    }
+
+    private void attemptFailed() {
+      connecting.remove(this);
+      connectDeadline = Long.MAX_VALUE;
+      if (upstreamKey != null) {
+        upstreamKey.cancel();
+        upstreamKey = null;
+      }
+      closeQuietly(upstream);
+      upstream = null;
+      if (counted) {
+        backend.active.decrementAndGet();
+        counted = false;
+      }
+      failed.add(backend);
+      log.debug("local load balancer {}: {} did not accept port {}", lb.name(), backend, nodePort);
+    }
+
+    void connectTimedOut() {
+      if (!ended && upstream != null && upstream.isConnectionPending()) {
+        attemptFailed();
+        connectNext();
+      }
+    }
+
+    private void connected() throws IOException {
+      connecting.remove(this);
+      connectDeadline = Long.MAX_VALUE;
+      backend.total.increment();
+      lb.register(this);
+      if (upstreamKey == null) {
+        upstreamKey = upstream.register(loop.selector(), SelectionKey.OP_READ, new Side(true));
+      } else {
+        upstreamKey.interestOps(SelectionKey.OP_READ);
+      }
+      clientKey = client.register(loop.selector(), SelectionKey.OP_READ, new Side(false));
+      if (closed.get()) {
+        closeNow();
+      }
+    }
+
+    /** The handler of one of the two channels. */
+    private final class Side implements EventLoop.Handler {
+      private final boolean isUpstream;
+
+      Side(boolean isUpstream) {
+        this.isUpstream = isUpstream;
+      }
+
+      @Override
+      public void ready(SelectionKey key) throws IOException {
+        if (ended) {
+          return;
+        }
+        if (key.isConnectable()) {
+          try {
+            upstream.finishConnect();
+          } catch (IOException e) {
+            attemptFailed();
+            connectNext();
+            return;
+          }
+          connected();
+          return;
+        }
+        SocketChannel self = isUpstream ? upstream : client;
+        SocketChannel other = isUpstream ? client : upstream;
+        Pipe from = isUpstream ? toClient : toUpstream;
+        Pipe to = isUpstream ? toUpstream : toClient;
+        if (key.isReadable()) {
+          from.fill(self, other);
+        }
+        if (key.isValid() && key.isWritable()) {
+          to.flush(self);
+        }
+        update();
+      }
+
+      @Override
+      public void failed(IOException e) {
+        closeNow();
+      }
+    }
+
+    private void update() throws IOException {
+      if (toUpstream.done() && toClient.done()) {
+        closeNow();
+        return;
+      }
+      interest(clientKey, toUpstream.wantsRead(), toClient.wantsWrite());
+      interest(upstreamKey, toClient.wantsRead(), toUpstream.wantsWrite());
+    }
+
+    private static void interest(SelectionKey key, boolean read, boolean write) {
+      int ops = (read ? SelectionKey.OP_READ : 0) | (write ? SelectionKey.OP_WRITE : 0);
+      if (key.isValid() && key.interestOps() != ops) {
+        key.interestOps(ops);
       }
     }
 
     @Override
     public void close() {
-      if (ended.compareAndSet(false, true)) {
-        closeQuietly(client);
-        closeQuietly(upstream);
-        backend.active.decrementAndGet();
-        lb.unregister(this);
+      loop.execute(this::closeNow);
+    }
+
+    private void closeNow() {
+      if (ended) {
+        return;
       }
+      ended = true;
+      connecting.remove(this);
+      closeQuietly(client);
+      closeQuietly(upstream);
+      if (counted) {
+        backend.active.decrementAndGet();
+        counted = false;
+      }
+      lb.unregister(this);
+    }
+  }
+
+  /** One direction of a connection: bytes read from one side, waiting to be written. */
+  private static final class Pipe {
+    private ByteBuffer buffer;
+    private boolean sourceEnded;
+    private boolean shutDown;
+
+    /** Reads what the source has and passes on what the destination takes now. */
+    void fill(SocketChannel source, SocketChannel destination) throws IOException {
+      if (buffer == null) {
+        buffer = ByteBuffer.allocate(BUFFER);
+      }
+      if (!sourceEnded && buffer.hasRemaining()) {
+        if (source.read(buffer) < 0) {
+          sourceEnded = true;
+        }
+      }
+      flush(destination);
+    }
+
+    void flush(SocketChannel destination) throws IOException {
+      if (buffer != null && buffer.position() > 0) {
+        buffer.flip();
+        destination.write(buffer);
+        buffer.compact();
+      }
+      if (sourceEnded && !shutDown && (buffer == null || buffer.position() == 0)) {
+        shutDown = true;
+        try {
+          destination.shutdownOutput();
+        } catch (IOException e) {
+          // the destination is already gone: this direction is over either way
+        }
+      }
+    }
+
+    boolean wantsRead() {
+      return !sourceEnded && (buffer == null || buffer.hasRemaining());
+    }
+
+    boolean wantsWrite() {
+      return buffer != null && buffer.position() > 0;
+    }
+
+    boolean done() {
+      return shutDown;
     }
   }
 }
