@@ -113,16 +113,21 @@ public final class LbForwardBenchmark {
       }
       // The ceiling: the same load straight at one node port, without the load balancer.
       String direct = "http://" + proxies.get(1).nodeIp() + ":" + NODE_PORT + "/";
-      Matcher directRate =
-          RATE.matcher(
-              runWrk(
-                  wrk,
-                  direct,
-                  settings.warmup().isZero() ? Duration.ofSeconds(5) : settings.warmup()));
+      var osBean =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long directCpu = osBean.getProcessCpuTime();
+      String directReport =
+          runWrk(
+              wrk, direct, settings.warmup().isZero() ? Duration.ofSeconds(5) : settings.warmup());
+      directCpu = osBean.getProcessCpuTime() - directCpu;
+      Matcher directRate = RATE.matcher(directReport);
+      Matcher directRequests = REQUESTS.matcher(directReport);
       double directPerSecond = directRate.find() ? Double.parseDouble(directRate.group(1)) : 0;
+      long directCount = directRequests.find() ? Long.parseLong(directRequests.group(1)) : 1;
       out.printf(
-          "without the load balancer (wrk straight at %s): %.0f connections/s%n",
-          direct, directPerSecond);
+          "without the load balancer (wrk straight at %s): %.0f connections/s, kube-proxy JVM CPU %.1f us per connection%n",
+          direct, directPerSecond, directCpu / 1e3 / Math.max(1, directCount));
       Map<String, Long> before = counts(proxies);
 
       SimulatedKubeProxy drained = proxies.get(0);
@@ -131,6 +136,7 @@ public final class LbForwardBenchmark {
           (com.sun.management.OperatingSystemMXBean)
               java.lang.management.ManagementFactory.getOperatingSystemMXBean();
       long cpuBefore = os.getProcessCpuTime();
+      long[] ticksBefore = userSystemTicks();
       Process load = startWrk(wrk, url, settings.duration());
       long start = System.nanoTime();
       // Halfway, drain one node as kube-proxy does for a node being deleted (KEP-3836).
@@ -155,6 +161,10 @@ public final class LbForwardBenchmark {
           load.info().totalCpuDuration().orElse(Duration.ZERO); // read before it is reaped
       String report = finish(load);
       long cpuAfter = os.getProcessCpuTime();
+      long[] ticksAfter = userSystemTicks();
+      out.printf(
+          "JVM (load balancer + kube-proxies) CPU during the run: user %.1f s, system %.1f s%n",
+          (ticksAfter[0] - ticksBefore[0]) / 100.0, (ticksAfter[1] - ticksBefore[1]) / 100.0);
       long drainedAfter = drained.totalRequests() - drainedAtDetection;
       Map<String, Long> after = counts(proxies);
       Map<String, Long> perBackend = new LinkedHashMap<>();
@@ -173,6 +183,17 @@ public final class LbForwardBenchmark {
     } finally {
       cloud.close();
       proxies.forEach(SimulatedKubeProxy::close);
+    }
+  }
+
+  /** utime and stime of this process in clock ticks (1/100 s), from /proc/self/stat. */
+  private static long[] userSystemTicks() {
+    try {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+    } catch (IOException | RuntimeException e) {
+      return new long[] {0, 0};
     }
   }
 

@@ -10,22 +10,29 @@ final class ProxyThreads {
   private final Object lock = new Object();
 
   void start(String name, Runnable task) {
+    start(Thread.ofVirtual().name(name), task);
+  }
+
+  /** A platform thread, for a selector loop that lives as long as its server. */
+  Thread startPlatform(String name, Runnable task) {
+    return start(Thread.ofPlatform().daemon().name(name), task);
+  }
+
+  private Thread start(Thread.Builder builder, Runnable task) {
     live.incrementAndGet();
     try {
-      Thread.ofVirtual()
-          .name(name)
-          .start(
-              () -> {
-                try {
-                  task.run();
-                } finally {
-                  if (live.decrementAndGet() == 0) {
-                    synchronized (lock) {
-                      lock.notifyAll();
-                    }
-                  }
+      return builder.start(
+          () -> {
+            try {
+              task.run();
+            } finally {
+              if (live.decrementAndGet() == 0) {
+                synchronized (lock) {
+                  lock.notifyAll();
                 }
-              });
+              }
+            }
+          });
     } catch (RuntimeException | Error e) {
       live.decrementAndGet();
       throw e;

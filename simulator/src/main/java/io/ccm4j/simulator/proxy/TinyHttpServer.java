@@ -1,38 +1,37 @@
 package io.ccm4j.simulator.proxy;
 
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * A minimal HTTP/1.1 server on one address and port: a virtual thread per connection, keep-alive
- * unless the client says {@code Connection: close}, GET/HEAD only in spirit (request bodies are
- * skipped). Enough for curl, wrk and load balancer health checks, and fast enough for a benchmark.
+ * A minimal HTTP/1.1 server on one address and port: one selector thread, non-blocking, keep-alive
+ * unless the client says {@code Connection: close}, request bodies skipped. Enough for curl, wrk
+ * and load balancer health checks, and cheap per connection, so a benchmark measures the load
+ * balancer rather than its backends.
  */
 final class TinyHttpServer implements PortServer {
 
   /** An answer: status code and text body. */
   record Response(int status, String body) {}
 
-  private static final int MAX_LINE = 8192;
+  private static final int MAX_REQUEST = 16 * 1024;
 
-  private final ServerSocket server;
+  private final ServerSocketChannel server;
+  private final Selector selector;
   private final Function<String, Response> handler;
-  private final ProxyThreads threads;
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Thread thread;
+  private volatile boolean running = true;
   final LongAdder connections = new LongAdder();
   final LongAdder requests = new LongAdder();
 
@@ -40,116 +39,193 @@ final class TinyHttpServer implements PortServer {
       InetAddress address, int port, Function<String, Response> handler, ProxyThreads threads)
       throws IOException {
     this.handler = handler;
-    this.threads = threads;
-    this.server = new ServerSocket();
+    this.server = ServerSocketChannel.open();
     try {
-      server.setReuseAddress(true);
+      server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       server.bind(new InetSocketAddress(address, port), 4096);
+      server.configureBlocking(false);
+      this.selector = Selector.open();
+      server.register(selector, SelectionKey.OP_ACCEPT);
     } catch (IOException e) {
       server.close();
       throw e;
     }
-    threads.start("kube-proxy-http-" + address.getHostAddress() + ":" + port, this::acceptLoop);
+    this.thread =
+        threads.startPlatform(
+            "kube-proxy-http-" + address.getHostAddress() + ":" + server.socket().getLocalPort(),
+            this::loop);
   }
 
   int port() {
-    return server.getLocalPort();
+    return server.socket().getLocalPort();
   }
 
-  private void acceptLoop() {
-    while (!closed.get()) {
-      try {
-        Socket socket = server.accept();
-        connections.increment();
-        open.add(socket);
-        threads.start("kube-proxy-conn", () -> serve(socket));
-      } catch (IOException | RuntimeException e) {
-        if (closed.get()) {
-          return;
-        }
-      }
-    }
-  }
-
-  private void serve(Socket socket) {
-    try (socket) {
-      socket.setTcpNoDelay(true);
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 2048);
-      OutputStream out = socket.getOutputStream();
-      while (!closed.get()) {
-        String requestLine = readLine(in);
-        if (requestLine == null) {
-          return;
-        }
-        if (requestLine.isEmpty()) {
-          continue;
-        }
-        boolean keepAlive = requestLine.endsWith("HTTP/1.1");
-        long contentLength = 0;
-        String header;
-        while ((header = readLine(in)) != null && !header.isEmpty()) {
-          String lower = header.toLowerCase(Locale.ROOT);
-          if (lower.startsWith("connection:")) {
-            String value = lower.substring("connection:".length()).trim();
-            keepAlive = value.contains("keep-alive") || (keepAlive && !value.contains("close"));
-          } else if (lower.startsWith("content-length:")) {
-            contentLength = Long.parseLong(lower.substring("content-length:".length()).trim());
+  private void loop() {
+    try {
+      while (running) {
+        selector.select(500);
+        for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+          SelectionKey key = it.next();
+          it.remove();
+          try {
+            if (key.isAcceptable()) {
+              acceptAll();
+            } else if (key.isValid()) {
+              ((Exchange) key.attachment()).ready(key);
+            }
+          } catch (IOException | RuntimeException e) {
+            key.cancel();
+            closeQuietly((SocketChannel) key.channel());
           }
         }
-        if (header == null) {
-          return;
-        }
-        in.skipNBytes(contentLength);
-        String[] parts = requestLine.split(" ");
-        String path = parts.length > 1 ? parts[1] : "/";
-        requests.increment();
-        Response response = handler.apply(path);
-        byte[] body = response.body().getBytes(StandardCharsets.UTF_8);
-        String head =
-            "HTTP/1.1 "
-                + response.status()
-                + " "
-                + reason(response.status())
-                + "\r\nContent-Type: "
-                + (response.body().startsWith("{") ? "application/json" : "text/plain")
-                + "\r\nContent-Length: "
-                + body.length
-                + (keepAlive ? "" : "\r\nConnection: close")
-                + "\r\n\r\n";
-        byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
-        byte[] all = new byte[headBytes.length + body.length];
-        System.arraycopy(headBytes, 0, all, 0, headBytes.length);
-        System.arraycopy(body, 0, all, headBytes.length, body.length);
-        out.write(all);
-        out.flush();
-        if (!keepAlive) {
-          return;
+      }
+    } catch (IOException e) {
+      // the selector broke: stop serving
+    } finally {
+      for (SelectionKey key : selector.keys()) {
+        try {
+          key.channel().close();
+        } catch (IOException ignored) {
+          // closing
         }
       }
-    } catch (IOException | RuntimeException e) {
-      // the client went away or spoke nonsense: drop the connection
-    } finally {
-      open.remove(socket);
+      try {
+        selector.close();
+      } catch (IOException ignored) {
+        // closing
+      }
     }
   }
 
-  private static String readLine(InputStream in) throws IOException {
-    StringBuilder line = new StringBuilder();
-    int c;
-    while ((c = in.read()) != -1) {
-      if (c == '\n') {
-        int len = line.length();
-        if (len > 0 && line.charAt(len - 1) == '\r') {
-          line.setLength(len - 1);
-        }
-        return line.toString();
-      }
-      if (line.length() >= MAX_LINE) {
-        throw new IOException("request line too long");
-      }
-      line.append((char) c);
+  private void acceptAll() throws IOException {
+    SocketChannel channel;
+    while ((channel = server.accept()) != null) {
+      connections.increment();
+      channel.configureBlocking(false);
+      channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      channel.register(selector, SelectionKey.OP_READ, new Exchange());
     }
-    return line.isEmpty() ? null : line.toString();
+  }
+
+  /** The state of one connection: the request bytes so far, or the answer being written. */
+  private final class Exchange {
+    private ByteBuffer in = ByteBuffer.allocate(1024);
+    private ByteBuffer out;
+    private boolean closeAfterWrite;
+
+    void ready(SelectionKey key) throws IOException {
+      SocketChannel channel = (SocketChannel) key.channel();
+      if (key.isWritable() && out != null) {
+        write(key, channel);
+        return;
+      }
+      if (!key.isReadable()) {
+        return;
+      }
+      if (!in.hasRemaining()) {
+        if (in.capacity() >= MAX_REQUEST) {
+          throw new IOException("request too large");
+        }
+        ByteBuffer bigger = ByteBuffer.allocate(in.capacity() * 4);
+        in.flip();
+        bigger.put(in);
+        in = bigger;
+      }
+      int n = channel.read(in);
+      if (n < 0) {
+        key.cancel();
+        channel.close();
+        return;
+      }
+      answerIfComplete(key, channel);
+    }
+
+    private void answerIfComplete(SelectionKey key, SocketChannel channel) throws IOException {
+      int end = headerEnd();
+      if (end < 0) {
+        return;
+      }
+      String head = new String(in.array(), 0, end, StandardCharsets.ISO_8859_1);
+      // Drop the request (bodies are skipped: the simulated services ignore them).
+      in.flip();
+      in.position(Math.min(in.limit(), end + 4 + contentLength(head)));
+      in.compact();
+      String requestLine = head.substring(0, Math.max(0, head.indexOf('\r')));
+      boolean keepAlive = requestLine.endsWith("HTTP/1.1");
+      for (String header : head.split("\r\n")) {
+        String lower = header.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("connection:")) {
+          String value = lower.substring("connection:".length()).trim();
+          keepAlive = value.contains("keep-alive") || (keepAlive && !value.contains("close"));
+        }
+      }
+      String[] parts = requestLine.split(" ");
+      requests.increment();
+      Response response = handler.apply(parts.length > 1 ? parts[1] : "/");
+      out = encode(response, keepAlive);
+      closeAfterWrite = !keepAlive;
+      write(key, channel);
+    }
+
+    private void write(SelectionKey key, SocketChannel channel) throws IOException {
+      channel.write(out);
+      if (out.hasRemaining()) {
+        key.interestOps(SelectionKey.OP_WRITE);
+        return;
+      }
+      out = null;
+      if (closeAfterWrite) {
+        key.cancel();
+        channel.close();
+        return;
+      }
+      key.interestOps(SelectionKey.OP_READ);
+      if (in.position() > 0) {
+        answerIfComplete(key, channel); // a pipelined request
+      }
+    }
+
+    private int headerEnd() {
+      byte[] a = in.array();
+      for (int i = 3; i < in.position(); i++) {
+        if (a[i] == '\n' && a[i - 1] == '\r' && a[i - 2] == '\n' && a[i - 3] == '\r') {
+          return i - 3;
+        }
+      }
+      return -1;
+    }
+  }
+
+  private static int contentLength(String head) {
+    for (String header : head.split("\r\n")) {
+      if (header.regionMatches(true, 0, "content-length:", 0, 15)) {
+        try {
+          return Integer.parseInt(header.substring(15).trim());
+        } catch (NumberFormatException e) {
+          return 0;
+        }
+      }
+    }
+    return 0;
+  }
+
+  private static ByteBuffer encode(Response response, boolean keepAlive) {
+    byte[] body = response.body().getBytes(StandardCharsets.UTF_8);
+    String head =
+        "HTTP/1.1 "
+            + response.status()
+            + " "
+            + reason(response.status())
+            + "\r\nContent-Type: "
+            + (response.body().startsWith("{") ? "application/json" : "text/plain")
+            + "\r\nContent-Length: "
+            + body.length
+            + (keepAlive ? "" : "\r\nConnection: close")
+            + "\r\n\r\n";
+    byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
+    ByteBuffer buffer = ByteBuffer.allocate(headBytes.length + body.length);
+    buffer.put(headBytes).put(body).flip();
+    return buffer;
   }
 
   private static String reason(int status) {
@@ -161,21 +237,31 @@ final class TinyHttpServer implements PortServer {
     };
   }
 
+  private static void closeQuietly(SocketChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // closed
+    }
+  }
+
+  /** Stops serving; returns once the port refuses connections. */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
-      try {
-        server.close();
-      } catch (IOException ignored) {
-        // closed
-      }
-      for (Socket socket : open) {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // closed
-        }
-      }
+    if (!running) {
+      return;
+    }
+    running = false;
+    selector.wakeup();
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // closed
     }
   }
 }
