@@ -23,6 +23,10 @@ final class EventLoops implements AutoCloseable {
     }
   }
 
+  List<EventLoop> all() {
+    return List.copyOf(loops);
+  }
+
   EventLoop next() {
     return loops.get(Math.floorMod(next.getAndIncrement(), loops.size()));
   }

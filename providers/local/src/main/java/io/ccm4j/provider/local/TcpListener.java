@@ -32,57 +32,105 @@ final class TcpListener implements Listener {
 
   private final LocalLoadBalancer lb;
   private final int port;
-  private final EventLoops loops;
-  private final EventLoop acceptLoop;
-  private final ServerSocketChannel server;
+  private final List<Acceptor> acceptors = new ArrayList<>();
   private final Set<Connection> connecting = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile int nodePort;
-  private SelectionKey acceptKey;
 
+  /**
+   * One listening socket per event loop (SO_REUSEPORT): the kernel spreads new connections over the
+   * loops, and each connection stays on the loop that accepted it.
+   */
   TcpListener(LocalLoadBalancer lb, InetAddress address, int port, int nodePort)
       throws IOException {
     this.lb = lb;
     this.port = port;
     this.nodePort = nodePort;
-    this.loops = lb.loops();
-    this.acceptLoop = loops.next();
-    this.server = ServerSocketChannel.open();
     try {
-      server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-      server.bind(new InetSocketAddress(address, port), BACKLOG);
-      server.configureBlocking(false);
+      for (EventLoop loop : lb.loops().all()) {
+        acceptors.add(new Acceptor(loop, address));
+      }
     } catch (IOException e) {
-      server.close();
+      close();
       throw e;
     }
-    IOException[] failure = new IOException[1];
-    acceptLoop.executeAndWait(
-        () -> {
-          try {
-            acceptKey =
-                server.register(
-                    acceptLoop.selector(),
-                    SelectionKey.OP_ACCEPT,
-                    new EventLoop.Handler() {
-                      @Override
-                      public void ready(SelectionKey key) {
-                        acceptAll();
-                      }
+  }
 
-                      @Override
-                      public void failed(IOException e) {
-                        log.warn(
-                            "local load balancer {}: port {}: {}", lb.name(), port, e.toString());
-                      }
-                    });
-          } catch (IOException e) {
-            failure[0] = e;
-          }
-        });
-    if (failure[0] != null || acceptKey == null) {
-      server.close();
-      throw failure[0] != null ? failure[0] : new IOException("event loop is not running");
+  /** A listening socket and the loop that accepts on it. */
+  private final class Acceptor implements EventLoop.Handler {
+    private final EventLoop loop;
+    private final ServerSocketChannel server;
+    private SelectionKey key;
+
+    Acceptor(EventLoop loop, InetAddress address) throws IOException {
+      this.loop = loop;
+      this.server = ServerSocketChannel.open();
+      try {
+        server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        server.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+        server.bind(new InetSocketAddress(address, port), BACKLOG);
+        server.configureBlocking(false);
+      } catch (IOException | UnsupportedOperationException e) {
+        server.close();
+        throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+      }
+      IOException[] failure = new IOException[1];
+      loop.executeAndWait(
+          () -> {
+            try {
+              key = server.register(loop.selector(), SelectionKey.OP_ACCEPT, this);
+            } catch (IOException e) {
+              failure[0] = e;
+            }
+          });
+      if (failure[0] != null || key == null) {
+        server.close();
+        throw failure[0] != null ? failure[0] : new IOException("event loop is not running");
+      }
+    }
+
+    @Override
+    public void ready(SelectionKey ignored) {
+      for (int i = 0; i < ACCEPTS_PER_WAKEUP && !closed.get(); i++) {
+        SocketChannel client;
+        try {
+          client = server.accept();
+        } catch (IOException e) {
+          log.warn("local load balancer {}: accept on port {}: {}", lb.name(), port, e.toString());
+          return;
+        }
+        if (client == null) {
+          return;
+        }
+        InetAddress from = ((InetSocketAddress) remote(client)).getAddress();
+        if (from == null || !lb.allows(from)) {
+          lb.refused.increment();
+          reset(client);
+          continue;
+        }
+        new Connection(loop, client).start();
+      }
+    }
+
+    @Override
+    public void failed(IOException e) {
+      log.warn("local load balancer {}: port {}: {}", lb.name(), port, e.toString());
+    }
+
+    void close() {
+      loop.executeAndWait(
+          () -> {
+            if (key != null) {
+              key.cancel();
+            }
+            try {
+              server.close();
+            } catch (IOException ignored) {
+              // closed
+            }
+            // A cancelled key keeps the socket open until the next select.
+            loop.flushCancelled();
+          });
     }
   }
 
@@ -99,29 +147,6 @@ final class TcpListener implements Listener {
   @Override
   public void setNodePort(int nodePort) {
     this.nodePort = nodePort;
-  }
-
-  private void acceptAll() {
-    for (int i = 0; i < ACCEPTS_PER_WAKEUP && !closed.get(); i++) {
-      SocketChannel client;
-      try {
-        client = server.accept();
-      } catch (IOException e) {
-        log.warn("local load balancer {}: accept on port {}: {}", lb.name(), port, e.toString());
-        return;
-      }
-      if (client == null) {
-        return;
-      }
-      InetAddress from = ((InetSocketAddress) remote(client)).getAddress();
-      if (from == null || !lb.allows(from)) {
-        lb.refused.increment();
-        reset(client);
-        continue;
-      }
-      EventLoop loop = loops.next();
-      loop.execute(() -> new Connection(loop, client).start());
-    }
   }
 
   private static java.net.SocketAddress remote(SocketChannel channel) {
@@ -166,19 +191,7 @@ final class TcpListener implements Listener {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      acceptLoop.executeAndWait(
-          () -> {
-            if (acceptKey != null) {
-              acceptKey.cancel();
-            }
-            try {
-              server.close();
-            } catch (IOException ignored) {
-              // closed
-            }
-            // A cancelled key keeps the socket open until the next select.
-            acceptLoop.flushCancelled();
-          });
+      acceptors.forEach(Acceptor::close);
       for (Connection connection : connecting) {
         connection.close();
       }
