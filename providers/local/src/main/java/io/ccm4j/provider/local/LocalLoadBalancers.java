@@ -185,7 +185,11 @@ public final class LocalLoadBalancers implements LoadBalancer {
         lb.address().getHostAddress());
   }
 
-  /** Each node's first InternalIP (else its provided node IP); nodes with neither are skipped. */
+  /**
+   * Each node's first InternalIP (else its provided node IP); nodes with neither are skipped, and
+   * so are nodes whose address is not on this machine: the {@code local} cloud never sends traffic
+   * (or health checks) off the host.
+   */
   static List<BackendPool.Target> targets(List<Node> nodes) {
     List<BackendPool.Target> targets = new ArrayList<>();
     for (Node node : nodes) {
@@ -195,12 +199,31 @@ public final class LocalLoadBalancers implements LoadBalancer {
             "node {} has no InternalIP: not a load balancer backend", node.getMetadata().getName());
         continue;
       }
+      if (!onThisMachine(address)) {
+        log.warn(
+            "node {}: InternalIP {} is not an address of this machine: not a local load balancer"
+                + " backend",
+            node.getMetadata().getName(),
+            address.getHostAddress());
+        continue;
+      }
       BackendPool.Target target = new BackendPool.Target(node.getMetadata().getName(), address);
       if (!targets.contains(target)) {
         targets.add(target);
       }
     }
     return targets;
+  }
+
+  static boolean onThisMachine(InetAddress address) {
+    if (address.isLoopbackAddress()) {
+      return true;
+    }
+    try {
+      return java.net.NetworkInterface.getByInetAddress(address) != null;
+    } catch (java.net.SocketException e) {
+      return false;
+    }
   }
 
   private static InetAddress internalIp(Node node) {

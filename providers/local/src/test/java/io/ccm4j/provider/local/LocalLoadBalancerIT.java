@@ -406,6 +406,42 @@ class LocalLoadBalancerIT {
   }
 
   @Test
+  void idleUdpSessionsEndAndNodesOffThisMachineAreNeverBackends() throws Exception {
+    cloud.close();
+    cloud = cloud("udpIdleTimeout: 300ms");
+    lbs = cloud.loadBalancer().orElseThrow();
+    Service service = service("udp-idle", udp(53, UDP_NODE_PORT)).build();
+    Node n1 = node(1, service);
+    Node remote =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName("elsewhere")
+            .endMetadata()
+            .withNewStatus()
+            .addNewAddress()
+            .withType("InternalIP")
+            .withAddress("198.51.100.10") // TEST-NET-2: never contacted
+            .endAddress()
+            .endStatus()
+            .build();
+    // Checked first, so that a broken filter fails here instead of sending anything off the host.
+    assertThat(LocalLoadBalancers.onThisMachine(java.net.InetAddress.getByName("198.51.100.10")))
+        .isFalse();
+    String ip = ensure(service, n1, remote);
+    assertThat(cloud.loadBalancers().snapshot().get(0).backends())
+        .extracting(LocalLoadBalancers.BackendView::node)
+        .containsExactly("node-1");
+
+    assertThat(Traffic.udp(ip, 53, "a", null, 2000)).contains("node=node-1");
+    assertThat(cloud.loadBalancers().snapshot().get(0).openFlows()).isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> cloud.loadBalancers().snapshot().get(0).openFlows() == 0);
+    // A new datagram from the same client opens a new session.
+    assertThat(Traffic.udp(ip, 53, "b", null, 2000)).contains("echo=b");
+  }
+
+  @Test
   void closeEndsEveryThread() throws Exception {
     Service service = service("threads", tcp(80, NODE_PORT), udp(53, UDP_NODE_PORT)).build();
     Node n1 = node(1, service);
