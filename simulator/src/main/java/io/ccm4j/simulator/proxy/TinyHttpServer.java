@@ -152,12 +152,10 @@ final class TinyHttpServer implements PortServer {
       in.compact();
       String requestLine = head.substring(0, Math.max(0, head.indexOf('\r')));
       boolean keepAlive = requestLine.endsWith("HTTP/1.1");
-      for (String header : head.split("\r\n")) {
-        String lower = header.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("connection:")) {
-          String value = lower.substring("connection:".length()).trim();
-          keepAlive = value.contains("keep-alive") || (keepAlive && !value.contains("close"));
-        }
+      String connection = header(head, "connection:");
+      if (connection != null) {
+        String value = connection.toLowerCase(Locale.ROOT);
+        keepAlive = value.contains("keep-alive") || (keepAlive && !value.contains("close"));
       }
       String[] parts = requestLine.split(" ");
       requests.increment();
@@ -197,16 +195,31 @@ final class TinyHttpServer implements PortServer {
   }
 
   private static int contentLength(String head) {
-    for (String header : head.split("\r\n")) {
-      if (header.regionMatches(true, 0, "content-length:", 0, 15)) {
-        try {
-          return Integer.parseInt(header.substring(15).trim());
-        } catch (NumberFormatException e) {
-          return 0;
-        }
-      }
+    String value = header(head, "content-length:");
+    if (value == null) {
+      return 0;
     }
-    return 0;
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** The trimmed value of a header ({@code name} in lower case with its colon), or null. */
+  private static String header(String head, String name) {
+    int start = head.indexOf("\r\n") + 2;
+    while (start > 1 && start < head.length()) {
+      int end = head.indexOf("\r\n", start);
+      if (end < 0) {
+        end = head.length();
+      }
+      if (head.regionMatches(true, start, name, 0, name.length())) {
+        return head.substring(start + name.length(), end).trim();
+      }
+      start = end + 2;
+    }
+    return null;
   }
 
   private static ByteBuffer encode(Response response, boolean keepAlive) {

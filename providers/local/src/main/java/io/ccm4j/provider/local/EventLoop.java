@@ -1,6 +1,7 @@
 package io.ccm4j.provider.local;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Queue;
@@ -33,6 +34,7 @@ final class EventLoop implements AutoCloseable {
   private final Thread thread;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final Queue<Runnable> tickers = new ConcurrentLinkedQueue<>();
+  private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024);
   private volatile boolean running = true;
 
   EventLoop(String name) throws IOException {
@@ -43,6 +45,11 @@ final class EventLoop implements AutoCloseable {
 
   Selector selector() {
     return selector;
+  }
+
+  /** A buffer for the loop's thread only: what is read is written on before the next read. */
+  ByteBuffer scratch() {
+    return scratch;
   }
 
   boolean inLoop() {

@@ -35,6 +35,8 @@ public final class LocalCloud implements CloudProvider {
   private final LocalLoadBalancers loadBalancers;
   private ScheduledExecutorService timer;
   private EventLoops loops;
+  private final java.util.List<Thread> timerThreads =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private boolean closed;
 
   public LocalCloud(LocalCloudSettings settings) {
@@ -53,7 +55,11 @@ public final class LocalCloud implements CloudProvider {
     loops = new EventLoops(Math.max(1, Runtime.getRuntime().availableProcessors()));
     timer =
         Executors.newSingleThreadScheduledExecutor(
-            r -> Thread.ofPlatform().daemon().name("local-cloud-timer").unstarted(r));
+            r -> {
+              Thread thread = Thread.ofPlatform().daemon().name("local-cloud-timer").unstarted(r);
+              timerThreads.add(thread);
+              return thread;
+            });
     long interval = settings.healthCheckInterval().toMillis();
     timer.scheduleWithFixedDelay(
         () -> guarded(loadBalancers::probeAll), interval, interval, TimeUnit.MILLISECONDS);
@@ -139,6 +145,10 @@ public final class LocalCloud implements CloudProvider {
       if (running != null) {
         running.shutdownNow();
         timerDone = running.awaitTermination(5, TimeUnit.SECONDS);
+        // Terminated is signalled just before the worker thread itself has ended.
+        for (Thread thread : timerThreads) {
+          thread.join(5000);
+        }
       }
       boolean threadsDone = threads.awaitNone(Duration.ofSeconds(5));
       if (!timerDone || !threadsDone) {

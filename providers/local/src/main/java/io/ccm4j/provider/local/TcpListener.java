@@ -26,7 +26,6 @@ import org.slf4j.LoggerFactory;
 final class TcpListener implements Listener {
 
   private static final Logger log = LoggerFactory.getLogger(TcpListener.class);
-  private static final int BUFFER = 16 * 1024;
   private static final int BACKLOG = 4096;
   private static final int ACCEPTS_PER_WAKEUP = 256;
 
@@ -339,7 +338,7 @@ final class TcpListener implements Listener {
         Pipe from = isUpstream ? toClient : toUpstream;
         Pipe to = isUpstream ? toUpstream : toClient;
         if (key.isReadable()) {
-          from.fill(self, other);
+          from.fill(self, other, loop.scratch());
         }
         if (key.isValid() && key.isWritable()) {
           to.flush(self);
@@ -390,32 +389,43 @@ final class TcpListener implements Listener {
     }
   }
 
-  /** One direction of a connection: bytes read from one side, waiting to be written. */
+  /**
+   * One direction of a connection. Bytes are read into the loop's scratch buffer and written on at
+   * once; only what the destination cannot take now is copied aside (then reading pauses), so a
+   * typical request or answer allocates nothing.
+   */
   private static final class Pipe {
-    private ByteBuffer buffer;
+    private ByteBuffer pending;
     private boolean sourceEnded;
     private boolean shutDown;
 
-    /** Reads what the source has and passes on what the destination takes now. */
-    void fill(SocketChannel source, SocketChannel destination) throws IOException {
-      if (buffer == null) {
-        buffer = ByteBuffer.allocate(BUFFER);
-      }
-      if (!sourceEnded && buffer.hasRemaining()) {
-        if (source.read(buffer) < 0) {
+    void fill(SocketChannel source, SocketChannel destination, ByteBuffer scratch)
+        throws IOException {
+      if (!sourceEnded && pending == null) {
+        scratch.clear();
+        int n = source.read(scratch);
+        if (n < 0) {
           sourceEnded = true;
+        } else if (n > 0) {
+          scratch.flip();
+          destination.write(scratch);
+          if (scratch.hasRemaining()) {
+            pending = ByteBuffer.allocate(scratch.remaining());
+            pending.put(scratch).flip();
+          }
         }
       }
       flush(destination);
     }
 
     void flush(SocketChannel destination) throws IOException {
-      if (buffer != null && buffer.position() > 0) {
-        buffer.flip();
-        destination.write(buffer);
-        buffer.compact();
+      if (pending != null) {
+        destination.write(pending);
+        if (!pending.hasRemaining()) {
+          pending = null;
+        }
       }
-      if (sourceEnded && !shutDown && (buffer == null || buffer.position() == 0)) {
+      if (sourceEnded && !shutDown && pending == null) {
         shutDown = true;
         try {
           destination.shutdownOutput();
@@ -426,11 +436,11 @@ final class TcpListener implements Listener {
     }
 
     boolean wantsRead() {
-      return !sourceEnded && (buffer == null || buffer.hasRemaining());
+      return !sourceEnded && pending == null;
     }
 
     boolean wantsWrite() {
-      return buffer != null && buffer.position() > 0;
+      return pending != null;
     }
 
     boolean done() {
