@@ -63,7 +63,7 @@ class LocalLoadBalancerIT {
     return LocalCloudProviderFactory.fromYaml(
         """
         addressPool: %s
-        healthCheck: {interval: 100ms, timeout: 300ms, unhealthyThreshold: 1, healthyThreshold: 1}
+        healthCheck: {interval: 100ms, timeout: 1s, unhealthyThreshold: 2, healthyThreshold: 1}
         %s
         """
             .formatted(pool, extra));
@@ -137,7 +137,22 @@ class LocalLoadBalancerIT {
         .endSpec();
   }
 
+  /** Ensures, then waits until every backend node passes its health check (slow CI machines). */
   private String ensure(Service service, Node... nodes) throws CloudException {
+    String ip = ensureNoWait(service, nodes);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                cloud.loadBalancers().snapshot().stream()
+                    .filter(lb -> lb.address().equals(ip))
+                    .flatMap(lb -> lb.backends().stream())
+                    .filter(LocalLoadBalancers.BackendView::member)
+                    .allMatch(LocalLoadBalancers.BackendView::healthy));
+    return ip;
+  }
+
+  private String ensureNoWait(Service service, Node... nodes) throws CloudException {
     LoadBalancerStatus status = lbs.ensureLoadBalancer(CLUSTER, service, List.of(nodes));
     assertThat(status.ingress()).hasSize(1);
     return status.ingress().get(0).ip();
@@ -181,6 +196,7 @@ class LocalLoadBalancerIT {
     assertThat(nodesAnswering(ip, 80, 10)).containsExactlyInAnyOrder("node-1", "node-2");
 
     lbs.updateLoadBalancer(CLUSTER, service, List.of(n3));
+    await().atMost(Duration.ofSeconds(10)).until(() -> backend("node-3").orElseThrow().healthy());
 
     assertThat(nodesAnswering(ip, 80, 20)).containsExactly("node-3");
     // A new UDP client gets a session to the new set too.
@@ -202,7 +218,8 @@ class LocalLoadBalancerIT {
     proxy(1).setLocalEndpoints("default", "local-etp", false);
     proxy(3).setLocalEndpoints("default", "local-etp", false);
 
-    String ip = ensure(service, n1, n2, n3);
+    String ip = ensureNoWait(service, n1, n2, n3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> backend("node-2").orElseThrow().healthy());
 
     assertThat(nodesAnswering(ip, 80, 20)).containsExactly("node-2");
 
