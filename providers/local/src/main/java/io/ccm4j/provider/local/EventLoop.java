@@ -33,7 +33,6 @@ final class EventLoop implements AutoCloseable {
   private final Selector selector;
   private final Thread thread;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-  private final Queue<Runnable> tickers = new ConcurrentLinkedQueue<>();
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024);
   private volatile boolean running = true;
 
@@ -88,15 +87,6 @@ final class EventLoop implements AutoCloseable {
     }
   }
 
-  /** Runs on every pass of the loop (at least every 100 ms): deadline checks. */
-  void addTicker(Runnable ticker) {
-    tickers.add(ticker);
-  }
-
-  void removeTicker(Runnable ticker) {
-    tickers.remove(ticker);
-  }
-
   /** Flushes cancelled keys, so their channels are really closed. */
   void flushCancelled() {
     try {
@@ -131,9 +121,6 @@ final class EventLoop implements AutoCloseable {
       Runnable task;
       while ((task = tasks.poll()) != null) {
         runSafely(task);
-      }
-      for (Runnable ticker : tickers) {
-        runSafely(ticker);
       }
     }
     Runnable task;

@@ -4,13 +4,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
-/** One {@link EventLoop} per core; connections are spread over them round robin. */
+/**
+ * One {@link EventLoop} per core; each TCP listener has a socket on every loop (SO_REUSEPORT), so
+ * the kernel spreads connections over them.
+ */
 final class EventLoops implements AutoCloseable {
 
   private final List<EventLoop> loops = new ArrayList<>();
-  private final AtomicInteger next = new AtomicInteger();
 
   EventLoops(int count) {
     try {
@@ -25,10 +26,6 @@ final class EventLoops implements AutoCloseable {
 
   List<EventLoop> all() {
     return List.copyOf(loops);
-  }
-
-  EventLoop next() {
-    return loops.get(Math.floorMod(next.getAndIncrement(), loops.size()));
   }
 
   @Override

@@ -80,10 +80,6 @@ final class LocalLoadBalancer {
     return backends;
   }
 
-  ServiceLoadBalancerSpec spec() {
-    return spec;
-  }
-
   boolean allows(InetAddress client) {
     ServiceLoadBalancerSpec current = spec;
     return current == null || current.allows(client);
