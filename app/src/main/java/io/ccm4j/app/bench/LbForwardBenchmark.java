@@ -152,6 +152,7 @@ public final class LbForwardBenchmark {
       }
       long detectedAt = System.nanoTime();
       long drainedAtDetection = drained.totalRequests();
+      long assignedAtDetection = assigned(cloud, drained.nodeName());
       out.printf(
           "t=%.1fs: the load balancer marks %s unhealthy (%d ms after the drain)%n",
           (detectedAt - start) / 1e9,
@@ -166,6 +167,10 @@ public final class LbForwardBenchmark {
           "JVM (load balancer + kube-proxies) CPU during the run: user %.1f s, system %.1f s%n",
           (ticksAfter[0] - ticksBefore[0]) / 100.0, (ticksAfter[1] - ticksBefore[1]) / 100.0);
       long drainedAfter = drained.totalRequests() - drainedAtDetection;
+      long assignedAfter = assigned(cloud, drained.nodeName()) - assignedAtDetection;
+      out.printf(
+          "new connections the load balancer gave %s after marking it unhealthy: %d%n",
+          drained.nodeName(), assignedAfter);
       Map<String, Long> after = counts(proxies);
       Map<String, Long> perBackend = new LinkedHashMap<>();
       after.forEach((node, count) -> perBackend.put(node, count - before.get(node)));
@@ -195,6 +200,15 @@ public final class LbForwardBenchmark {
     } catch (IOException | RuntimeException e) {
       return new long[] {0, 0};
     }
+  }
+
+  /** Connections the load balancer has handed to the node so far. */
+  private static long assigned(LocalCloud cloud, String node) {
+    return cloud.loadBalancers().snapshot().stream()
+        .flatMap(lb -> lb.backends().stream())
+        .filter(b -> b.node().equals(node))
+        .mapToLong(LocalLoadBalancers.BackendView::total)
+        .sum();
   }
 
   private static boolean isServing(LocalCloud cloud, String node) {
