@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
       BenchCommand.NodeInit.class,
       BenchCommand.NodeHealthPass.class,
       BenchCommand.EvictionTimeline.class,
-      BenchCommand.ServiceFailover.class
+      BenchCommand.ServiceFailover.class,
+      BenchCommand.LbForward.class
     })
 public final class BenchCommand implements Runnable {
 
@@ -396,6 +397,147 @@ public final class BenchCommand implements Runnable {
               ? "target met: ≤ 1 read and 0 ensures per unchanged service"
               : "TARGET MISSED: ≤ 1 read and 0 ensures per unchanged service");
       return ok ? 0 : 1;
+    }
+  }
+
+  /** {@code ccm4j bench lb-forward}. */
+  @Command(
+      name = "lb-forward",
+      description = {
+        "New TCP connections per second through a `local` load balancer to simulated kube-proxies",
+        "(wrk with Connection: close), draining one backend halfway; no API server needed."
+      },
+      mixinStandardHelpOptions = true,
+      sortOptions = false)
+  static final class LbForward implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+        names = "--backends",
+        paramLabel = "<n>",
+        defaultValue = "3",
+        description =
+            "Simulated nodes behind the load balancer (127.0.50.1..n). Default: ${DEFAULT-VALUE}.")
+    int backends;
+
+    @Option(
+        names = "--duration",
+        paramLabel = "<duration>",
+        defaultValue = "20s",
+        converter = GoDurationConverter.class,
+        description = "Measured run. Default: 20s.")
+    Duration duration;
+
+    @Option(
+        names = "--warmup",
+        paramLabel = "<duration>",
+        defaultValue = "5s",
+        converter = GoDurationConverter.class,
+        description = "Unmeasured run first. Default: 5s.")
+    Duration warmup;
+
+    @Option(
+        names = "--connections",
+        paramLabel = "<n>",
+        defaultValue = "64",
+        description = "wrk -c. Default: ${DEFAULT-VALUE}.")
+    int connections;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "<n>",
+        defaultValue = "2",
+        description = "wrk -t. Default: ${DEFAULT-VALUE}.")
+    int threads;
+
+    @Option(
+        names = "--target",
+        paramLabel = "<per-second>",
+        defaultValue = "10000",
+        description = "New connections per second to meet. Default: ${DEFAULT-VALUE}.")
+    double target;
+
+    @Override
+    public Integer call() throws Exception {
+      if (backends < 2
+          || backends > 250
+          || connections < 1
+          || threads < 1
+          || duration.toSeconds() < 2) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--backends must be 2..250, --connections and --threads positive, --duration at least 2s");
+      }
+      var result =
+          new io.ccm4j.app.bench.LbForwardBenchmark(
+                  new io.ccm4j.app.bench.LbForwardBenchmark.Settings(
+                      backends, duration, connections, threads, warmup),
+                  System.out)
+              .run();
+      System.out.println();
+      System.out.printf(
+          "lb-forward: %d backends, wrk -t%d -c%d -d%ds, Connection: close%n",
+          backends, threads, connections, duration.toSeconds());
+      String row = "| %-52s | %24s |%n";
+      System.out.printf(row, "figure", "value");
+      System.out.printf(row, "-".repeat(52), "-".repeat(24));
+      System.out.printf(
+          row,
+          "new connections/s (wrk Requests/sec)",
+          "%.0f".formatted(result.connectionsPerSecond()));
+      System.out.printf(row, "requests (= connections)", result.requests());
+      System.out.printf(row, "failed (socket errors + non-2xx)", result.errors());
+      System.out.printf(row, "latency", result.latency());
+      result
+          .perBackend()
+          .forEach((node, count) -> System.out.printf(row, "answered by " + node, count));
+      System.out.printf(row, "drain detected after (ms)", result.detectionMillis());
+      System.out.printf(
+          row,
+          "answered by " + result.drainedNode() + " after detection",
+          result.drainedAfterDetection());
+      System.out.printf(row, "dropped by the LB (no serving backend)", result.unserved());
+      System.out.printf(
+          row,
+          "ceiling: wrk straight at one node port (conn/s)",
+          "%.0f".formatted(result.directPerSecond()));
+      System.out.printf(
+          row,
+          "CPU per connection: LB + kube-proxies JVM (us)",
+          "%.1f".formatted(result.jvmCpuMicrosPerConnection()));
+      System.out.printf(
+          row,
+          "CPU per connection: wrk (us)",
+          "%.1f".formatted(result.wrkCpuMicrosPerConnection()));
+      double cores = Runtime.getRuntime().availableProcessors();
+      System.out.printf(
+          row,
+          "rate %d idle cores could carry (conn/s)".formatted((int) cores),
+          "%.0f"
+              .formatted(
+                  cores
+                      * 1e6
+                      / (result.jvmCpuMicrosPerConnection() + result.wrkCpuMicrosPerConnection())));
+      boolean fast = result.connectionsPerSecond() >= target;
+      System.out.printf(
+          "target %.0f new connections/s with no failure: %s%n",
+          target,
+          fast && result.errors() == 0
+              ? "met"
+              : "NOT met (%s%s)"
+                  .formatted(
+                      fast
+                          ? ""
+                          : "%.0f%% of the rate"
+                              .formatted(100 * result.connectionsPerSecond() / target),
+                      result.errors() == 0
+                          ? ""
+                          : (fast ? "" : ", ")
+                              + result.errors()
+                              + " failures: "
+                              + result.errorDetail()));
+      return fast && result.errors() == 0 ? 0 : 1;
     }
   }
 }

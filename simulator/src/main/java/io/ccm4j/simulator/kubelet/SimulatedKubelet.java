@@ -29,6 +29,7 @@ public final class SimulatedKubelet {
 
   private final KubernetesClient client;
   private final String name;
+  private final String nodeIp;
   private volatile boolean heartbeating;
   private volatile boolean ready = true;
   private volatile String readyMessage = KubeletObjects.READY_MESSAGE;
@@ -38,6 +39,7 @@ public final class SimulatedKubelet {
   SimulatedKubelet(KubernetesClient client, NodeSpec spec, boolean heartbeating) {
     this.client = client;
     this.name = spec.name();
+    this.nodeIp = spec.nodeIp();
     this.heartbeating = heartbeating;
     if (spec.notReadyMessage() != null) {
       this.ready = false;
@@ -47,6 +49,11 @@ public final class SimulatedKubelet {
 
   public String nodeName() {
     return name;
+  }
+
+  /** The kubelet's {@code --node-ip} (one IP or a dual-stack pair), or null. */
+  public String nodeIp() {
+    return nodeIp;
   }
 
   public Node node() {

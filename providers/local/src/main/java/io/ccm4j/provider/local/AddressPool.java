@@ -1,0 +1,82 @@
+package io.ccm4j.provider.local;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The load balancer addresses of the {@code local} cloud: the host addresses of one loopback
+ * network, handed out lowest first. Not thread-safe; {@link LocalLoadBalancers} serialises calls.
+ */
+final class AddressPool {
+
+  private final Cidr network;
+  private final long first;
+  private final long last;
+  private final Map<InetAddress, String> owners = new HashMap<>();
+
+  AddressPool(Cidr network) {
+    this.network = network;
+    long size = network.size().longValueExact();
+    // Skip the network and broadcast addresses, as a cloud's subnet would.
+    this.first = size > 2 ? 1 : 0;
+    this.last = size > 2 ? size - 2 : size - 1;
+  }
+
+  Cidr network() {
+    return network;
+  }
+
+  boolean contains(InetAddress address) {
+    if (!network.contains(address)) {
+      return false;
+    }
+    long offset = offset(address);
+    return offset >= first && offset <= last;
+  }
+
+  /** The owner of an address, if it is taken. */
+  Optional<String> owner(InetAddress address) {
+    return Optional.ofNullable(owners.get(address));
+  }
+
+  /** Takes the lowest free address for {@code owner}; empty when the pool is exhausted. */
+  Optional<InetAddress> allocate(String owner) {
+    for (long i = first; i <= last; i++) {
+      InetAddress candidate = network.addressAt(i);
+      if (!owners.containsKey(candidate)) {
+        owners.put(candidate, owner);
+        return Optional.of(candidate);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Takes a given address; false when it is outside the pool or someone else has it. */
+  boolean reserve(InetAddress address, String owner) {
+    if (!contains(address)) {
+      return false;
+    }
+    String current = owners.putIfAbsent(address, owner);
+    return current == null || current.equals(owner);
+  }
+
+  void release(InetAddress address) {
+    owners.remove(address);
+  }
+
+  int inUse() {
+    return owners.size();
+  }
+
+  private long offset(InetAddress address) {
+    byte[] a = address.getAddress();
+    byte[] n = network.network();
+    long value = 0;
+    for (int i = 0; i < a.length; i++) {
+      value = (value << 8) | ((a[i] & 0xff) - (n[i] & 0xff) & 0xff);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,221 @@
+package io.ccm4j.provider.local;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.ccm4j.cloudprovider.CloudConfigException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** Reads and checks a {@link LocalCloudConfig}; every error names the source and the field. */
+final class LocalCloudConfigLoader {
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final Pattern DURATION_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+  private static final Cidr LOOPBACK = Cidr.parse("127.0.0.0/8");
+
+  private LocalCloudConfigLoader() {}
+
+  static LocalCloudSettings read(Path file) throws CloudConfigException {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new CloudConfigException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+    return parse(text, file.toString());
+  }
+
+  static LocalCloudSettings parse(String text, String source) throws CloudConfigException {
+    LocalCloudConfig config;
+    try {
+      config = text.isBlank() ? null : YAML.readValue(text, LocalCloudConfig.class);
+    } catch (UnrecognizedPropertyException e) {
+      throw new CloudConfigException(
+          "%s: line %d: unknown field \"%s\" (known: %s)"
+              .formatted(
+                  source,
+                  line(e.getLocation()),
+                  path(e),
+                  e.getKnownPropertyIds().stream()
+                      .map(Object::toString)
+                      .sorted()
+                      .collect(Collectors.joining(", "))));
+    } catch (JsonMappingException e) {
+      throw new CloudConfigException(
+          "%s: line %d: field \"%s\": %s"
+              .formatted(source, line(e.getLocation()), path(e), e.getOriginalMessage()));
+    } catch (JsonProcessingException e) {
+      throw new CloudConfigException(
+          "%s: line %d: not valid YAML: %s"
+              .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
+    }
+    LocalCloudSettings d = LocalCloudSettings.defaults();
+    if (config == null) {
+      return d;
+    }
+    LocalCloudConfig.HealthCheck hc =
+        config.healthCheck() == null
+            ? new LocalCloudConfig.HealthCheck(null, null, null, null, null)
+            : config.healthCheck();
+    LocalCloudSettings settings =
+        new LocalCloudSettings(
+            pool(config.addressPool(), d.addressPool(), source),
+            balancing(config.balancing(), source),
+            duration(config.connectTimeout(), d.connectTimeout(), source, "connectTimeout"),
+            duration(config.drainTimeout(), d.drainTimeout(), source, "drainTimeout"),
+            duration(config.udpIdleTimeout(), d.udpIdleTimeout(), source, "udpIdleTimeout"),
+            duration(hc.interval(), d.healthCheckInterval(), source, "healthCheck.interval"),
+            duration(hc.timeout(), d.healthCheckTimeout(), source, "healthCheck.timeout"),
+            atLeastOne(hc.healthyThreshold(), d.healthyThreshold(), source, "healthyThreshold"),
+            atLeastOne(
+                hc.unhealthyThreshold(), d.unhealthyThreshold(), source, "unhealthyThreshold"),
+            hc.kubeProxyPort() == null ? d.kubeProxyHealthPort() : hc.kubeProxyPort());
+    require(
+        settings.kubeProxyHealthPort() >= 1 && settings.kubeProxyHealthPort() <= 65535,
+        source,
+        "healthCheck.kubeProxyPort",
+        "must be a port between 1 and 65535, got " + settings.kubeProxyHealthPort());
+    require(
+        positive(settings.connectTimeout()),
+        source,
+        "connectTimeout",
+        "must be positive, got " + config.connectTimeout());
+    require(
+        positive(settings.udpIdleTimeout()),
+        source,
+        "udpIdleTimeout",
+        "must be positive, got " + config.udpIdleTimeout());
+    require(
+        positive(settings.healthCheckInterval()),
+        source,
+        "healthCheck.interval",
+        "must be positive, got " + hc.interval());
+    require(
+        positive(settings.healthCheckTimeout()),
+        source,
+        "healthCheck.timeout",
+        "must be positive, got " + hc.timeout());
+    return settings;
+  }
+
+  private static Cidr pool(String text, Cidr fallback, String source) throws CloudConfigException {
+    if (text == null) {
+      return fallback;
+    }
+    Cidr pool;
+    try {
+      pool = Cidr.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CloudConfigException(
+          "%s: field \"addressPool\": %s".formatted(source, e.getMessage()));
+    }
+    // Load balancers listen on this machine only: traffic must stay on loopback.
+    require(
+        pool.isIpv4()
+            && pool.prefixLength() >= 8
+            && LOOPBACK.contains(pool.addressAt(0))
+            && pool.prefixLength() <= 30,
+        source,
+        "addressPool",
+        "must be an IPv4 loopback network between /8 and /30 inside 127.0.0.0/8, got " + text);
+    return pool;
+  }
+
+  private static LocalCloudSettings.Balancing balancing(String text, String source)
+      throws CloudConfigException {
+    if (text == null) {
+      return LocalCloudSettings.Balancing.ROUND_ROBIN;
+    }
+    for (LocalCloudSettings.Balancing b : LocalCloudSettings.Balancing.values()) {
+      if (b.configName.equals(text)) {
+        return b;
+      }
+    }
+    throw new CloudConfigException(
+        "%s: field \"balancing\" must be one of %s, got \"%s\""
+            .formatted(
+                source,
+                Arrays.stream(LocalCloudSettings.Balancing.values())
+                    .map(b -> b.configName)
+                    .collect(Collectors.joining(", ")),
+                text));
+  }
+
+  private static int atLeastOne(Integer value, int fallback, String source, String field)
+      throws CloudConfigException {
+    if (value == null) {
+      return fallback;
+    }
+    require(value >= 1, source, "healthCheck." + field, "must be at least 1, got " + value);
+    return value;
+  }
+
+  /**
+   * A Go duration: a sequence of number+unit parts ({@code ms}, {@code s}, {@code m}, {@code h}).
+   */
+  static Duration duration(String text, Duration fallback, String source, String field)
+      throws CloudConfigException {
+    if (text == null) {
+      return fallback;
+    }
+    String value = text.trim();
+    if (value.equals("0")) {
+      return Duration.ZERO;
+    }
+    Matcher m = DURATION_PART.matcher(value);
+    long nanos = 0;
+    int end = 0;
+    while (m.find() && m.start() == end) {
+      double amount = Double.parseDouble(m.group(1));
+      double unitNanos =
+          switch (m.group(2)) {
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            case "m" -> 60e9;
+            default -> 3600e9;
+          };
+      nanos += (long) (amount * unitNanos);
+      end = m.end();
+    }
+    if (value.isEmpty() || end != value.length()) {
+      throw new CloudConfigException(
+          "%s: field \"%s\": \"%s\" is not a duration (examples: 500ms, 2s, 1m30s)"
+              .formatted(source, field, text));
+    }
+    return Duration.ofNanos(nanos);
+  }
+
+  private static boolean positive(Duration d) {
+    return !d.isNegative() && !d.isZero();
+  }
+
+  private static void require(boolean ok, String source, String field, String problem)
+      throws CloudConfigException {
+    if (!ok) {
+      throw new CloudConfigException("%s: field \"%s\" %s".formatted(source, field, problem));
+    }
+  }
+
+  private static int line(JsonLocation location) {
+    return location == null ? 0 : location.getLineNr();
+  }
+
+  private static String path(JsonMappingException e) {
+    return e.getPath().stream()
+        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+        .collect(Collectors.joining("."))
+        .replace(".[", "[");
+  }
+}

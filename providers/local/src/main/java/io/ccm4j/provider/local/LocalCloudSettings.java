@@ -1,0 +1,54 @@
+package io.ccm4j.provider.local;
+
+import java.time.Duration;
+
+/**
+ * The checked settings of the {@code local} cloud ({@link LocalCloudConfig} with its defaults
+ * applied).
+ */
+public record LocalCloudSettings(
+    Cidr addressPool,
+    Balancing balancing,
+    Duration connectTimeout,
+    Duration drainTimeout,
+    Duration udpIdleTimeout,
+    Duration healthCheckInterval,
+    Duration healthCheckTimeout,
+    int healthyThreshold,
+    int unhealthyThreshold,
+    int kubeProxyHealthPort) {
+
+  /** How a load balancer picks a backend for a new connection or UDP session. */
+  public enum Balancing {
+    ROUND_ROBIN("round-robin"),
+    LEAST_CONNECTIONS("least-connections");
+
+    final String configName;
+
+    Balancing(String configName) {
+      this.configName = configName;
+    }
+  }
+
+  /** kube-proxy's {@code --healthz-bind-address} port, checked for eTP=Cluster (KEP-3836). */
+  public static final int KUBE_PROXY_HEALTHZ_PORT = 10256;
+
+  public static LocalCloudSettings defaults() {
+    return new LocalCloudSettings(
+        Cidr.parse("127.0.100.0/24"),
+        Balancing.ROUND_ROBIN,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(1),
+        1,
+        2,
+        KUBE_PROXY_HEALTHZ_PORT);
+  }
+
+  /** The pool as written, e.g. {@code 127.0.100.0/24}. */
+  public String addressPoolText() {
+    return addressPool.toString();
+  }
+}
