@@ -1,0 +1,244 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.ccm4j.simulator.proxy.KubeProxyFleet;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * A LoadBalancer Service end to end, as a user of a one-machine cluster sees it: {@code ccm4j run
+ * --cloud-provider=local} with the cloud-node and service-lb controllers, simulated kubelets with
+ * their own loopback addresses and a simulated kube-proxy on each, and real connections to the
+ * ingress address the controller wrote into the Service's status.
+ */
+@WithControlPlane
+class LoadBalancerTrafficIT {
+
+  private static final Pattern ANSWERED_BY = Pattern.compile("node=(\\S+) service=(\\S+)");
+
+  @TempDir Path temp;
+
+  @Test
+  void aLoadBalancerServiceCarriesTrafficToItsNodesFollowsTheNodeSetAndGoesAwayWithTheService(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    String id = UUID.randomUUID().toString().substring(0, 6);
+    String namespace = "lbt-" + id;
+    String subnet = "127.57." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    Path cloudConfig = temp.resolve("local.yaml");
+    Files.writeString(
+        cloudConfig,
+        """
+        addressPool: 127.0.101.0/24
+        healthCheck: {interval: 300ms, timeout: 1s}
+        """);
+    CloudControllerManager.Settings settings =
+        settings(controlPlane, "--cloud-config=" + cloudConfig);
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+
+    try (CloudControllerManager manager =
+            new CloudControllerManager(client, settings, Controllers.factories(), code -> {});
+        KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
+        KubeProxyFleet proxies = new KubeProxyFleet(client)) {
+      manager.start();
+      String first = "lbt-" + id + "-0";
+      String second = "lbt-" + id + "-1";
+      for (SimulatedKubelet kubelet :
+          List.of(
+              kubelets.register(NodeSpec.named(first).withNodeIp(subnet + "1")),
+              kubelets.register(NodeSpec.named(second).withNodeIp(subnet + "2")))) {
+        proxies.attach(kubelet);
+      }
+
+      Service service =
+          client
+              .services()
+              .inNamespace(namespace)
+              .resource(
+                  new ServiceBuilder()
+                      .withNewMetadata()
+                      .withName("web")
+                      .endMetadata()
+                      .withNewSpec()
+                      .withType("LoadBalancer")
+                      .addNewPort()
+                      .withName("http")
+                      .withProtocol("TCP")
+                      .withPort(8080)
+                      .endPort()
+                      .endSpec()
+                      .build())
+              .create();
+
+      // S12: the finalizer, then the ingress address from the local pool.
+      await().atMost(Duration.ofSeconds(60)).until(() -> ingress(client, namespace).isPresent());
+      Service ensured = client.services().inNamespace(namespace).withName("web").get();
+      assertThat(ensured.getMetadata().getFinalizers())
+          .contains(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER);
+      String address = ingress(client, namespace).orElseThrow();
+      assertThat(address).startsWith("127.0.101.");
+
+      // Traffic reaches both nodes, and each answer names the node and the Service.
+      awaitAnswersFrom(address, Set.of(first, second), namespace + "/web");
+
+      // A third node joins: the load balancer gets it as a backend (S15).
+      String third = "lbt-" + id + "-2";
+      proxies.attach(kubelets.register(NodeSpec.named(third).withNodeIp(subnet + "3")));
+      awaitAnswersFrom(address, Set.of(first, second, third), namespace + "/web");
+
+      // The exclusion label takes the first node out of the backends (S16, S7).
+      client
+          .nodes()
+          .withName(first)
+          .edit(
+              node -> {
+                node.getMetadata()
+                    .getLabels()
+                    .put(WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, "true");
+                return node;
+              });
+      await().atMost(Duration.ofSeconds(30)).until(() -> !answers(address, 30).contains(first));
+      assertThat(answers(address, 30)).doesNotContain(first).contains(second, third);
+
+      // Deleted: the load balancer is gone (nothing listens on its address) and the finalizer
+      // let the Service go (S11).
+      client.services().resource(service).delete();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> client.services().inNamespace(namespace).withName("web").get() == null);
+      await().atMost(Duration.ofSeconds(10)).until(() -> !accepts(address, 8080));
+    } finally {
+      client.namespaces().withName(namespace).delete();
+      client.nodes().list().getItems().stream()
+          .filter(node -> node.getMetadata().getName().startsWith("lbt-" + id))
+          .forEach(node -> client.nodes().resource(node).delete());
+    }
+  }
+
+  /** {@code ccm4j run} as a user starts it, parsed by the real command line. */
+  private static CloudControllerManager.Settings settings(
+      LocalControlPlane controlPlane, String... extra) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "run",
+                "--cloud-provider=local",
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--controllers=cloud-node,service",
+                "--leader-elect=false"));
+    args.addAll(List.of(extra));
+    CommandLine.ParseResult parsed =
+        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
+    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
+    CloudControllerManager.Settings flags = run.settings();
+    return new CloudControllerManager.Settings(
+        flags.cloud(),
+        flags.clusterName(),
+        flags.selection(),
+        flags.controllers(),
+        Optional.empty(),
+        Optional.empty(),
+        flags.servingKeys());
+  }
+
+  private static Optional<String> ingress(KubernetesClient client, String namespace) {
+    Service service = client.services().inNamespace(namespace).withName("web").get();
+    if (service == null
+        || service.getStatus() == null
+        || service.getStatus().getLoadBalancer() == null
+        || service.getStatus().getLoadBalancer().getIngress() == null
+        || service.getStatus().getLoadBalancer().getIngress().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(service.getStatus().getLoadBalancer().getIngress().get(0).getIp());
+  }
+
+  private static void awaitAnswersFrom(String address, Set<String> nodes, String service) {
+    Set<String> seen = new HashSet<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              for (Map.Entry<String, String> answer : request(address, 8080).entrySet()) {
+                assertThat(answer.getValue()).isEqualTo(service);
+                seen.add(answer.getKey());
+              }
+              return seen.containsAll(nodes);
+            });
+    assertThat(seen).isEqualTo(nodes);
+  }
+
+  /** The nodes that answered {@code count} new connections. */
+  private static Set<String> answers(String address, int count) {
+    Set<String> nodes = new HashSet<>();
+    for (int i = 0; i < count; i++) {
+      nodes.addAll(request(address, 8080).keySet());
+    }
+    return nodes;
+  }
+
+  /** One HTTP request on a new connection: the answering node and Service, or none. */
+  private static Map<String, String> request(String address, int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(address, port), 2000);
+      socket.setSoTimeout(2000);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          "GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n"
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = socket.getInputStream();
+      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      Matcher matcher = ANSWERED_BY.matcher(response);
+      return matcher.find() ? Map.of(matcher.group(1), matcher.group(2)) : Map.of();
+    } catch (IOException e) {
+      return Map.of();
+    }
+  }
+
+  private static boolean accepts(String address, int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(address, port), 1000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
