@@ -152,6 +152,92 @@ class LoadBalancerTrafficIT {
     }
   }
 
+  @Test
+  void localTrafficPolicyReachesOnlyNodesWithEndpointsAndSourceRangesKeepOthersOut(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    String id = UUID.randomUUID().toString().substring(0, 6);
+    String namespace = "lbt-" + id;
+    String subnet = "127.58." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    Path cloudConfig = temp.resolve("local.yaml");
+    Files.writeString(
+        cloudConfig,
+        """
+        addressPool: 127.0.102.0/24
+        healthCheck: {interval: 300ms, timeout: 1s, unhealthyThreshold: 1}
+        """);
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    try (CloudControllerManager manager =
+            new CloudControllerManager(
+                client,
+                settings(controlPlane, "--cloud-config=" + cloudConfig),
+                Controllers.factories(),
+                code -> {});
+        KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
+        KubeProxyFleet proxies = new KubeProxyFleet(client)) {
+      manager.start();
+      String withEndpoints = "lbt-" + id + "-0";
+      String without = "lbt-" + id + "-1";
+      proxies.attach(kubelets.register(NodeSpec.named(withEndpoints).withNodeIp(subnet + "1")));
+      proxies
+          .attach(kubelets.register(NodeSpec.named(without).withNodeIp(subnet + "2")))
+          .setLocalEndpoints(namespace, "web", false);
+
+      client
+          .services()
+          .inNamespace(namespace)
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName("web")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withType("LoadBalancer")
+                  .withExternalTrafficPolicy("Local")
+                  .withLoadBalancerSourceRanges("127.0.0.2/32")
+                  .addNewPort()
+                  .withProtocol("TCP")
+                  .withPort(8080)
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+      await().atMost(Duration.ofSeconds(60)).until(() -> ingress(client, namespace).isPresent());
+      String address = ingress(client, namespace).orElseThrow();
+      Service ensured = client.services().inNamespace(namespace).withName("web").get();
+      assertThat(ensured.getSpec().getHealthCheckNodePort())
+          .as("allocated for eTP Local")
+          .isPositive();
+
+      // From inside the source range: only the node whose health check node port says it has
+      // endpoints answers.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> answers(address, "127.0.0.2", 10).equals(Set.of(withEndpoints)));
+      // From outside it: no answer at all.
+      assertThat(answers(address, "127.0.0.3", 10)).isEmpty();
+
+      // The other node gets endpoints: its health check passes and it is a backend too.
+      proxies.proxy(without).setLocalEndpoints(namespace, "web", true);
+      Set<String> seen = new HashSet<>();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                seen.addAll(answers(address, "127.0.0.2", 4));
+                return seen.equals(Set.of(withEndpoints, without));
+              });
+    } finally {
+      client.namespaces().withName(namespace).delete();
+      client.nodes().list().getItems().stream()
+          .filter(node -> node.getMetadata().getName().startsWith("lbt-" + id))
+          .forEach(node -> client.nodes().resource(node).delete());
+    }
+  }
+
   /** {@code ccm4j run} as a user starts it, parsed by the real command line. */
   private static CloudControllerManager.Settings settings(
       LocalControlPlane controlPlane, String... extra) {
@@ -207,16 +293,28 @@ class LoadBalancerTrafficIT {
 
   /** The nodes that answered {@code count} new connections. */
   private static Set<String> answers(String address, int count) {
+    return answers(address, null, count);
+  }
+
+  /** The nodes that answered {@code count} new connections from {@code source} (null: any). */
+  private static Set<String> answers(String address, String source, int count) {
     Set<String> nodes = new HashSet<>();
     for (int i = 0; i < count; i++) {
-      nodes.addAll(request(address, 8080).keySet());
+      nodes.addAll(request(address, source, 8080).keySet());
     }
     return nodes;
   }
 
-  /** One HTTP request on a new connection: the answering node and Service, or none. */
   private static Map<String, String> request(String address, int port) {
+    return request(address, null, port);
+  }
+
+  /** One HTTP request on a new connection: the answering node and Service, or none. */
+  private static Map<String, String> request(String address, String source, int port) {
     try (Socket socket = new Socket()) {
+      if (source != null) {
+        socket.bind(new InetSocketAddress(source, 0));
+      }
       socket.connect(new InetSocketAddress(address, port), 2000);
       socket.setSoTimeout(2000);
       OutputStream out = socket.getOutputStream();
