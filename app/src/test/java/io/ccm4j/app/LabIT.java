@@ -44,6 +44,8 @@ class LabIT {
   })
   void eachScenarioReachesItsVerdict(String scenario, String verdict) throws Exception {
     LabResult result = run(scenario, Scenarios.manifest(scenario));
+    System.out.printf(
+        "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
 
     assertThat(result.verdict()).isEqualTo(verdict);
     if (result.succeeded()) {
