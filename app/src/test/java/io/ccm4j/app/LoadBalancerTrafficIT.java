@@ -11,7 +11,6 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
-import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.proxy.KubeProxyFleet;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -27,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +33,8 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -50,221 +50,215 @@ class LoadBalancerTrafficIT {
 
   private static final Pattern ANSWERED_BY = Pattern.compile("node=(\\S+) service=(\\S+)");
 
+  private final LocalControlPlane controlPlane;
+  private final KubernetesClient client;
+  private final String id = UUID.randomUUID().toString().substring(0, 6);
+  private final String namespace = "lbt-" + id;
+  private final String subnet = "127.57." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+  private CloudControllerManager manager;
+  private KubeletFleet kubelets;
+  private KubeProxyFleet proxies;
+
   @TempDir Path temp;
 
+  LoadBalancerTrafficIT(LocalControlPlane controlPlane, KubernetesClient client) {
+    this.controlPlane = controlPlane;
+    this.client = client;
+  }
+
+  @BeforeEach
+  void start() {
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
+    proxies = new KubeProxyFleet(client);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (manager != null) {
+      manager.close();
+    }
+    proxies.close();
+    kubelets.close();
+    client.namespaces().withName(namespace).delete();
+    client.nodes().list().getItems().stream()
+        .filter(node -> node.getMetadata().getName().startsWith(namespace))
+        .forEach(node -> client.nodes().resource(node).delete());
+  }
+
+  /**
+   * {@code ccm4j run --cloud-provider=local --controllers=cloud-node,service} with this
+   * cloud-config, parsed by the real command line, started in-process.
+   */
+  private void startManager(String cloudConfig) throws Exception {
+    Path file = temp.resolve("local.yaml");
+    Files.writeString(file, cloudConfig);
+    CommandLine.ParseResult parsed =
+        new CommandLine(new Ccm4j())
+            .parseArgs(
+                "run",
+                "--cloud-provider=local",
+                "--cloud-config=" + file,
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--controllers=cloud-node,service",
+                "--leader-elect=false");
+    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
+    CloudControllerManager.Settings flags = run.settings();
+    manager =
+        new CloudControllerManager(
+            client,
+            new CloudControllerManager.Settings(
+                flags.cloud(),
+                flags.clusterName(),
+                flags.selection(),
+                flags.controllers(),
+                Optional.empty(),
+                Optional.empty(),
+                flags.servingKeys()),
+            Controllers.factories(),
+            code -> {});
+    manager.start();
+  }
+
+  /** A simulated kubelet on {@code subnet + host} with a simulated kube-proxy there. */
+  private String node(int host) {
+    String name = namespace + "-" + host;
+    proxies.attach(kubelets.register(NodeSpec.named(name).withNodeIp(subnet + host)));
+    return name;
+  }
+
   @Test
-  void aLoadBalancerServiceCarriesTrafficToItsNodesFollowsTheNodeSetAndGoesAwayWithTheService(
-      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
-    String id = UUID.randomUUID().toString().substring(0, 6);
-    String namespace = "lbt-" + id;
-    String subnet = "127.57." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
-    Path cloudConfig = temp.resolve("local.yaml");
-    Files.writeString(
-        cloudConfig,
+  void aLoadBalancerServiceCarriesTrafficToItsNodesFollowsTheNodeSetAndGoesAwayWithTheService()
+      throws Exception {
+    startManager(
         """
         addressPool: 127.0.101.0/24
         healthCheck: {interval: 300ms, timeout: 1s}
         """);
-    CloudControllerManager.Settings settings =
-        settings(controlPlane, "--cloud-config=" + cloudConfig);
+    String first = node(1);
+    String second = node(2);
+
+    Service service =
+        client
+            .services()
+            .inNamespace(namespace)
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withName("web")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .addNewPort()
+                    .withName("http")
+                    .withProtocol("TCP")
+                    .withPort(8080)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+
+    // S12: the finalizer, then the ingress address from the local pool.
+    await().atMost(Duration.ofSeconds(60)).until(() -> ingress().isPresent());
+    Service ensured = client.services().inNamespace(namespace).withName("web").get();
+    assertThat(ensured.getMetadata().getFinalizers())
+        .contains(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER);
+    String address = ingress().orElseThrow();
+    assertThat(address).startsWith("127.0.101.");
+
+    // Traffic reaches both nodes, and each answer names the node and the Service.
+    awaitAnswersFrom(address, Set.of(first, second), namespace + "/web");
+
+    // A third node joins: the load balancer gets it as a backend (S15).
+    String third = node(3);
+    awaitAnswersFrom(address, Set.of(first, second, third), namespace + "/web");
+
+    // The exclusion label takes the first node out of the backends (S16, S7).
     client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
-        .create();
+        .nodes()
+        .withName(first)
+        .edit(
+            node -> {
+              node.getMetadata()
+                  .getLabels()
+                  .put(WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, "true");
+              return node;
+            });
+    await().atMost(Duration.ofSeconds(30)).until(() -> !answers(address, 30).contains(first));
+    assertThat(answers(address, 30)).doesNotContain(first).contains(second, third);
 
-    try (CloudControllerManager manager =
-            new CloudControllerManager(client, settings, Controllers.factories(), code -> {});
-        KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
-        KubeProxyFleet proxies = new KubeProxyFleet(client)) {
-      manager.start();
-      String first = "lbt-" + id + "-0";
-      String second = "lbt-" + id + "-1";
-      for (SimulatedKubelet kubelet :
-          List.of(
-              kubelets.register(NodeSpec.named(first).withNodeIp(subnet + "1")),
-              kubelets.register(NodeSpec.named(second).withNodeIp(subnet + "2")))) {
-        proxies.attach(kubelet);
-      }
-
-      Service service =
-          client
-              .services()
-              .inNamespace(namespace)
-              .resource(
-                  new ServiceBuilder()
-                      .withNewMetadata()
-                      .withName("web")
-                      .endMetadata()
-                      .withNewSpec()
-                      .withType("LoadBalancer")
-                      .addNewPort()
-                      .withName("http")
-                      .withProtocol("TCP")
-                      .withPort(8080)
-                      .endPort()
-                      .endSpec()
-                      .build())
-              .create();
-
-      // S12: the finalizer, then the ingress address from the local pool.
-      await().atMost(Duration.ofSeconds(60)).until(() -> ingress(client, namespace).isPresent());
-      Service ensured = client.services().inNamespace(namespace).withName("web").get();
-      assertThat(ensured.getMetadata().getFinalizers())
-          .contains(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER);
-      String address = ingress(client, namespace).orElseThrow();
-      assertThat(address).startsWith("127.0.101.");
-
-      // Traffic reaches both nodes, and each answer names the node and the Service.
-      awaitAnswersFrom(address, Set.of(first, second), namespace + "/web");
-
-      // A third node joins: the load balancer gets it as a backend (S15).
-      String third = "lbt-" + id + "-2";
-      proxies.attach(kubelets.register(NodeSpec.named(third).withNodeIp(subnet + "3")));
-      awaitAnswersFrom(address, Set.of(first, second, third), namespace + "/web");
-
-      // The exclusion label takes the first node out of the backends (S16, S7).
-      client
-          .nodes()
-          .withName(first)
-          .edit(
-              node -> {
-                node.getMetadata()
-                    .getLabels()
-                    .put(WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, "true");
-                return node;
-              });
-      await().atMost(Duration.ofSeconds(30)).until(() -> !answers(address, 30).contains(first));
-      assertThat(answers(address, 30)).doesNotContain(first).contains(second, third);
-
-      // Deleted: the load balancer is gone (nothing listens on its address) and the finalizer
-      // let the Service go (S11).
-      client.services().resource(service).delete();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> client.services().inNamespace(namespace).withName("web").get() == null);
-      await().atMost(Duration.ofSeconds(10)).until(() -> !accepts(address, 8080));
-    } finally {
-      client.namespaces().withName(namespace).delete();
-      client.nodes().list().getItems().stream()
-          .filter(node -> node.getMetadata().getName().startsWith("lbt-" + id))
-          .forEach(node -> client.nodes().resource(node).delete());
-    }
+    // Deleted: the load balancer is gone (nothing listens on its address) and the finalizer
+    // let the Service go (S11).
+    client.services().resource(service).delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.services().inNamespace(namespace).withName("web").get() == null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !accepts(address, 8080));
   }
 
   @Test
-  void localTrafficPolicyReachesOnlyNodesWithEndpointsAndSourceRangesKeepOthersOut(
-      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
-    String id = UUID.randomUUID().toString().substring(0, 6);
-    String namespace = "lbt-" + id;
-    String subnet = "127.58." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
-    Path cloudConfig = temp.resolve("local.yaml");
-    Files.writeString(
-        cloudConfig,
+  void localTrafficPolicyReachesOnlyNodesWithEndpointsAndSourceRangesKeepOthersOut()
+      throws Exception {
+    startManager(
         """
         addressPool: 127.0.102.0/24
         healthCheck: {interval: 300ms, timeout: 1s, unhealthyThreshold: 1}
         """);
+    String withEndpoints = node(1);
+    String without = node(2);
+    proxies.proxy(without).setLocalEndpoints(namespace, "web", false);
+
     client
-        .namespaces()
+        .services()
+        .inNamespace(namespace)
         .resource(
-            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName("web")
+                .endMetadata()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withExternalTrafficPolicy("Local")
+                .withLoadBalancerSourceRanges("127.0.0.2/32")
+                .addNewPort()
+                .withProtocol("TCP")
+                .withPort(8080)
+                .endPort()
+                .endSpec()
+                .build())
         .create();
-    try (CloudControllerManager manager =
-            new CloudControllerManager(
-                client,
-                settings(controlPlane, "--cloud-config=" + cloudConfig),
-                Controllers.factories(),
-                code -> {});
-        KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
-        KubeProxyFleet proxies = new KubeProxyFleet(client)) {
-      manager.start();
-      String withEndpoints = "lbt-" + id + "-0";
-      String without = "lbt-" + id + "-1";
-      proxies.attach(kubelets.register(NodeSpec.named(withEndpoints).withNodeIp(subnet + "1")));
-      proxies
-          .attach(kubelets.register(NodeSpec.named(without).withNodeIp(subnet + "2")))
-          .setLocalEndpoints(namespace, "web", false);
+    await().atMost(Duration.ofSeconds(60)).until(() -> ingress().isPresent());
+    String address = ingress().orElseThrow();
+    Service ensured = client.services().inNamespace(namespace).withName("web").get();
+    assertThat(ensured.getSpec().getHealthCheckNodePort())
+        .as("allocated for eTP Local")
+        .isPositive();
 
-      client
-          .services()
-          .inNamespace(namespace)
-          .resource(
-              new ServiceBuilder()
-                  .withNewMetadata()
-                  .withName("web")
-                  .endMetadata()
-                  .withNewSpec()
-                  .withType("LoadBalancer")
-                  .withExternalTrafficPolicy("Local")
-                  .withLoadBalancerSourceRanges("127.0.0.2/32")
-                  .addNewPort()
-                  .withProtocol("TCP")
-                  .withPort(8080)
-                  .endPort()
-                  .endSpec()
-                  .build())
-          .create();
-      await().atMost(Duration.ofSeconds(60)).until(() -> ingress(client, namespace).isPresent());
-      String address = ingress(client, namespace).orElseThrow();
-      Service ensured = client.services().inNamespace(namespace).withName("web").get();
-      assertThat(ensured.getSpec().getHealthCheckNodePort())
-          .as("allocated for eTP Local")
-          .isPositive();
+    // From inside the source range: only the node whose health check node port says it has
+    // endpoints answers.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> answers(address, "127.0.0.2", 10).equals(Set.of(withEndpoints)));
+    // From outside it: no answer at all.
+    assertThat(answers(address, "127.0.0.3", 10)).isEmpty();
 
-      // From inside the source range: only the node whose health check node port says it has
-      // endpoints answers.
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> answers(address, "127.0.0.2", 10).equals(Set.of(withEndpoints)));
-      // From outside it: no answer at all.
-      assertThat(answers(address, "127.0.0.3", 10)).isEmpty();
-
-      // The other node gets endpoints: its health check passes and it is a backend too.
-      proxies.proxy(without).setLocalEndpoints(namespace, "web", true);
-      Set<String> seen = new HashSet<>();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                seen.addAll(answers(address, "127.0.0.2", 4));
-                return seen.equals(Set.of(withEndpoints, without));
-              });
-    } finally {
-      client.namespaces().withName(namespace).delete();
-      client.nodes().list().getItems().stream()
-          .filter(node -> node.getMetadata().getName().startsWith("lbt-" + id))
-          .forEach(node -> client.nodes().resource(node).delete());
-    }
+    // The other node gets endpoints: its health check passes and it is a backend too.
+    proxies.proxy(without).setLocalEndpoints(namespace, "web", true);
+    Set<String> seen = new HashSet<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              seen.addAll(answers(address, "127.0.0.2", 4));
+              return seen.equals(Set.of(withEndpoints, without));
+            });
   }
 
-  /** {@code ccm4j run} as a user starts it, parsed by the real command line. */
-  private static CloudControllerManager.Settings settings(
-      LocalControlPlane controlPlane, String... extra) {
-    List<String> args =
-        new java.util.ArrayList<>(
-            List.of(
-                "run",
-                "--cloud-provider=local",
-                "--kubeconfig=" + controlPlane.kubeconfigPath(),
-                "--controllers=cloud-node,service",
-                "--leader-elect=false"));
-    args.addAll(List.of(extra));
-    CommandLine.ParseResult parsed =
-        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
-    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-    CloudControllerManager.Settings flags = run.settings();
-    return new CloudControllerManager.Settings(
-        flags.cloud(),
-        flags.clusterName(),
-        flags.selection(),
-        flags.controllers(),
-        Optional.empty(),
-        Optional.empty(),
-        flags.servingKeys());
-  }
-
-  private static Optional<String> ingress(KubernetesClient client, String namespace) {
+  private Optional<String> ingress() {
     Service service = client.services().inNamespace(namespace).withName("web").get();
     if (service == null
         || service.getStatus() == null
