@@ -7,6 +7,8 @@ import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.ccm4j.simulator.proxy.KubeProxyFleet;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -39,6 +41,11 @@ import picocli.CommandLine.Spec;
     sortOptions = false)
 public final class NodesCommand implements Callable<Integer> {
 
+  /** The node IPs of {@code --kube-proxies}: loopback, so nothing leaves the machine. */
+  private static final String KUBE_PROXY_SUBNET = "127.0.60.";
+
+  private static final int KUBE_PROXY_SUBNET_SIZE = 250;
+
   @Spec CommandSpec spec;
 
   @Option(
@@ -69,6 +76,16 @@ public final class NodesCommand implements Callable<Integer> {
   String prefix;
 
   @Option(
+      names = "--kube-proxies",
+      description = {
+        "Without --cloud-config: give node i the node IP 127.0.60.<i+1> and run a simulated",
+        "kube-proxy there that serves the Services' node ports (HTTP answering with the node and",
+        "Service names, UDP echo) and kube-proxy's health checks; what --cloud-provider=local",
+        "load balancers forward to. At most 250 nodes."
+      })
+  boolean kubeProxies;
+
+  @Option(
       names = "--lease-renew-interval",
       paramLabel = "<duration>",
       defaultValue = "10s",
@@ -90,6 +107,12 @@ public final class NodesCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--count must not be negative, got " + count);
     }
+    if (kubeProxies && (cloudConfig != null || count > KUBE_PROXY_SUBNET_SIZE)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--kube-proxies: needs node IPs of its own: not with --cloud-config, and --count at most "
+              + KUBE_PROXY_SUBNET_SIZE);
+    }
     if (!Files.isReadable(kubeconfig)) {
       throw new ParameterException(spec.commandLine(), "--kubeconfig: cannot read " + kubeconfig);
     }
@@ -110,7 +133,8 @@ public final class NodesCommand implements Callable<Integer> {
                           .withNodeIp(i.firstAddress(NodeAddress.Type.InternalIP))));
     } else {
       for (int i = 0; i < count; i++) {
-        nodes.add(NodeSpec.named(prefix + i));
+        NodeSpec node = NodeSpec.named(prefix + i);
+        nodes.add(kubeProxies ? node.withNodeIp(KUBE_PROXY_SUBNET + (i + 1)) : node);
       }
     }
     Config config =
@@ -118,9 +142,16 @@ public final class NodesCommand implements Callable<Integer> {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
         KubeletFleet fleet =
             new KubeletFleet(
-                client, new KubeletFleet.Options(leaseRenewInterval, statusUpdateInterval, true))) {
-      fleet.registerAll(nodes, 16);
-      System.out.printf("Registered %d nodes; heartbeating until Ctrl-C.%n", nodes.size());
+                client, new KubeletFleet.Options(leaseRenewInterval, statusUpdateInterval, true));
+        KubeProxyFleet proxies = new KubeProxyFleet(client)) {
+      List<SimulatedKubelet> kubelets = fleet.registerAll(nodes, 16);
+      if (kubeProxies) {
+        kubelets.forEach(proxies::attach);
+      }
+      System.out.printf(
+          "Registered %d nodes%s; heartbeating until Ctrl-C.%n",
+          nodes.size(),
+          kubeProxies ? " with kube-proxies on " + KUBE_PROXY_SUBNET + "1.." + nodes.size() : "");
       System.out.flush();
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "nodes-stop"));
