@@ -13,14 +13,23 @@ modules=$modules,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.naming.dns,jdk.
 
 rm -rf "$out"
 mkdir -p "$out/opt" "$out/etc" "$out/tmp"
-"$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
-  --output "$out/opt/java"
+if ! "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
+  --output "$out/opt/java" >&2; then
+  # A JDK without jmods (Debian's openjdk packages ship them separately, in openjdk-NN-jmods) cannot
+  # link: take the whole runtime instead, without what only builds need.
+  echo "rootfs: jlink failed; copying the JDK's runtime from $java_home instead" >&2
+  rm -rf "$out/opt/java"
+  mkdir -p "$out/opt/java"
+  cp -aL "$java_home/bin" "$java_home/lib" "$java_home/conf" "$out/opt/java/" 2>/dev/null ||
+    cp -aL "$java_home/bin" "$java_home/lib" "$out/opt/java/"
+  rm -rf "$out/opt/java/lib/src.zip" "$out/opt/java/lib/ct.sym"
+fi
 
 # Every shared library the runtime's binaries and libraries need, at the path the loader looks for it;
 # not those of AWT, fonts and sound (java.desktop is there for java.beans; ccm4j runs headless).
 find "$out/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) \
   -not -regex '.*/lib\(awt_xawt\|jawt\|jsound\|splashscreen\|fontmanager\|lcms\|javajpeg\|mlib_image\)\.so' -print0 |
-  xargs -0 ldd 2>/dev/null |
+  { xargs -0 ldd 2>/dev/null || true; } | # ldd fails on files that are not dynamic executables
   grep -oE '(/[^ ]+\.so[^ ]*)' |
   grep -v "^$out" | sort -u |
   while read -r lib; do
