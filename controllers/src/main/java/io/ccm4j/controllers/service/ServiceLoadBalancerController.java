@@ -28,11 +28,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -374,7 +376,9 @@ public final class ServiceLoadBalancerController implements Controller {
     } catch (CloudException e) {
       throw new SyncFailure("failed to get load balancer: " + e.getMessage(), e);
     }
-    if (existing.isEmpty() || !ServicePatches.ingressEquals(service, existing.get())) {
+    if (existing.isEmpty()
+        || existing.get().ingress().isEmpty()
+        || !ServicePatches.ingressEquals(service, existing.get())) {
       return false;
     }
     lastSyncedNodes.put(key, nodeSet);
@@ -416,16 +420,21 @@ public final class ServiceLoadBalancerController implements Controller {
   void syncNodes(String ignoredNodeName) throws InterruptedException {
     long started = System.nanoTime();
     List<Service> synced = List.copyOf(cache.values());
-    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     List<Future<Boolean>> results = new ArrayList<>();
-    for (Service service : synced) {
-      results.add(nodeSyncPool.submit(() -> nodeSyncService(service, nodeSet)));
+    try {
+      for (Service service : synced) {
+        results.add(nodeSyncPool.submit(() -> nodeSyncService(service)));
+      }
+    } catch (RejectedExecutionException stopping) {
+      return;
     }
     int failed = 0;
     for (int i = 0; i < results.size(); i++) {
       boolean ok;
       try {
         ok = results.get(i).get();
+      } catch (CancellationException stopping) {
+        return; // close() cancelled the pass
       } catch (ExecutionException e) {
         log.error("node sync of {} failed: {}", key(synced.get(i)), e.getCause().toString());
         ok = false;
@@ -442,8 +451,12 @@ public final class ServiceLoadBalancerController implements Controller {
     metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
   }
 
-  /** S15 step 2: true unless the update failed and the Service needs a full ensure. */
-  private boolean nodeSyncService(Service service, List<Node> newNodes) {
+  /**
+   * S15 step 2: true unless the update failed and the Service needs a full ensure. The nodes are
+   * read per Service, as upstream does: a pass over many Services takes a while, and a snapshot
+   * from its start could put back a node a service worker has since left out (kubernetes#121090).
+   */
+  private boolean nodeSyncService(Service service) {
     if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
       return true;
     }
@@ -454,8 +467,13 @@ public final class ServiceLoadBalancerController implements Controller {
       // nodes (upstream updates it here too, one call more at every start).
       return true;
     }
+    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     List<Node> oldNodes = LoadBalancerNodes.stableNodeSet(synced);
-    lastSyncedNodes.put(key, newNodes);
+    // Only over what was read: a service worker that stored newer nodes meanwhile, or a deletion
+    // that forgot the Service, wins.
+    if (!lastSyncedNodes.replace(key, synced, newNodes)) {
+      return true;
+    }
     if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
       return true;
     }
@@ -472,6 +490,8 @@ public final class ServiceLoadBalancerController implements Controller {
     } catch (ImplementedElsewhereException e) {
       return true;
     } catch (CloudException e) {
+      // Upstream observes the latency of every call, failed ones too.
+      metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
       try {
         if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
           return true; // nothing to update; the next ensure creates it
@@ -523,7 +543,13 @@ public final class ServiceLoadBalancerController implements Controller {
 
   @Override
   public void close() throws InterruptedException {
-    nodeSyncPool.shutdownNow();
+    // Cancel the node-sync tasks that never started: a pass waiting for them (in syncNodes) would
+    // otherwise wait forever, and the node worker with it.
+    for (Runnable neverStarted : nodeSyncPool.shutdownNow()) {
+      if (neverStarted instanceof Future<?> task) {
+        task.cancel(false);
+      }
+    }
     serviceWorkers.close();
     nodeWorker.close();
     nodeSyncPool.awaitTermination(10, TimeUnit.SECONDS);

@@ -93,16 +93,23 @@ final class ServicePatches {
     List<List<String>> have = new ArrayList<>();
     if (current != null) {
       for (LoadBalancerIngress point : current) {
-        have.add(
-            List.of(
-                orEmpty(point.getIp()), orEmpty(point.getHostname()), orEmpty(point.getIpMode())));
+        String ip = orEmpty(point.getIp());
+        have.add(List.of(ip, orEmpty(point.getHostname()), ipMode(ip, orEmpty(point.getIpMode()))));
       }
     }
     List<List<String>> want = new ArrayList<>();
     for (LoadBalancerStatus.Ingress point : status.ingress()) {
-      want.add(List.of(point.ip(), point.hostname(), point.ipMode()));
+      want.add(List.of(point.ip(), point.hostname(), ipMode(point.ip(), point.ipMode())));
     }
     return have.equals(want);
+  }
+
+  /**
+   * Since Kubernetes 1.30 the API server defaults {@code ipMode} to {@code VIP} on every IP
+   * ingress; a provider that leaves it unset means the same.
+   */
+  private static String ipMode(String ip, String ipMode) {
+    return ipMode.isEmpty() && !ip.isEmpty() ? WellKnownServices.IP_MODE_VIP : ipMode;
   }
 
   private static String orEmpty(String value) {

@@ -2,6 +2,7 @@ package io.ccm4j.controllers.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
@@ -291,6 +292,28 @@ class ServiceLoadBalancerControllerIT {
     await().atMost(15, TimeUnit.SECONDS).until(() -> calls("web", "UpdateLoadBalancer") == 3);
     assertThat(backends("web")).doesNotContainKey(node("b"));
     assertThat(calls("web", "EnsureLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void closingDuringASlowNodeSyncPassReturnsPromptly() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    List<String> names = List.of("s1", "s2", "s3", "s4", "s5");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    // Every UpdateLoadBalancer now takes 3 s: with two node-sync threads, a pass over five
+    // Services has tasks still queued when the controller is closed.
+    cloud.setLatency(Duration.ofSeconds(3));
+    kubelets.register(NodeSpec.named(node("b")));
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> names.stream().mapToLong(n -> calls(n, "UpdateLoadBalancer")).sum() >= 1);
+
+    ControllerHarness closing = harness;
+    harness = null;
+    // close() waits for the running cloud calls, not for the queued ones (it used to wait for
+    // them forever, and a manager losing its Lease never exited).
+    assertTimeoutPreemptively(Duration.ofSeconds(10), closing::close);
   }
 
   @Test

@@ -19,5 +19,11 @@ public final class WellKnownServices {
   /** The field that takes precedence over the source-ranges annotation. */
   public static final String SOURCE_RANGES_FIELD = "spec.loadBalancerSourceRanges";
 
+  /**
+   * {@code status.loadBalancer.ingress[].ipMode} of a load balancer that delivers traffic with the
+   * destination set to its own IP; the API server's default for IP ingress since Kubernetes 1.30.
+   */
+  public static final String IP_MODE_VIP = "VIP";
+
   private WellKnownServices() {}
 }

@@ -37,7 +37,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
 
   private final Map<String, SimInstance> instances = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
-  private final long latencyMs;
+  private volatile long latencyMs;
   private final long jitterMs;
   private volatile double errorRate;
   private final ApiRateLimit rateLimit;
@@ -213,6 +213,14 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     if (server != null) {
       server.close();
     }
+  }
+
+  /** Changes the latency of every call from now on (a cloud slowing down). */
+  public void setLatency(Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative, got " + latency);
+    }
+    this.latencyMs = latency.toMillis();
   }
 
   /** Changes the fraction of calls that fail. */

@@ -1,0 +1,61 @@
+package io.ccm4j.controllers.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** S13's ingress comparison, which decides whether the status is written. */
+class ServicePatchesTest {
+
+  private static Service withIngress(String ip, String hostname, String ipMode) {
+    return new ServiceBuilder()
+        .withNewStatus()
+        .withNewLoadBalancer()
+        .addNewIngress()
+        .withIp(ip)
+        .withHostname(hostname)
+        .withIpMode(ipMode)
+        .endIngress()
+        .endLoadBalancer()
+        .endStatus()
+        .build();
+  }
+
+  @ParameterizedTest(name = "status ip={0} ipMode={1}, cloud ip={2} ipMode={3} -> {4}")
+  @CsvSource(
+      nullValues = "null",
+      value = {
+        // Kubernetes >= 1.30 defaults ipMode to VIP on IP ingress: a provider's unset ipMode
+        // means the same, or every sync would rewrite the status and no failover could adopt.
+        "10.0.0.1, VIP,   10.0.0.1, '',    true",
+        "10.0.0.1, null,  10.0.0.1, '',    true",
+        "10.0.0.1, null,  10.0.0.1, VIP,   true",
+        "10.0.0.1, Proxy, 10.0.0.1, '',    false",
+        "10.0.0.1, VIP,   10.0.0.1, Proxy, false",
+        "10.0.0.1, VIP,   10.0.0.2, '',    false",
+      })
+  void ipIngressComparesWithTheApiServersDefaultIpMode(
+      String ip, String ipMode, String cloudIp, String cloudIpMode, boolean equal) {
+    Service service = withIngress(ip, null, ipMode);
+    LoadBalancerStatus cloud =
+        new LoadBalancerStatus(List.of(new LoadBalancerStatus.Ingress(cloudIp, "", cloudIpMode)));
+
+    assertThat(ServicePatches.ingressEquals(service, cloud)).isEqualTo(equal);
+  }
+
+  @ParameterizedTest(name = "hostname ingress, ipMode {0}")
+  @CsvSource({"''", "VIP"})
+  void aHostnameIngressGetsNoDefaultIpMode(String cloudIpMode) {
+    Service service = withIngress(null, "lb.example.com", null);
+    LoadBalancerStatus cloud =
+        new LoadBalancerStatus(
+            List.of(new LoadBalancerStatus.Ingress("", "lb.example.com", cloudIpMode)));
+
+    assertThat(ServicePatches.ingressEquals(service, cloud)).isEqualTo(cloudIpMode.isEmpty());
+  }
+}
