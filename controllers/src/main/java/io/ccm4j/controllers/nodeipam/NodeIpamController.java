@@ -158,16 +158,20 @@ public final class NodeIpamController implements Controller {
     }
     List<String> existing = podCidrs(node);
     if (!existing.isEmpty()) {
+      waiting.remove(name);
       report(node, allocator.adopt(name, uid(node), existing));
       return;
     }
     Optional<List<Cidr>> allocated = allocator.allocate(name, uid(node));
     if (allocated.isEmpty()) {
-      waiting.add(name);
-      events.warning(
-          node,
-          REASON_CIDR_NOT_AVAILABLE,
-          "Node %s status is now: %s".formatted(name, REASON_CIDR_NOT_AVAILABLE));
+      // One Warning when the node starts waiting, not one per retry (the kubelet's status posts
+      // requeue it too); the retries are logged.
+      if (waiting.add(name)) {
+        events.warning(
+            node,
+            REASON_CIDR_NOT_AVAILABLE,
+            "Node %s status is now: %s".formatted(name, REASON_CIDR_NOT_AVAILABLE));
+      }
       throw new IllegalStateException(
           "no pod CIDR left for node %s (%s)".formatted(name, allocator.usage()));
     }

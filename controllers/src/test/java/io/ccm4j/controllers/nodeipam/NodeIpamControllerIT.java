@@ -217,6 +217,17 @@ class NodeIpamControllerIT {
                               .isEqualTo("Node " + starved + " status is now: CIDRNotAvailable");
                           assertThat(event.getSource().getComponent()).isEqualTo("cidrAllocator");
                         }));
+    // Retried with backoff, but reported once: no event per retry.
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                harness.eventsFor(starved).stream()
+                        .filter(event -> "CIDRNotAvailable".equals(event.getReason()))
+                        .mapToInt(event -> event.getCount() == null ? 1 : event.getCount())
+                        .sum()
+                    == 1);
     assertThat(flatten(holdersIn(range))).doesNotHaveDuplicates();
 
     // Deleting a holder frees its CIDR for a waiting node, at once rather than after a backoff.
