@@ -81,6 +81,12 @@ public final class QueueWorkers<K> implements AutoCloseable {
         log.warn("{}: error syncing {}, requeuing: {}", controllerName, key, describe(e));
         queue.addRateLimited(key);
       }
+    } catch (StackOverflowError | LinkageError | AssertionError e) {
+      // A bug hit by one key: upstream's worker would crash the process (HandleCrash) and the
+      // pod restart; here the key backs off and the worker goes on with the others, so one bad
+      // object cannot stop a controller. Errors of the JVM itself (out of memory) still propagate.
+      log.error("{}: bug while syncing {}, requeuing", controllerName, key, e);
+      queue.addRateLimited(key);
     } finally {
       queue.done(key);
     }

@@ -45,6 +45,35 @@ class QueueWorkersTest {
   }
 
   @Test
+  void aKeyThatHitsABugBacksOffWhileTheWorkerGoesOnWithOthers() throws InterruptedException {
+    List<String> synced = new CopyOnWriteArrayList<>();
+    AtomicInteger badAttempts = new AtomicInteger();
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "test",
+            queue,
+            key -> {
+              if (key.equals("bad")) {
+                badAttempts.incrementAndGet();
+                throw new StackOverflowError("recursion in a decision function");
+              }
+              synced.add(key);
+            },
+            1);
+    workers.start();
+    queue.add("bad");
+    queue.add("good-1");
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> badAttempts.get() >= 2);
+    queue.add("good-2");
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> synced.containsAll(List.of("good-1", "good-2")));
+    assertThat(queue.numRequeues("bad")).isPositive();
+    workers.close();
+  }
+
+  @Test
   void aRetryAfterErrorRequeuesAfterItsFixedDelay() throws InterruptedException {
     List<Long> attemptsAt = new CopyOnWriteArrayList<>();
     QueueWorkers<String> workers =
