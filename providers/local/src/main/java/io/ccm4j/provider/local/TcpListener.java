@@ -232,7 +232,6 @@ final class TcpListener implements Listener {
     void start() {
       try {
         client.configureBlocking(false);
-        client.setOption(StandardSocketOptions.TCP_NODELAY, true);
       } catch (IOException e) {
         closeQuietly(client);
         return;
@@ -257,7 +256,6 @@ final class TcpListener implements Listener {
                       ? StandardProtocolFamily.INET
                       : StandardProtocolFamily.INET6);
           upstream.configureBlocking(false);
-          upstream.setOption(StandardSocketOptions.TCP_NODELAY, true);
           // On loopback the handshake is usually over when connect returns: checking at once
           // spares registering for OP_CONNECT, a wakeup and an interest change.
           if (upstream.connect(new InetSocketAddress(next.address, nodePort))
@@ -430,9 +428,29 @@ final class TcpListener implements Listener {
    * typical request or answer allocates nothing.
    */
   private static final class Pipe {
+    /** Below any MSS: a first write this small goes out at once even with Nagle on. */
+    private static final int SMALL_WRITE = 1024;
+
     private ByteBuffer pending;
     private boolean sourceEnded;
     private boolean shutDown;
+    private boolean wrote;
+    private boolean noDelay;
+
+    /**
+     * Sets TCP_NODELAY on the destination before its second write (or a first large one): a first
+     * small write leaves nothing unacknowledged for Nagle to wait on, so it goes out at once
+     * anyway, and a one-exchange connection (an HTTP request, its answer) spares two setsockopt
+     * calls. No later write is ever held back.
+     */
+    private void write(SocketChannel destination, ByteBuffer bytes) throws IOException {
+      if (!noDelay && (wrote || bytes.remaining() > SMALL_WRITE)) {
+        destination.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        noDelay = true;
+      }
+      wrote = true;
+      destination.write(bytes);
+    }
 
     void fill(SocketChannel source, SocketChannel destination, ByteBuffer scratch, Pipe reverse)
         throws IOException {
@@ -443,7 +461,7 @@ final class TcpListener implements Listener {
           sourceEnded = true;
         } else if (n > 0) {
           scratch.flip();
-          destination.write(scratch);
+          write(destination, scratch);
           if (scratch.hasRemaining()) {
             pending = ByteBuffer.allocate(scratch.remaining());
             pending.put(scratch).flip();
@@ -459,7 +477,7 @@ final class TcpListener implements Listener {
      */
     void flush(SocketChannel destination, Pipe reverse) throws IOException {
       if (pending != null) {
-        destination.write(pending);
+        write(destination, pending);
         if (!pending.hasRemaining()) {
           pending = null;
         }
