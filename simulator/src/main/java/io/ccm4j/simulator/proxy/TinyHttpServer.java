@@ -32,6 +32,7 @@ final class TinyHttpServer implements PortServer {
   private final Function<String, Response> handler;
   private final Thread thread;
   private volatile boolean running = true;
+  private final java.util.List<SocketChannel> toClose = new java.util.ArrayList<>();
   final LongAdder connections = new LongAdder();
   final LongAdder requests = new LongAdder();
 
@@ -63,7 +64,12 @@ final class TinyHttpServer implements PortServer {
   private void loop() {
     try {
       while (running) {
-        selector.select(500);
+        if (toClose.isEmpty()) {
+          selector.select(500);
+        } else {
+          selector.selectNow(); // under load something is always ready: no extra system call
+        }
+        closePending();
         for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
           SelectionKey key = it.next();
           it.remove();
@@ -74,14 +80,14 @@ final class TinyHttpServer implements PortServer {
               ((Exchange) key.attachment()).ready(key);
             }
           } catch (IOException | RuntimeException e) {
-            key.cancel();
-            closeQuietly((SocketChannel) key.channel());
+            release(key, (SocketChannel) key.channel());
           }
         }
       }
     } catch (IOException e) {
       // the selector broke: stop serving
     } finally {
+      closePending();
       for (SelectionKey key : selector.keys()) {
         try {
           key.channel().close();
@@ -97,29 +103,66 @@ final class TinyHttpServer implements PortServer {
     }
   }
 
+  /**
+   * Closes a connection; a registered one after the next select has dropped its key (closing a
+   * registered channel costs the JDK a getsockopt and a shutdown more).
+   */
+  private void release(SelectionKey key, SocketChannel channel) {
+    if (key != null) {
+      key.cancel();
+      toClose.add(channel);
+    } else {
+      closeQuietly(channel);
+    }
+  }
+
+  private void closePending() {
+    for (SocketChannel channel : toClose) {
+      closeQuietly(channel);
+    }
+    toClose.clear();
+  }
+
   private void acceptAll() throws IOException {
     SocketChannel channel;
     while ((channel = server.accept()) != null) {
       connections.increment();
-      channel.configureBlocking(false);
-      channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      channel.register(selector, SelectionKey.OP_READ, new Exchange());
+      try {
+        channel.configureBlocking(false);
+        // The request is often there already: a connection answered at once and closed is never
+        // registered with the selector (no epoll_ctl, no wakeup).
+        Exchange exchange = new Exchange(channel);
+        exchange.ready(null, true, false);
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(channel);
+      }
     }
   }
 
   /** The state of one connection: the request bytes so far, or the answer being written. */
   private final class Exchange {
+    private final SocketChannel channel;
+    private SelectionKey key;
     private ByteBuffer in = ByteBuffer.allocate(1024);
     private ByteBuffer out;
     private boolean closeAfterWrite;
+    private int answered;
+
+    Exchange(SocketChannel channel) {
+      this.channel = channel;
+    }
 
     void ready(SelectionKey key) throws IOException {
-      SocketChannel channel = (SocketChannel) key.channel();
-      if (key.isWritable() && out != null) {
-        write(key, channel);
+      ready(key, key.isReadable(), key.isWritable());
+    }
+
+    /** Works on the connection; registers it (or changes its interest) if it must wait. */
+    private void ready(SelectionKey key, boolean readable, boolean writable) throws IOException {
+      if (writable && out != null) {
+        write();
         return;
       }
-      if (!key.isReadable()) {
+      if (!readable) {
         return;
       }
       if (!in.hasRemaining()) {
@@ -133,16 +176,24 @@ final class TinyHttpServer implements PortServer {
       }
       int n = channel.read(in);
       if (n < 0) {
-        key.cancel();
-        channel.close();
+        release(this.key, channel);
         return;
       }
-      answerIfComplete(key, channel);
+      answerIfComplete();
     }
 
-    private void answerIfComplete(SelectionKey key, SocketChannel channel) throws IOException {
+    private void await(int ops) throws IOException {
+      if (key == null) {
+        key = channel.register(selector, ops, this);
+      } else if (key.interestOps() != ops) {
+        key.interestOps(ops);
+      }
+    }
+
+    private void answerIfComplete() throws IOException {
       int end = headerEnd();
       if (end < 0) {
+        await(SelectionKey.OP_READ);
         return;
       }
       String head = new String(in.array(), 0, end, StandardCharsets.ISO_8859_1);
@@ -162,24 +213,29 @@ final class TinyHttpServer implements PortServer {
       Response response = handler.apply(parts.length > 1 ? parts[1] : "/");
       out = encode(response, keepAlive);
       closeAfterWrite = !keepAlive;
-      write(key, channel);
+      if (++answered == 2) {
+        // A single answer per connection leaves nothing unacknowledged for Nagle to wait on;
+        // from the second one on (keep-alive, pipelining) it could.
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      }
+      write();
     }
 
-    private void write(SelectionKey key, SocketChannel channel) throws IOException {
+    private void write() throws IOException {
       channel.write(out);
       if (out.hasRemaining()) {
-        key.interestOps(SelectionKey.OP_WRITE);
+        await(SelectionKey.OP_WRITE);
         return;
       }
       out = null;
       if (closeAfterWrite) {
-        key.cancel();
-        channel.close();
+        release(key, channel);
         return;
       }
-      key.interestOps(SelectionKey.OP_READ);
       if (in.position() > 0) {
-        answerIfComplete(key, channel); // a pipelined request
+        answerIfComplete(); // a pipelined request
+      } else {
+        await(SelectionKey.OP_READ);
       }
     }
 

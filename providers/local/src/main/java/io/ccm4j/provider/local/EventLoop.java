@@ -2,8 +2,11 @@ package io.ccm4j.provider.local;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -34,6 +37,7 @@ final class EventLoop implements AutoCloseable {
   private final Thread thread;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(64 * 1024);
+  private final List<Channel> toClose = new ArrayList<>();
   private volatile boolean running = true;
 
   EventLoop(String name) throws IOException {
@@ -87,6 +91,26 @@ final class EventLoop implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes a channel whose key was cancelled once the selector has dropped the key (after the next
+   * select): closing a still-registered channel costs the JDK an extra getsockopt and shutdown per
+   * socket. Loop thread only.
+   */
+  void closeAfterSelect(Channel channel) {
+    toClose.add(channel);
+  }
+
+  private void closePending() {
+    for (Channel channel : toClose) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    toClose.clear();
+  }
+
   /** Flushes cancelled keys, so their channels are really closed. */
   void flushCancelled() {
     try {
@@ -99,9 +123,17 @@ final class EventLoop implements AutoCloseable {
   private void run() {
     while (running) {
       try {
-        selector.select(TICK_MILLIS);
+        if (toClose.isEmpty()) {
+          selector.select(TICK_MILLIS);
+        } else {
+          // Under load there is always something ready: this costs no extra system call.
+          selector.selectNow();
+        }
       } catch (IOException e) {
         log.warn("local load balancer event loop: select failed: {}", e.toString());
+      }
+      if (!toClose.isEmpty()) {
+        closePending();
       }
       for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
         SelectionKey key = it.next();
@@ -127,6 +159,7 @@ final class EventLoop implements AutoCloseable {
     while ((task = tasks.poll()) != null) {
       runSafely(task);
     }
+    closePending();
     try {
       selector.close();
     } catch (IOException ignored) {

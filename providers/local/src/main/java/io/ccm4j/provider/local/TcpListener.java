@@ -1,8 +1,10 @@
 package io.ccm4j.provider.local;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -201,7 +203,7 @@ final class TcpListener implements Listener {
   final class Connection implements ProxiedFlow {
     private final EventLoop loop;
     private final SocketChannel client;
-    private final List<Backend> failed = new ArrayList<>(0);
+    private List<Backend> failed = List.of();
     private final Pipe toUpstream = new Pipe();
     private final Pipe toClient = new Pipe();
     private SocketChannel upstream;
@@ -230,7 +232,6 @@ final class TcpListener implements Listener {
     void start() {
       try {
         client.configureBlocking(false);
-        client.setOption(StandardSocketOptions.TCP_NODELAY, true);
       } catch (IOException e) {
         closeQuietly(client);
         return;
@@ -248,10 +249,17 @@ final class TcpListener implements Listener {
         next.active.incrementAndGet();
         counted = true;
         try {
-          upstream = SocketChannel.open();
+          // Of the backend's family: an IPv6 socket for an IPv4 backend costs a setsockopt more.
+          upstream =
+              SocketChannel.open(
+                  next.address instanceof Inet4Address
+                      ? StandardProtocolFamily.INET
+                      : StandardProtocolFamily.INET6);
           upstream.configureBlocking(false);
-          upstream.setOption(StandardSocketOptions.TCP_NODELAY, true);
-          if (upstream.connect(new InetSocketAddress(next.address, nodePort))) {
+          // On loopback the handshake is usually over when connect returns: checking at once
+          // spares registering for OP_CONNECT, a wakeup and an interest change.
+          if (upstream.connect(new InetSocketAddress(next.address, nodePort))
+              || upstream.finishConnect()) {
             connected();
           } else {
             connectDeadline = System.nanoTime() + lb.settings().connectTimeout().toNanos();
@@ -282,6 +290,9 @@ final class TcpListener implements Listener {
         backend.active.decrementAndGet();
         counted = false;
       }
+      if (failed.isEmpty()) {
+        failed = new ArrayList<>(2);
+      }
       failed.add(backend);
       log.debug("local load balancer {}: {} did not accept port {}", lb.name(), backend, nodePort);
     }
@@ -306,6 +317,15 @@ final class TcpListener implements Listener {
       clientKey = client.register(loop.selector(), SelectionKey.OP_READ, new Side(false));
       if (closed.get()) {
         closeNow();
+        return;
+      }
+      // The client usually sent its first bytes while the backend was being connected: pass them
+      // on now rather than after a wakeup (interest changes before the next select cost nothing).
+      try {
+        toUpstream.fill(client, upstream, loop.scratch(), toClient);
+        update();
+      } catch (IOException e) {
+        closeNow(); // the client's or backend's failure, not a failed connection attempt
       }
     }
 
@@ -338,10 +358,10 @@ final class TcpListener implements Listener {
         Pipe from = isUpstream ? toClient : toUpstream;
         Pipe to = isUpstream ? toUpstream : toClient;
         if (key.isReadable()) {
-          from.fill(self, other, loop.scratch());
+          from.fill(self, other, loop.scratch(), to);
         }
         if (key.isValid() && key.isWritable()) {
-          to.flush(self);
+          to.flush(self, from);
         }
         update();
       }
@@ -373,14 +393,27 @@ final class TcpListener implements Listener {
       loop.execute(this::closeNow);
     }
 
+    /** Closes a channel; a registered one once its key is gone (cheaper: no JDK shutdown). */
+    private void release(SelectionKey key, SocketChannel channel) {
+      if (channel == null) {
+        return;
+      }
+      if (key != null && key.isValid() && loop.inLoop()) {
+        key.cancel();
+        loop.closeAfterSelect(channel);
+      } else {
+        closeQuietly(channel);
+      }
+    }
+
     private void closeNow() {
       if (ended) {
         return;
       }
       ended = true;
       connecting.remove(this);
-      closeQuietly(client);
-      closeQuietly(upstream);
+      release(clientKey, client);
+      release(upstreamKey, upstream);
       if (counted) {
         backend.active.decrementAndGet();
         counted = false;
@@ -395,11 +428,31 @@ final class TcpListener implements Listener {
    * typical request or answer allocates nothing.
    */
   private static final class Pipe {
+    /** Below any MSS: a first write this small goes out at once even with Nagle on. */
+    private static final int SMALL_WRITE = 1024;
+
     private ByteBuffer pending;
     private boolean sourceEnded;
     private boolean shutDown;
+    private boolean wrote;
+    private boolean noDelay;
 
-    void fill(SocketChannel source, SocketChannel destination, ByteBuffer scratch)
+    /**
+     * Sets TCP_NODELAY on the destination before its second write (or a first large one): a first
+     * small write leaves nothing unacknowledged for Nagle to wait on, so it goes out at once
+     * anyway, and a one-exchange connection (an HTTP request, its answer) spares two setsockopt
+     * calls. No later write is ever held back.
+     */
+    private void write(SocketChannel destination, ByteBuffer bytes) throws IOException {
+      if (!noDelay && (wrote || bytes.remaining() > SMALL_WRITE)) {
+        destination.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        noDelay = true;
+      }
+      wrote = true;
+      destination.write(bytes);
+    }
+
+    void fill(SocketChannel source, SocketChannel destination, ByteBuffer scratch, Pipe reverse)
         throws IOException {
       if (!sourceEnded && pending == null) {
         scratch.clear();
@@ -408,25 +461,32 @@ final class TcpListener implements Listener {
           sourceEnded = true;
         } else if (n > 0) {
           scratch.flip();
-          destination.write(scratch);
+          write(destination, scratch);
           if (scratch.hasRemaining()) {
             pending = ByteBuffer.allocate(scratch.remaining());
             pending.put(scratch).flip();
           }
         }
       }
-      flush(destination);
+      flush(destination, reverse);
     }
 
-    void flush(SocketChannel destination) throws IOException {
+    /**
+     * Writes what is pending; passes the source's end on as a half-close, unless the other
+     * direction is over too: then the connection is closed, which sends the FIN anyway.
+     */
+    void flush(SocketChannel destination, Pipe reverse) throws IOException {
       if (pending != null) {
-        destination.write(pending);
+        write(destination, pending);
         if (!pending.hasRemaining()) {
           pending = null;
         }
       }
       if (sourceEnded && !shutDown && pending == null) {
         shutDown = true;
+        if (reverse.shutDown) {
+          return;
+        }
         try {
           destination.shutdownOutput();
         } catch (IOException e) {
