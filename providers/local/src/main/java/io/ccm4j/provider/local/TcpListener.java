@@ -47,6 +47,7 @@ final class TcpListener implements Listener {
     this.lb = lb;
     this.port = port;
     this.nodePort = nodePort;
+    refuseIfTaken(address, port);
     try {
       for (EventLoop loop : lb.loops().all()) {
         acceptors.add(new Acceptor(loop, address));
@@ -54,6 +55,24 @@ final class TcpListener implements Listener {
     } catch (IOException e) {
       close();
       throw e;
+    }
+  }
+
+  /**
+   * SO_REUSEPORT would let this listener silently share {@code address:port} with another process's
+   * (a second ccm4j, a stale one), each getting part of the connections. A bind without it fails
+   * against any listener there, while SO_REUSEADDR lets it pass the TIME_WAIT connections of an
+   * earlier listener of ours.
+   */
+  private static void refuseIfTaken(InetAddress address, int port) throws IOException {
+    try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+      probe.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+      probe.bind(new InetSocketAddress(address, port), 1);
+    } catch (java.net.BindException e) {
+      throw new IOException(
+          "%s:%d is already in use by another listener (%s)"
+              .formatted(address.getHostAddress(), port, e.getMessage()),
+          e);
     }
   }
 

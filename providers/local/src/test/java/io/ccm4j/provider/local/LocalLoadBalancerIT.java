@@ -358,6 +358,33 @@ class LocalLoadBalancerIT {
   }
 
   @Test
+  void anAddressAndPortAnotherListenerHoldsIsRefusedNotShared() throws Exception {
+    String base = "127.52." + net + ".";
+    Service service =
+        service("shared", tcp(80, NODE_PORT))
+            .editSpec()
+            .withLoadBalancerIP(base + "12")
+            .endSpec()
+            .build();
+    Node n1 = node(1, service);
+    // Another process's load balancer (a second ccm4j) on the same address and port, with
+    // SO_REUSEPORT as ours has: the kernel would let both listen and split the connections.
+    try (java.nio.channels.ServerSocketChannel other =
+        java.nio.channels.ServerSocketChannel.open()) {
+      other.setOption(java.net.StandardSocketOptions.SO_REUSEPORT, true);
+      other.bind(new java.net.InetSocketAddress(base + "12", 80));
+
+      assertThatThrownBy(() -> lbs.ensureLoadBalancer(CLUSTER, service, List.of(n1)))
+          .isInstanceOf(CloudException.class)
+          .hasMessageContaining(base + "12:80 is already in use by another listener");
+      assertThat(lbs.getLoadBalancer(CLUSTER, service)).isEmpty();
+    }
+
+    assertThat(ensure(service, n1)).isEqualTo(base + "12");
+    assertThat(Traffic.get(base + "12", 80)).contains("node=node-1");
+  }
+
+  @Test
   void loadBalancerIpIsHonouredWhenInThePoolAndFree() throws Exception {
     String base = "127.52." + net + ".";
     Service wanted =
