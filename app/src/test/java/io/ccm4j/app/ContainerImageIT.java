@@ -114,10 +114,28 @@ class ContainerImageIT {
           .containsEntry("topology.kubernetes.io/zone", "r1-a")
           .containsEntry("node.kubernetes.io/instance-type", "sim.small");
     } finally {
-      manager.destroy();
-      manager.waitFor(30, TimeUnit.SECONDS);
+      stop(manager);
       client.nodes().withName(node).delete();
     }
+  }
+
+  /**
+   * Stops the image's process and everything under unshare: chroot --userspec changes the user,
+   * which clears the parent-death signal --kill-child relies on, so a SIGTERM to unshare alone
+   * would leave the manager running.
+   */
+  private static void stop(Process manager) throws InterruptedException {
+    List<ProcessHandle> tree = manager.descendants().toList();
+    tree.forEach(ProcessHandle::destroy); // SIGTERM: the manager stops cleanly
+    manager.destroy();
+    if (!manager.waitFor(30, TimeUnit.SECONDS)) {
+      manager.destroyForcibly();
+    }
+    for (ProcessHandle process : tree) {
+      process.onExit().completeOnTimeout(process, 30, TimeUnit.SECONDS).join();
+      process.destroyForcibly();
+    }
+    assertThat(tree).as("nothing of the image left running").noneMatch(ProcessHandle::isAlive);
   }
 
   private static String hostProgram(String name) {
