@@ -458,6 +458,16 @@ public final class BenchCommand implements Runnable {
         description = "New connections per second to meet. Default: ${DEFAULT-VALUE}.")
     double target;
 
+    @Option(
+        names = "--reference",
+        negatable = true,
+        defaultValue = "true",
+        description = {
+          "Then run the same load through HAProxy, when it is installed (apt-get install haproxy),",
+          "as a reference for what this machine allows. Default: ${DEFAULT-VALUE}."
+        })
+    boolean reference;
+
     @Override
     public Integer call() throws Exception {
       if (backends < 2
@@ -472,7 +482,7 @@ public final class BenchCommand implements Runnable {
       var result =
           new io.ccm4j.app.bench.LbForwardBenchmark(
                   new io.ccm4j.app.bench.LbForwardBenchmark.Settings(
-                      backends, duration, connections, threads, warmup),
+                      backends, duration, connections, threads, warmup, reference),
                   System.out)
               .run();
       System.out.println();
@@ -508,8 +518,20 @@ public final class BenchCommand implements Runnable {
           "%.1f".formatted(result.jvmCpuMicrosPerConnection()));
       System.out.printf(
           row,
+          "  of which the load balancer's event loops (us)",
+          "%.1f".formatted(result.loadBalancerCpuMicrosPerConnection()));
+      System.out.printf(
+          row,
+          "  of which the kube-proxies' servers (us)",
+          "%.1f".formatted(result.kubeProxyCpuMicrosPerConnection()));
+      System.out.printf(
+          row,
           "CPU per connection: wrk (us)",
           "%.1f".formatted(result.wrkCpuMicrosPerConnection()));
+      System.out.printf(
+          row,
+          "conn/s per core given to the load balancer alone",
+          "%.0f".formatted(1e6 / result.loadBalancerCpuMicrosPerConnection()));
       double cores = Runtime.getRuntime().availableProcessors();
       System.out.printf(
           row,
@@ -519,6 +541,13 @@ public final class BenchCommand implements Runnable {
                   cores
                       * 1e6
                       / (result.jvmCpuMicrosPerConnection() + result.wrkCpuMicrosPerConnection())));
+      if (result.reference() != null) {
+        System.out.printf(
+            row,
+            "reference: HAProxy, same load and backends (conn/s)",
+            "%.0f".formatted(result.reference().connectionsPerSecond()));
+        System.out.printf(row, "reference: HAProxy failed", result.reference().errors());
+      }
       boolean fast = result.connectionsPerSecond() >= target;
       System.out.printf(
           "target %.0f new connections/s with no failure: %s%n",

@@ -11,6 +11,9 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +41,23 @@ public final class LbForwardBenchmark {
    * @param connections wrk's concurrent connections
    * @param threads wrk's threads
    * @param warmup an unmeasured wrk run first (JIT)
+   * @param reference also run the same load through HAProxy, when it is installed
    */
   public record Settings(
-      int backends, Duration duration, int connections, int threads, Duration warmup) {}
+      int backends,
+      Duration duration,
+      int connections,
+      int threads,
+      Duration warmup,
+      boolean reference) {}
+
+  /**
+   * The same wrk load through HAProxy (TCP mode, round robin, the same backends, no drain): what a
+   * mature C load balancer achieves on this machine, next to ours.
+   *
+   * @param version HAProxy's version line
+   */
+  public record Reference(String version, double connectionsPerSecond, long errors) {}
 
   /**
    * @param connectionsPerSecond completed requests (= new connections) per second, from wrk
@@ -63,9 +80,15 @@ public final class LbForwardBenchmark {
       long unserved,
       double directPerSecond,
       double jvmCpuMicrosPerConnection,
-      double wrkCpuMicrosPerConnection) {}
+      double loadBalancerCpuMicrosPerConnection,
+      double kubeProxyCpuMicrosPerConnection,
+      double wrkCpuMicrosPerConnection,
+      Reference reference) {}
 
   private static final int NODE_PORT = 30080;
+  private static final String LOAD_BALANCER_THREADS = "local-cloud-io-";
+  private static final String KUBE_PROXY_THREADS = "kube-proxy-http-";
+  private static final String REFERENCE_ADDRESS = "127.0.101.1";
   private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(\\w+)");
   private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([\\d.]+)");
   private static final Pattern SOCKET_ERRORS =
@@ -136,6 +159,8 @@ public final class LbForwardBenchmark {
           (com.sun.management.OperatingSystemMXBean)
               java.lang.management.ManagementFactory.getOperatingSystemMXBean();
       long cpuBefore = os.getProcessCpuTime();
+      long lbCpuBefore = threadCpuNanos(LOAD_BALANCER_THREADS);
+      long proxyCpuBefore = threadCpuNanos(KUBE_PROXY_THREADS);
       long[] ticksBefore = userSystemTicks();
       Process load = startWrk(wrk, url, settings.duration());
       long start = System.nanoTime();
@@ -162,6 +187,8 @@ public final class LbForwardBenchmark {
           load.info().totalCpuDuration().orElse(Duration.ZERO); // read before it is reaped
       String report = finish(load);
       long cpuAfter = os.getProcessCpuTime();
+      long lbCpu = threadCpuNanos(LOAD_BALANCER_THREADS) - lbCpuBefore;
+      long proxyCpu = threadCpuNanos(KUBE_PROXY_THREADS) - proxyCpuBefore;
       long[] ticksAfter = userSystemTicks();
       out.printf(
           "JVM (load balancer + kube-proxies) CPU during the run: user %.1f s, system %.1f s%n",
@@ -175,6 +202,8 @@ public final class LbForwardBenchmark {
       Map<String, Long> perBackend = new LinkedHashMap<>();
       after.forEach((node, count) -> perBackend.put(node, count - before.get(node)));
       LocalLoadBalancers.LoadBalancerView view = cloud.loadBalancers().snapshot().get(0);
+      drained.setDraining(false);
+      Reference reference = settings.reference() ? haproxyReference(wrk, proxies) : null;
       return parse(
           report,
           perBackend,
@@ -183,8 +212,9 @@ public final class LbForwardBenchmark {
           TimeUnit.NANOSECONDS.toMillis(detectedAt - drainAt),
           view.unserved(),
           directPerSecond,
-          cpuAfter - cpuBefore,
-          wrkCpu);
+          new long[] {cpuAfter - cpuBefore, lbCpu, proxyCpu},
+          wrkCpu,
+          reference);
     } finally {
       cloud.close();
       proxies.forEach(SimulatedKubeProxy::close);
@@ -255,8 +285,9 @@ public final class LbForwardBenchmark {
       long detectionMillis,
       long unserved,
       double directPerSecond,
-      long jvmCpuNanos,
-      Duration wrkCpu) {
+      long[] jvmLbProxyCpuNanos,
+      Duration wrkCpu,
+      Reference reference) {
     out.println("--- wrk ---");
     out.print(report);
     out.println("-----------");
@@ -265,26 +296,15 @@ public final class LbForwardBenchmark {
     if (!requests.find() || !rate.find()) {
       throw new IllegalStateException("cannot read wrk's report:\n" + report);
     }
-    long errors = 0;
-    String detail = "none";
-    Matcher socket = SOCKET_ERRORS.matcher(report);
-    if (socket.find()) {
-      for (int g = 1; g <= 4; g++) {
-        errors += Long.parseLong(socket.group(g));
-      }
-      detail = socket.group(0);
-    }
-    Matcher non2xx = NON_2XX.matcher(report);
-    if (non2xx.find()) {
-      errors += Long.parseLong(non2xx.group(1));
-      detail = detail.equals("none") ? non2xx.group(0) : detail + "; " + non2xx.group(0);
-    }
+    long errors = errors(report);
+    String detail = errorDetail(report);
     Matcher latency = LATENCY.matcher(report);
     String latencyText =
         latency.find()
             ? "avg %s, stdev %s, max %s"
                 .formatted(latency.group(1), latency.group(2), latency.group(3))
             : "?";
+    long count = Math.max(1, Long.parseLong(requests.group(1)));
     return new Result(
         Double.parseDouble(rate.group(1)),
         Long.parseLong(requests.group(1)),
@@ -297,8 +317,134 @@ public final class LbForwardBenchmark {
         detectionMillis,
         unserved,
         directPerSecond,
-        jvmCpuNanos / 1e3 / Math.max(1, Long.parseLong(requests.group(1))),
-        wrkCpu.toNanos() / 1e3 / Math.max(1, Long.parseLong(requests.group(1))));
+        jvmLbProxyCpuNanos[0] / 1e3 / count,
+        jvmLbProxyCpuNanos[1] / 1e3 / count,
+        jvmLbProxyCpuNanos[2] / 1e3 / count,
+        wrkCpu.toNanos() / 1e3 / count,
+        reference);
+  }
+
+  /** wrk's socket errors (connect, read, write, timeout) plus its non-2xx answers. */
+  private static long errors(String report) {
+    long errors = 0;
+    Matcher socket = SOCKET_ERRORS.matcher(report);
+    if (socket.find()) {
+      for (int g = 1; g <= 4; g++) {
+        errors += Long.parseLong(socket.group(g));
+      }
+    }
+    Matcher non2xx = NON_2XX.matcher(report);
+    if (non2xx.find()) {
+      errors += Long.parseLong(non2xx.group(1));
+    }
+    return errors;
+  }
+
+  private static String errorDetail(String report) {
+    List<String> parts = new ArrayList<>();
+    Matcher socket = SOCKET_ERRORS.matcher(report);
+    if (socket.find()) {
+      parts.add(socket.group(0));
+    }
+    Matcher non2xx = NON_2XX.matcher(report);
+    if (non2xx.find()) {
+      parts.add(non2xx.group(0));
+    }
+    return parts.isEmpty() ? "none" : String.join("; ", parts);
+  }
+
+  /** CPU time of this JVM's live threads whose name starts with {@code prefix}. */
+  private static long threadCpuNanos(String prefix) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith(prefix)) {
+        sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * Runs the warm-up and the measured wrk load through HAProxy in TCP mode in front of the same
+   * kube-proxies; null when HAProxy is not installed.
+   */
+  private Reference haproxyReference(String wrk, List<SimulatedKubeProxy> proxies)
+      throws Exception {
+    String haproxy = findOnPath("haproxy");
+    if (haproxy == null) {
+      out.println("reference: HAProxy is not installed (apt-get install -y haproxy to compare)");
+      return null;
+    }
+    StringBuilder config =
+        new StringBuilder(
+            """
+            global
+              maxconn 4096
+              nbthread %d
+            defaults
+              mode tcp
+              timeout connect 5s
+              timeout client 30s
+              timeout server 30s
+            frontend lb
+              bind %s:80
+              default_backend nodes
+            backend nodes
+              balance roundrobin
+            """
+                .formatted(Runtime.getRuntime().availableProcessors(), REFERENCE_ADDRESS));
+    for (SimulatedKubeProxy proxy : proxies) {
+      config.append("  server %s %s:%d%n".formatted(proxy.nodeName(), proxy.nodeIp(), NODE_PORT));
+    }
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("ccm4j-bench-haproxy", ".cfg");
+    java.nio.file.Files.writeString(file, config);
+    String version =
+        finish(new ProcessBuilder(haproxy, "-v").redirectErrorStream(true).start())
+            .lines()
+            .findFirst()
+            .orElse("HAProxy");
+    Process process =
+        new ProcessBuilder(haproxy, "-db", "-f", file.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      awaitListening(process, REFERENCE_ADDRESS, 80);
+      String url = "http://" + REFERENCE_ADDRESS + ":80/";
+      out.printf("reference: %s on %s, same wrk load, same kube-proxies%n", version, url);
+      if (!settings.warmup().isZero()) {
+        runWrk(wrk, url, settings.warmup());
+      }
+      String report = runWrk(wrk, url, settings.duration());
+      Matcher rate = RATE.matcher(report);
+      if (!rate.find()) {
+        throw new IllegalStateException("cannot read wrk's report:\n" + report);
+      }
+      return new Reference(version, Double.parseDouble(rate.group(1)), errors(report));
+    } finally {
+      process.destroy();
+      process.waitFor(5, TimeUnit.SECONDS);
+      process.destroyForcibly();
+      java.nio.file.Files.deleteIfExists(file);
+    }
+  }
+
+  private static void awaitListening(Process process, String address, int port)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("HAProxy exited with " + process.exitValue());
+      }
+      try (var socket = new java.net.Socket(address, port)) {
+        return;
+      } catch (IOException notYet) {
+        waitUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+      }
+    }
+    throw new IllegalStateException(
+        "HAProxy did not listen on %s:%d in 10 s".formatted(address, port));
   }
 
   private static void waitUntil(long deadlineNanos) throws InterruptedException {
@@ -309,14 +455,24 @@ public final class LbForwardBenchmark {
   }
 
   private static String findWrk() {
+    String wrk = findOnPath("wrk");
+    if (wrk == null) {
+      throw new IllegalStateException(
+          "wrk is not installed: apt-get install -y wrk (Debian's package) and run again");
+    }
+    return wrk;
+  }
+
+  private static String findOnPath(String program) {
     for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-      java.nio.file.Path candidate = java.nio.file.Path.of(dir, "wrk");
+      java.nio.file.Path candidate = java.nio.file.Path.of(dir, program);
       if (java.nio.file.Files.isExecutable(candidate)) {
         return candidate.toString();
       }
     }
-    throw new IllegalStateException(
-        "wrk is not installed: apt-get install -y wrk (Debian's package) and run again");
+    // Debian puts daemons such as HAProxy in /usr/sbin, which a user's PATH may lack.
+    java.nio.file.Path sbin = java.nio.file.Path.of("/usr/sbin", program);
+    return java.nio.file.Files.isExecutable(sbin) ? sbin.toString() : null;
   }
 
   private static Service service() {
