@@ -17,6 +17,7 @@ import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.runtime.client.Conflicts;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.workqueue.RateLimiters;
@@ -117,7 +118,7 @@ public final class CloudNodeController implements Controller {
   @Override
   public void start() {
     statusLoop.scheduleWithFixedDelay(
-        this::updateNodeStatus,
+        PeriodicPass.of("node status update", this::updateNodeStatus),
         0,
         settings.nodeStatusUpdateFrequency().toMillis(),
         TimeUnit.MILLISECONDS);

@@ -9,6 +9,7 @@ import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.PodStatusPatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.workqueue.RateLimiters;
@@ -191,12 +192,15 @@ public final class NodeLifecycleController implements Controller {
     noScheduleWorkers.start();
     taintManagerWorkers.start();
     loops.scheduleWithFixedDelay(
-        this::monitorNodeHealthSafely,
+        PeriodicPass.of("node health pass", this::monitorNodeHealth),
         0,
         settings.monitorPeriod().toMillis(),
         TimeUnit.MILLISECONDS);
     loops.scheduleWithFixedDelay(
-        this::doNoExecuteTaintingPass, 0, TAINTING_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        PeriodicPass.of("NoExecute tainting pass", this::doNoExecuteTaintingPass),
+        0,
+        TAINTING_PERIOD.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void taintManagerSync(String key) {
@@ -227,14 +231,6 @@ public final class NodeLifecycleController implements Controller {
   private static String nodeName(Pod pod) {
     String name = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     return name == null || name.isEmpty() ? null : name;
-  }
-
-  private void monitorNodeHealthSafely() {
-    try {
-      monitorNodeHealth();
-    } catch (RuntimeException e) {
-      log.error("node health pass failed: {}", e.toString());
-    }
   }
 
   /** One pass (§2.2); public so a benchmark can time it without the periodic loop. */
@@ -415,13 +411,9 @@ public final class NodeLifecycleController implements Controller {
 
   /** Every 100 ms: each zone's queue, at the zone's rate (§2.5 B). */
   private void doNoExecuteTaintingPass() {
-    try {
-      for (Map.Entry<String, ZoneTainter> entry : tainters.entrySet()) {
-        String zone = entry.getKey();
-        entry.getValue().tryProcess(name -> taintFromQueue(zone, name));
-      }
-    } catch (RuntimeException e) {
-      log.error("NoExecute tainting pass failed: {}", e.toString());
+    for (Map.Entry<String, ZoneTainter> entry : tainters.entrySet()) {
+      String zone = entry.getKey();
+      entry.getValue().tryProcess(name -> taintFromQueue(zone, name));
     }
   }
 

@@ -11,6 +11,7 @@ import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -75,7 +76,11 @@ public final class CloudNodeLifecycleController implements Controller {
   /** L2: a pass now, then one a period after each pass ends. */
   @Override
   public void start() {
-    loop.scheduleWithFixedDelay(this::monitorNodes, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    loop.scheduleWithFixedDelay(
+        PeriodicPass.of("cloud node lifecycle pass", this::monitorNodes),
+        0,
+        period.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   void monitorNodes() {

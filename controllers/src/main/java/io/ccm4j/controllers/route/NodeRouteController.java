@@ -18,6 +18,7 @@ import io.ccm4j.controllers.route.RoutePlanner.NodeView;
 import io.ccm4j.controllers.route.RoutePlanner.Plan;
 import io.ccm4j.runtime.client.Conflicts;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.workqueue.RateLimiter;
@@ -222,7 +223,11 @@ public final class NodeRouteController implements Controller {
     }
     log.info(
         "Starting route controller: cluster CIDRs {}, every {}", clusterCidrs, goDuration(period));
-    loop.scheduleAtFixedRate(this::reconcileLogged, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    loop.scheduleAtFixedRate(
+        PeriodicPass.of("route reconciliation", this::reconcileLogged),
+        0,
+        period.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void reconcileLogged() {

@@ -69,10 +69,11 @@ public final class LocalCloud implements CloudProvider {
     return loops;
   }
 
+  /** A periodic task that throws is never run again: health checks would stop for good. */
   private static void guarded(Runnable task) {
     try {
       task.run();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | StackOverflowError | LinkageError | AssertionError e) {
       log.warn("local cloud: periodic task failed", e);
     }
   }
