@@ -59,6 +59,13 @@ public final class ServiceLoadBalancerController implements Controller {
   /** S3: resync of the service handler; resyncs re-enqueue only services needing cleanup. */
   static final Duration SERVICE_RESYNC = Duration.ofSeconds(30);
 
+  /**
+   * The node queue's only key: node changes while a pass runs coalesce into one more pass (as
+   * upstream's one-slot {@code nodeSyncCh}), rather than one pass over every Service per node when
+   * hundreds of nodes join at once.
+   */
+  static final String NODE_SYNC = "node-sync";
+
   /** S2: both queues back off from 5 s to 300 s per key. */
   static final Duration MIN_RETRY_DELAY = Duration.ofSeconds(5);
 
@@ -164,19 +171,19 @@ public final class ServiceLoadBalancerController implements Controller {
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Node node) {
-            nodeQueue.add(node.getMetadata().getName());
+            nodeQueue.add(NODE_SYNC);
           }
 
           @Override
           public void onUpdate(Node old, Node node) {
             if (LoadBalancerNodes.updateMatters(old, node)) {
-              nodeQueue.add(node.getMetadata().getName());
+              nodeQueue.add(NODE_SYNC);
             }
           }
 
           @Override
           public void onDelete(Node node, boolean finalStateUnknown) {
-            nodeQueue.add(node.getMetadata().getName());
+            nodeQueue.add(NODE_SYNC);
           }
         });
   }
@@ -416,8 +423,8 @@ public final class ServiceLoadBalancerController implements Controller {
     }
   }
 
-  /** S15: one pass over every synced Service; the node key itself does not matter. */
-  void syncNodes(String ignoredNodeName) throws InterruptedException {
+  /** S15: one pass over every synced Service. */
+  void syncNodes(String ignoredKey) throws InterruptedException {
     long started = System.nanoTime();
     List<Service> synced = List.copyOf(cache.values());
     List<Future<Boolean>> results = new ArrayList<>();

@@ -30,11 +30,13 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -292,6 +294,37 @@ class ServiceLoadBalancerControllerIT {
     await().atMost(15, TimeUnit.SECONDS).until(() -> calls("web", "UpdateLoadBalancer") == 3);
     assertThat(backends("web")).doesNotContainKey(node("b"));
     assertThat(calls("web", "EnsureLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void S15_nodesJoiningDuringAPassCoalesceIntoOneMorePass() throws Exception {
+    kubelets.register(NodeSpec.named(node("first")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    var passes = harness.metrics().get("service_controller_nodesync_latency").summary();
+    long before = passes.count();
+    // Each backend update takes 1 s, so most nodes join while a pass is running.
+    cloud.setLatency(Duration.ofSeconds(1));
+    List<NodeSpec> joining = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      joining.add(NodeSpec.named(node("join-" + i)));
+    }
+    kubelets.registerAll(joining, 10);
+    await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(
+            () ->
+                backends("web")
+                    .keySet()
+                    .containsAll(joining.stream().map(NodeSpec::name).toList()));
+    AtomicLong last = new AtomicLong(-1);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> passes.count() == last.getAndSet(passes.count()));
+    // One pass per joining node would be 30 passes over every Service.
+    assertThat(passes.count() - before).isBetween(1L, 4L);
   }
 
   @Test
