@@ -65,6 +65,8 @@ public final class LbForwardBenchmark {
    * @param perBackend requests each node answered during the measured run
    * @param drainedAfterDetection requests the drained node answered after the load balancer saw it
    *     unhealthy (connections already on their way then)
+   * @param assignedAfterDetection new connections the load balancer gave the drained node after it
+   *     saw it unhealthy (must be 0)
    * @param detectionMillis from the drain to the load balancer marking the node unhealthy
    */
   public record Result(
@@ -76,6 +78,7 @@ public final class LbForwardBenchmark {
       Map<String, Long> perBackend,
       String drainedNode,
       long drainedAfterDetection,
+      long assignedAfterDetection,
       long detectionMillis,
       long unserved,
       double directPerSecond,
@@ -208,7 +211,7 @@ public final class LbForwardBenchmark {
           report,
           perBackend,
           drained.nodeName(),
-          drainedAfter,
+          new long[] {drainedAfter, assignedAfter},
           TimeUnit.NANOSECONDS.toMillis(detectedAt - drainAt),
           view.unserved(),
           directPerSecond,
@@ -281,7 +284,7 @@ public final class LbForwardBenchmark {
       String report,
       Map<String, Long> perBackend,
       String drainedNode,
-      long drainedAfter,
+      long[] answeredAssignedAfter,
       long detectionMillis,
       long unserved,
       double directPerSecond,
@@ -313,7 +316,8 @@ public final class LbForwardBenchmark {
         latencyText,
         perBackend,
         drainedNode,
-        drainedAfter,
+        answeredAssignedAfter[0],
+        answeredAssignedAfter[1],
         detectionMillis,
         unserved,
         directPerSecond,

@@ -40,7 +40,13 @@ final class TinyHttpServer implements PortServer {
       InetAddress address, int port, Function<String, Response> handler, ProxyThreads threads)
       throws IOException {
     this.handler = handler;
-    this.server = ServerSocketChannel.open();
+    // Of the address's family: a dual-stack socket hands IPv4 clients over as mapped IPv6
+    // addresses.
+    this.server =
+        ServerSocketChannel.open(
+            address instanceof java.net.Inet4Address
+                ? java.net.StandardProtocolFamily.INET
+                : java.net.StandardProtocolFamily.INET6);
     try {
       server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       server.bind(new InetSocketAddress(address, port), 4096);

@@ -65,7 +65,7 @@ final class TcpListener implements Listener {
    * earlier listener of ours.
    */
   private static void refuseIfTaken(InetAddress address, int port) throws IOException {
-    try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+    try (ServerSocketChannel probe = ServerSocketChannel.open(familyOf(address))) {
       probe.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       probe.bind(new InetSocketAddress(address, port), 1);
     } catch (java.net.BindException e) {
@@ -84,7 +84,9 @@ final class TcpListener implements Listener {
 
     Acceptor(EventLoop loop, InetAddress address) throws IOException {
       this.loop = loop;
-      this.server = ServerSocketChannel.open();
+      // Of the address's family: a dual-stack socket hands every IPv4 client over as a mapped
+      // IPv6 address, which costs a conversion per connection.
+      this.server = ServerSocketChannel.open(familyOf(address));
       try {
         server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         server.setOption(StandardSocketOptions.SO_REUSEPORT, true);
@@ -167,6 +169,12 @@ final class TcpListener implements Listener {
   @Override
   public void setNodePort(int nodePort) {
     this.nodePort = nodePort;
+  }
+
+  static StandardProtocolFamily familyOf(InetAddress address) {
+    return address instanceof Inet4Address
+        ? StandardProtocolFamily.INET
+        : StandardProtocolFamily.INET6;
   }
 
   private static java.net.SocketAddress remote(SocketChannel channel) {
@@ -269,11 +277,7 @@ final class TcpListener implements Listener {
         counted = true;
         try {
           // Of the backend's family: an IPv6 socket for an IPv4 backend costs a setsockopt more.
-          upstream =
-              SocketChannel.open(
-                  next.address instanceof Inet4Address
-                      ? StandardProtocolFamily.INET
-                      : StandardProtocolFamily.INET6);
+          upstream = SocketChannel.open(familyOf(next.address));
           upstream.configureBlocking(false);
           // On loopback the handshake is usually over when connect returns: checking at once
           // spares registering for OP_CONNECT, a wakeup and an interest change.
