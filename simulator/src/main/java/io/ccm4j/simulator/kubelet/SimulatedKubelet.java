@@ -2,7 +2,6 @@ package io.ccm4j.simulator.kubelet;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.ZoneOffset;
@@ -116,7 +115,8 @@ public final class SimulatedKubelet {
               client
                   .getKubernetesSerialization()
                   .asJson(Map.of("spec", Map.of("renewTime", microTime(renewTime)))));
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
+      // Any exception would end the periodic renewal for good: the node would go Unknown.
       log.warn("kubelet {}: cannot renew lease: {}", name, e.getMessage());
     }
   }
@@ -133,7 +133,7 @@ public final class SimulatedKubelet {
           .withName(name)
           .subresource("status")
           .patch(STRATEGIC_MERGE, client.getKubernetesSerialization().asJson(patch));
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       log.warn("kubelet {}: cannot post node status: {}", name, e.getMessage());
     }
   }
