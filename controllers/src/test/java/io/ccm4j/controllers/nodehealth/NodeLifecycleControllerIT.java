@@ -393,14 +393,11 @@ class NodeLifecycleControllerIT {
     kubelet(name, "r", "c");
     await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
 
+    // A merge patch without resourceVersion: the controller writes taints meanwhile.
     client
         .nodes()
         .withName(name)
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(true);
-              return n;
-            });
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
     await()
         .atMost(10, TimeUnit.SECONDS)
         .until(
@@ -408,14 +405,11 @@ class NodeLifecycleControllerIT {
                 hasTaint(
                     name, WellKnownTaints.NODE_UNSCHEDULABLE, WellKnownTaints.EFFECT_NO_SCHEDULE));
 
+    // A merge patch without resourceVersion: the controller writes taints meanwhile.
     client
         .nodes()
         .withName(name)
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(false);
-              return n;
-            });
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":false}}");
     await()
         .atMost(10, TimeUnit.SECONDS)
         .until(() -> !Taints.hasKey(node(name), WellKnownTaints.NODE_UNSCHEDULABLE));
@@ -598,19 +592,28 @@ class NodeLifecycleControllerIT {
   }
 
   private void taintForMaintenance(String node, boolean on) {
-    client
-        .nodes()
-        .withName(node)
-        .edit(
-            n -> {
-              List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>(Taints.of(n));
-              taints.removeIf(t -> MAINTENANCE.equals(t.getKey()));
-              if (on) {
-                taints.add(new TaintBuilder().withKey(MAINTENANCE).withEffect("NoExecute").build());
-              }
-              n.getSpec().setTaints(taints);
-              return n;
-            });
+    // The controller writes taints too: retry a 409 on a fresh read, as a user's tool would.
+    io.ccm4j.runtime.client.Conflicts.retryOnConflict(
+        io.ccm4j.runtime.client.Conflicts.PATCH_BACKOFF,
+        () ->
+            client
+                .nodes()
+                .withName(node)
+                .edit(
+                    n -> {
+                      List<io.fabric8.kubernetes.api.model.Taint> taints =
+                          new ArrayList<>(Taints.of(n));
+                      taints.removeIf(t -> MAINTENANCE.equals(t.getKey()));
+                      if (on) {
+                        taints.add(
+                            new TaintBuilder()
+                                .withKey(MAINTENANCE)
+                                .withEffect("NoExecute")
+                                .build());
+                      }
+                      n.getSpec().setTaints(taints);
+                      return n;
+                    }));
   }
 
   private boolean markedForDeletion(String pod) {
