@@ -24,10 +24,18 @@ import java.util.regex.Pattern;
  * finds both digests equal to what it would ensure now, and the cloud reporting the load balancer
  * with the ingress in the Service's status, has nothing to ensure (ccm4j's answer to the start-up
  * storm, §8.8).
+ *
+ * <p>A node-sync pass (S15) that moves the backends away from the recorded set first records {@code
+ * nodes=}{@value #NODES_UNRECORDED}: a new leader then updates the backends instead of trusting a
+ * digest the load balancer no longer matches (the set may have changed back to it since).
  */
 record AppliedLoadBalancer(String specDigest, String nodesDigest) {
 
-  private static final Pattern FORMAT = Pattern.compile("spec=([0-9a-f]{16}),nodes=([0-9a-f]{16})");
+  /** The nodes digest once a node sync changed the backends after the last ensure. */
+  static final String NODES_UNRECORDED = "unrecorded";
+
+  private static final Pattern FORMAT =
+      Pattern.compile("spec=([0-9a-f]{16}),nodes=([0-9a-f]{16}|" + NODES_UNRECORDED + ")");
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
   /** What the controller would record after ensuring {@code service} with {@code nodes}. */
@@ -51,6 +59,14 @@ record AppliedLoadBalancer(String specDigest, String nodesDigest) {
 
   String annotationValue() {
     return "spec=" + specDigest + ",nodes=" + nodesDigest;
+  }
+
+  boolean nodesRecorded() {
+    return !NODES_UNRECORDED.equals(nodesDigest);
+  }
+
+  AppliedLoadBalancer withNodesUnrecorded() {
+    return new AppliedLoadBalancer(specDigest, NODES_UNRECORDED);
   }
 
   /** The S6 fields, in a fixed order; the UID ties the digest to this very Service. */

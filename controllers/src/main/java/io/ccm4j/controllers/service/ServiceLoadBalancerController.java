@@ -484,7 +484,38 @@ public final class ServiceLoadBalancerController implements Controller {
     if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
       return true;
     }
+    if (!recordBackendsUnrecorded(key)) {
+      return false;
+    }
     return updateBackends(service, newNodes);
+  }
+
+  /**
+   * Before a node sync changes a load balancer's backends, its Service's record stops vouching for
+   * them (write-ahead: a leader that dies between the update and a record of it leaves nothing
+   * stale). Once per Service until its next ensure rewrites the record, not once per node change.
+   * False when the record cannot be written: the Service then gets a full ensure (S15).
+   */
+  private boolean recordBackendsUnrecorded(String key) {
+    Service current = services.getStore().getByKey(key);
+    if (current == null) {
+      return true; // deleted: nothing to vouch for
+    }
+    Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(current);
+    if (recorded.isEmpty() || !recorded.get().nodesRecorded()) {
+      return true;
+    }
+    try {
+      ServicePatches.patchApplied(
+          client, current, recorded.get().withNodesUnrecorded().annotationValue());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true;
+      }
+      log.error("service {}: cannot record the backend change: {}", key, e.getMessage());
+      return false;
+    }
   }
 
   /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */

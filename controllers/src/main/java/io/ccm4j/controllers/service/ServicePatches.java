@@ -47,6 +47,16 @@ final class ServicePatches {
                 List.of(WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER))));
   }
 
+  /** Rewrites only ccm4j's applied annotation (through the status subresource, as S13's). */
+  static void patchApplied(KubernetesClient client, Service service, String applied) {
+    patch(
+        client,
+        service,
+        Map.of(
+            "metadata",
+            Map.of("annotations", Map.of(WellKnownAnnotations.LOAD_BALANCER_APPLIED, applied))));
+  }
+
   /**
    * S13: writes {@code status.loadBalancer} and, with it, ccm4j's applied annotation ({@code null}
    * removes it).

@@ -81,6 +81,27 @@ class AppliedLoadBalancerTest {
   }
 
   @Test
+  void nodesMarkedUnrecordedRoundTripAndMatchNoNodeSet() {
+    Service service = loadBalancer().build();
+    AppliedLoadBalancer unrecorded = AppliedLoadBalancer.of(service, nodes).withNodesUnrecorded();
+    Service annotated =
+        loadBalancer()
+            .editMetadata()
+            .addToAnnotations(
+                WellKnownAnnotations.LOAD_BALANCER_APPLIED, unrecorded.annotationValue())
+            .endMetadata()
+            .build();
+
+    assertThat(unrecorded.annotationValue()).matches("spec=[0-9a-f]{16},nodes=unrecorded");
+    assertThat(AppliedLoadBalancer.recorded(annotated)).contains(unrecorded);
+    assertThat(unrecorded.nodesRecorded()).isFalse();
+    assertThat(AppliedLoadBalancer.of(service, nodes).nodesRecorded()).isTrue();
+    assertThat(unrecorded.nodesDigest())
+        .isNotEqualTo(AppliedLoadBalancer.nodesDigest(nodes))
+        .isNotEqualTo(AppliedLoadBalancer.nodesDigest(List.of()));
+  }
+
+  @Test
   void aValueNotInCcm4jsFormatIsIgnored() {
     Service service =
         loadBalancer()

@@ -270,11 +270,9 @@ class ServiceLoadBalancerControllerIT {
     client
         .nodes()
         .withName(node("b"))
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().put("example.com/team", "blue");
-              return n;
-            });
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"example.com/team\":\"blue\"}}}");
     await()
         .during(Duration.ofSeconds(3))
         .atMost(6, TimeUnit.SECONDS)
@@ -590,6 +588,41 @@ class ServiceLoadBalancerControllerIT {
             () ->
                 calls("web", "EnsureLoadBalancer") == 1 && calls("web", "UpdateLoadBalancer") == 1);
     assertThat(calls("web", "GetLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void failover_backendsANodeSyncChangedAreUpdatedEvenWhenTheNodesMatchTheRecordAgain()
+      throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> applied("web") != null);
+    String ensuredWithA = applied("web");
+
+    // A node sync moves the backends away from what the ensure recorded...
+    kubelets.register(NodeSpec.named(node("b")));
+    await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> applied("web").endsWith(",nodes=" + AppliedLoadBalancer.NODES_UNRECORDED));
+    harness.close();
+
+    // ...and while no one leads, the nodes become the recorded set again.
+    client.nodes().withName(node("b")).delete();
+    Map<String, Map<String, Long>> before = callsByService(List.of("web"));
+    startController();
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> !backends("web").containsKey(node("b")));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> ensuredWithA.equals(applied("web")));
+    assertThat(delta(before, "web", "GetLoadBalancer")).isEqualTo(1);
+    assertThat(delta(before, "web", "UpdateLoadBalancer")).isEqualTo(1);
+    assertThat(delta(before, "web", "EnsureLoadBalancer")).isZero();
+  }
+
+  private String applied(String name) {
+    Map<String, String> annotations = service(name).getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
   }
 
   @Test
