@@ -251,7 +251,12 @@ public final class ServiceLoadBalancerController implements Controller {
     } catch (SyncFailure | RuntimeException e) {
       events.warning(service, SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
       Optional<InvalidServiceFieldException> invalid = invalidField(e);
-      if (invalid.isPresent()) {
+      // Only an ensure waits for the Service to be fixed: a deletion the cloud refuses is retried
+      // with backoff, or the load balancer would leak.
+      boolean ensuring =
+          LoadBalancerServices.wantsLoadBalancer(service)
+              && !LoadBalancerServices.needsCleanup(service);
+      if (ensuring && invalid.isPresent()) {
         // Retrying cannot help; the fix arrives as an update of the Service (S6), which re-queues.
         log.warn(
             "service {}: not syncing its load balancer until {} is fixed: {}",
@@ -327,8 +332,7 @@ public final class ServiceLoadBalancerController implements Controller {
     } catch (InvalidServiceFieldException e) {
       throw new SyncFailure(e.getMessage(), e);
     }
-    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
-    if (firstSync && alreadyApplied(key, service, nodeSet)) {
+    if (firstSync && alreadyApplied(key, service)) {
       return;
     }
     log.info("Ensuring load balancer for service {}", key);
@@ -341,6 +345,9 @@ public final class ServiceLoadBalancerController implements Controller {
             "failed to add load balancer cleanup finalizer: " + e.getMessage(), e);
       }
     }
+    // Read after the requests above, right before it is stored: a node-sync pass skips a Service
+    // until then (nodeSyncService), so a node that joined meanwhile must be in this set.
+    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     if (nodeSet.isEmpty()) {
       events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
     }
@@ -369,8 +376,7 @@ public final class ServiceLoadBalancerController implements Controller {
    * the backends changed meanwhile, the incremental update S15 would have made is made instead. One
    * cloud read, no ensure.
    */
-  private boolean alreadyApplied(String key, Service service, List<Node> nodeSet)
-      throws SyncFailure {
+  private boolean alreadyApplied(String key, Service service) throws SyncFailure {
     Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(service);
     if (!LoadBalancerServices.hasCleanupFinalizer(service)
         || recorded.isEmpty()
@@ -388,6 +394,8 @@ public final class ServiceLoadBalancerController implements Controller {
         || !ServicePatches.ingressEquals(service, existing.get())) {
       return false;
     }
+    // As in ensureLoadBalancer: read after the cloud call, right before it is stored.
+    List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     lastSyncedNodes.put(key, nodeSet);
     AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet);
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {

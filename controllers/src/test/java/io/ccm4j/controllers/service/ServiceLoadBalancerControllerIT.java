@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.InvalidServiceFieldException;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerHarness;
@@ -19,6 +24,7 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -33,9 +39,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -404,6 +412,75 @@ class ServiceLoadBalancerControllerIT {
             });
     await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("junk")));
     assertThat(calls("web", "UpdateLoadBalancer")).isEqualTo(1);
+  }
+
+  @Test
+  void S11_aDeletionTheCloudRefusesAsInvalidIsRetriedNotDropped() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger refusals = new AtomicInteger(1);
+    LoadBalancer refusingOneDeletion =
+        new LoadBalancer() {
+          @Override
+          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
+              throws CloudException {
+            return sim.getLoadBalancer(cluster, service);
+          }
+
+          @Override
+          public LoadBalancerStatus ensureLoadBalancer(
+              String cluster, Service service, List<Node> nodes) throws CloudException {
+            return sim.ensureLoadBalancer(cluster, service, nodes);
+          }
+
+          @Override
+          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
+              throws CloudException {
+            sim.updateLoadBalancer(cluster, service, nodes);
+          }
+
+          @Override
+          public void ensureLoadBalancerDeleted(String cluster, Service service)
+              throws CloudException {
+            if (refusals.getAndDecrement() > 0) {
+              throw new InvalidServiceFieldException("spec.ports", "refused once by the test");
+            }
+            sim.ensureLoadBalancerDeleted(cluster, service);
+          }
+        };
+    CloudProvider provider =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "sim";
+          }
+
+          @Override
+          public Optional<LoadBalancer> loadBalancer() {
+            return Optional.of(refusingOneDeletion);
+          }
+        };
+    harness =
+        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+    create("web");
+    awaitIngress("web");
+
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("web")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"type\":\"ClusterIP\"}}");
+
+    // A retry with backoff (5 s) deletes it; a dropped key would wait for the Service resync
+    // (30 s), and without the finalizer the load balancer would leak.
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(
+            () ->
+                lbs().loadBalancerOf(namespace + "/web").isEmpty()
+                    && !service("web").getMetadata().getFinalizers().contains(FINALIZER));
+    assertThat(refusals.get()).isNegative();
   }
 
   @Test
