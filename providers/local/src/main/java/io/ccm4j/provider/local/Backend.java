@@ -54,6 +54,19 @@ final class Backend {
   }
 
   /**
+   * A former member (still draining) that is a member again: its health was not checked while it
+   * was out, so it serves only once a new probe passes, as a new backend does.
+   */
+  synchronized void rejoin() {
+    member = true;
+    healthy = false;
+    probed = false;
+    successes = 0;
+    failures = 0;
+    updateServing();
+  }
+
+  /**
    * Records a probe result; returns whether the healthy state changed. The first result decides at
    * once, so a new load balancer is ready when ensure returns.
    */

@@ -28,13 +28,20 @@ final class BackendPool {
   }
 
   /**
-   * Makes {@code targets} the members; returns the backends that are new (to be probed before they
-   * get traffic). Former members stop serving and drain.
+   * Makes {@code targets} the members; returns the backends that are new or rejoin (to be probed
+   * before they get traffic). Former members stop serving and drain.
    */
   synchronized List<Backend> setMembers(List<Target> targets) {
     List<Backend> added = new ArrayList<>();
     for (Map.Entry<Target, Backend> e : backends.entrySet()) {
-      e.getValue().setMember(targets.contains(e.getKey()));
+      Backend backend = e.getValue();
+      boolean wanted = targets.contains(e.getKey());
+      if (wanted && !backend.member()) {
+        backend.rejoin();
+        added.add(backend);
+      } else {
+        backend.setMember(wanted);
+      }
     }
     for (Target target : targets) {
       Backend existing = backends.get(target);

@@ -44,7 +44,8 @@ final class HealthProbe {
       // "HTTP/1.1 200 OK"
       String[] parts = statusLine.toString().trim().split(" ");
       return parts.length >= 2 && parts[0].startsWith("HTTP/") && parts[1].equals("200");
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // A probe thread must not die: an unanswerable probe is a failed one.
       return false;
     }
   }

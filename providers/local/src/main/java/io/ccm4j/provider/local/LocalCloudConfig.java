@@ -12,6 +12,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * connectTimeout: 1s              # to a backend node
  * drainTimeout: 30s               # how long connections to a leaving or unhealthy node may last
  * udpIdleTimeout: 30s             # a UDP client session without traffic is closed after this
+ * udpMaxSessions: 4096            # per UDP port; a new client then ends the least recently active
  * healthCheck:
  *   interval: 2s
  *   timeout: 1s
@@ -26,6 +27,7 @@ public record LocalCloudConfig(
     @JsonProperty("connectTimeout") String connectTimeout,
     @JsonProperty("drainTimeout") String drainTimeout,
     @JsonProperty("udpIdleTimeout") String udpIdleTimeout,
+    @JsonProperty("udpMaxSessions") Integer udpMaxSessions,
     @JsonProperty("healthCheck") HealthCheck healthCheck) {
 
   /** How backend nodes are checked. */

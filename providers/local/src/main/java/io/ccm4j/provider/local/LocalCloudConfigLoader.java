@@ -25,6 +25,9 @@ final class LocalCloudConfigLoader {
   private static final Pattern DURATION_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
   private static final Cidr LOOPBACK = Cidr.parse("127.0.0.0/8");
 
+  /** No timeout or interval of a load balancer on one machine is sensibly longer. */
+  private static final Duration MAX_DURATION = Duration.ofHours(24);
+
   private LocalCloudConfigLoader() {}
 
   static LocalCloudSettings read(Path file) throws CloudConfigException {
@@ -76,6 +79,7 @@ final class LocalCloudConfigLoader {
             duration(config.connectTimeout(), d.connectTimeout(), source, "connectTimeout"),
             duration(config.drainTimeout(), d.drainTimeout(), source, "drainTimeout"),
             duration(config.udpIdleTimeout(), d.udpIdleTimeout(), source, "udpIdleTimeout"),
+            config.udpMaxSessions() == null ? d.udpMaxSessions() : config.udpMaxSessions(),
             duration(hc.interval(), d.healthCheckInterval(), source, "healthCheck.interval"),
             duration(hc.timeout(), d.healthCheckTimeout(), source, "healthCheck.timeout"),
             atLeastOne(hc.healthyThreshold(), d.healthyThreshold(), source, "healthyThreshold"),
@@ -97,6 +101,11 @@ final class LocalCloudConfigLoader {
         source,
         "udpIdleTimeout",
         "must be positive, got " + config.udpIdleTimeout());
+    require(
+        settings.udpMaxSessions() >= 1,
+        source,
+        "udpMaxSessions",
+        "must be at least 1, got " + settings.udpMaxSessions());
     require(
         positive(settings.healthCheckInterval()),
         source,
@@ -175,7 +184,7 @@ final class LocalCloudConfigLoader {
       return Duration.ZERO;
     }
     Matcher m = DURATION_PART.matcher(value);
-    long nanos = 0;
+    double nanos = 0; // a double cannot overflow into a negative duration
     int end = 0;
     while (m.find() && m.start() == end) {
       double amount = Double.parseDouble(m.group(1));
@@ -186,7 +195,7 @@ final class LocalCloudConfigLoader {
             case "m" -> 60e9;
             default -> 3600e9;
           };
-      nanos += (long) (amount * unitNanos);
+      nanos += amount * unitNanos;
       end = m.end();
     }
     if (value.isEmpty() || end != value.length()) {
@@ -194,7 +203,8 @@ final class LocalCloudConfigLoader {
           "%s: field \"%s\": \"%s\" is not a duration (examples: 500ms, 2s, 1m30s)"
               .formatted(source, field, text));
     }
-    return Duration.ofNanos(nanos);
+    require(nanos <= MAX_DURATION.toNanos(), source, field, "must be at most 24h, got " + text);
+    return Duration.ofNanos((long) nanos);
   }
 
   private static boolean positive(Duration d) {

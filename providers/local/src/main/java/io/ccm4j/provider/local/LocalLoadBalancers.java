@@ -80,10 +80,11 @@ public final class LocalLoadBalancers implements LoadBalancer {
       EventLoops loops = startTimer.get();
       LocalLoadBalancer lb = byName.get(name);
       InetAddress wanted = spec.requestedAddress();
+      LocalLoadBalancer replaced = null;
       if (lb != null && wanted != null && !wanted.equals(lb.address())) {
-        // spec.loadBalancerIP changed: take the new address first, so a refusal leaves the old.
-        reserve(wanted, name, key);
-        remove(lb);
+        // spec.loadBalancerIP changed: the new load balancer listens before the old one goes, so
+        // a refusal (the address is taken, a port is in use there) leaves the old one serving.
+        replaced = lb;
         lb = null;
       }
       boolean created = lb == null;
@@ -118,6 +119,9 @@ public final class LocalLoadBalancers implements LoadBalancer {
                     lb.address().getHostAddress(),
                     e.getMessage()),
             e);
+      }
+      if (replaced != null) {
+        remove(replaced);
       }
       if (created) {
         byName.put(name, lb);

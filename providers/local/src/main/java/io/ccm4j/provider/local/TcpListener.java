@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,7 @@ final class TcpListener implements Listener {
   private static final Logger log = LoggerFactory.getLogger(TcpListener.class);
   private static final int BACKLOG = 4096;
   private static final int ACCEPTS_PER_WAKEUP = 256;
+  private static final long PAUSE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final LocalLoadBalancer lb;
   private final int port;
@@ -81,6 +83,8 @@ final class TcpListener implements Listener {
     private final EventLoop loop;
     private final ServerSocketChannel server;
     private SelectionKey key;
+    private volatile boolean paused;
+    private long lastPauseLogged = System.nanoTime() - PAUSE_LOG_INTERVAL_NANOS;
 
     Acceptor(EventLoop loop, InetAddress address) throws IOException {
       this.loop = loop;
@@ -118,7 +122,7 @@ final class TcpListener implements Listener {
         try {
           client = server.accept();
         } catch (IOException e) {
-          log.warn("local load balancer {}: accept on port {}: {}", lb.name(), port, e.toString());
+          pause(e);
           return;
         }
         if (client == null) {
@@ -137,6 +141,39 @@ final class TcpListener implements Listener {
     @Override
     public void failed(IOException e) {
       log.warn("local load balancer {}: port {}: {}", lb.name(), port, e.toString());
+    }
+
+    /**
+     * A failed accept (out of file descriptors: EMFILE) leaves the pending connection queued and
+     * the socket readable: accepting again at once would spin the loop and starve its connections.
+     * Accepting resumes at the next sweep ({@link #resume}); the log says so once per 10 s.
+     */
+    private void pause(IOException e) {
+      paused = true;
+      if (key.isValid()) {
+        key.interestOps(0);
+      }
+      long now = System.nanoTime();
+      if (now - lastPauseLogged >= PAUSE_LOG_INTERVAL_NANOS) {
+        lastPauseLogged = now;
+        log.warn(
+            "local load balancer {}: accept on port {} failed, pausing accepts briefly: {}",
+            lb.name(),
+            port,
+            e.toString());
+      }
+    }
+
+    void resume() {
+      if (paused) {
+        loop.execute(
+            () -> {
+              paused = false;
+              if (key.isValid() && !closed.get()) {
+                key.interestOps(SelectionKey.OP_ACCEPT);
+              }
+            });
+      }
     }
 
     void close() {
@@ -205,14 +242,19 @@ final class TcpListener implements Listener {
     }
   }
 
-  /** Gives up on connection attempts past the connect timeout: the next backend is tried. */
+  /**
+   * Gives up on connection attempts past the connect timeout (the next backend is tried), and
+   * resumes accepting where a failed accept paused it.
+   */
   @Override
   public void expireIdle(long nowNanos) {
     for (Connection connection : connecting) {
       if (nowNanos > connection.connectDeadline) {
-        connection.loop.execute(connection::connectTimedOut);
+        int attempt = connection.attempt;
+        connection.loop.execute(() -> connection.connectTimedOut(attempt));
       }
     }
+    acceptors.forEach(Acceptor::resume);
   }
 
   /** Stops accepting; returns once the port refuses connections. Open connections stay. */
@@ -238,6 +280,8 @@ final class TcpListener implements Listener {
     private SelectionKey upstreamKey;
     private volatile Backend backend;
     private volatile long connectDeadline = Long.MAX_VALUE;
+    // Which connection attempt a timeout was noticed for: a later attempt is not the late one.
+    private volatile int attempt;
     private boolean counted;
     private boolean ended;
 
@@ -273,6 +317,7 @@ final class TcpListener implements Listener {
           break;
         }
         backend = next;
+        attempt++;
         next.active.incrementAndGet();
         counted = true;
         try {
@@ -320,8 +365,8 @@ final class TcpListener implements Listener {
       log.debug("local load balancer {}: {} did not accept port {}", lb.name(), backend, nodePort);
     }
 
-    void connectTimedOut() {
-      if (!ended && upstream != null && upstream.isConnectionPending()) {
+    void connectTimedOut(int timedOut) {
+      if (!ended && timedOut == attempt && upstream != null && upstream.isConnectionPending()) {
         attemptFailed();
         connectNext();
       }

@@ -18,8 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A UDP port of a load balancer. Each client address gets a session: its own socket towards one
  * backend's node port, whose replies go back to the client from the load balancer's address. A
- * session ends after {@code udpIdleTimeout} without traffic. Datagrams from outside the source
- * ranges are dropped.
+ * session ends after {@code udpIdleTimeout} without traffic, or, when a port already has {@code
+ * udpMaxSessions} (4096) sessions, when a new client needs room (the least recently active goes: a
+ * client that picks a new source port per request, as DNS resolvers do, would otherwise hold a
+ * socket per request for the idle timeout and exhaust the process's file descriptors). Datagrams
+ * from outside the source ranges are dropped.
  */
 final class UdpListener implements Listener {
 
@@ -102,6 +105,9 @@ final class UdpListener implements Listener {
   }
 
   private Session open(InetSocketAddress client) {
+    if (sessions.size() >= lb.settings().udpMaxSessions()) {
+      evictLeastRecentlyActive();
+    }
     List<Backend> failed = new ArrayList<>(0);
     while (!closed.get()) {
       Backend backend = lb.backends().pick(failed);
@@ -135,6 +141,23 @@ final class UdpListener implements Listener {
       return session;
     }
     return null;
+  }
+
+  private void evictLeastRecentlyActive() {
+    Session oldest = null;
+    for (Session session : sessions.values()) {
+      if (oldest == null || session.lastActive - oldest.lastActive < 0) {
+        oldest = session;
+      }
+    }
+    if (oldest != null) {
+      log.debug(
+          "local load balancer {}: UDP port {}: session limit, ending {}",
+          lb.name(),
+          port,
+          oldest.client);
+      oldest.close();
+    }
   }
 
   @Override

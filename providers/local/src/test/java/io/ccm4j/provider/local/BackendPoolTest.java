@@ -57,6 +57,25 @@ class BackendPoolTest {
   }
 
   @Test
+  void aFormerMemberThatRejoinsServesOnlyAfterANewProbe() throws Exception {
+    BackendPool pool = new BackendPool(LocalCloudSettings.Balancing.ROUND_ROBIN);
+    Backend node = pool.setMembers(List.of(target(1))).get(0);
+    allHealthy(pool);
+    node.active.set(1); // a connection keeps it while it drains
+    pool.setMembers(List.of());
+    assertThat(pool.pick(List.of())).isNull();
+
+    assertThat(pool.setMembers(List.of(target(1))))
+        .as("probed again before traffic")
+        .containsExactly(node);
+    assertThat(node.serving()).isFalse();
+    assertThat(pool.pick(List.of())).isNull();
+    node.recordProbe(true, 3, 3); // the first result decides, as for a new backend
+    pool.refresh();
+    assertThat(pool.pick(List.of())).isSameAs(node);
+  }
+
+  @Test
   void healthThresholdsNeedConsecutiveResults() throws Exception {
     Backend b = new Backend("n1", InetAddress.getByName("127.0.50.1"));
     assertThat(b.recordProbe(true, 2, 2)).as("the first result decides").isTrue();

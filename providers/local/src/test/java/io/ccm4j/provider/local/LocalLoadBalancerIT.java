@@ -432,6 +432,19 @@ class LocalLoadBalancerIT {
             .build();
     assertThat(ensure(moved, n1)).isEqualTo(base + "10");
     assertThatThrownBy(() -> Traffic.get(base + "9", 80)).isInstanceOf(ConnectException.class);
+
+    // A move the new address refuses (its port is taken there) leaves the old one serving.
+    try (var squatter = new java.net.ServerSocket()) {
+      squatter.bind(new java.net.InetSocketAddress(base + "11", 80));
+      Service blocked =
+          new ServiceBuilder(moved).editSpec().withLoadBalancerIP(base + "11").endSpec().build();
+      assertThatThrownBy(() -> lbs.ensureLoadBalancer(CLUSTER, blocked, List.of(n1)))
+          .isInstanceOf(CloudException.class)
+          .hasMessageContaining(base + "11");
+      assertThat(Traffic.get(base + "10", 80)).contains("node=node-1");
+      assertThat(lbs.getLoadBalancer(CLUSTER, moved))
+          .contains(new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp(base + "10"))));
+    }
   }
 
   @Test
@@ -447,6 +460,23 @@ class LocalLoadBalancerIT {
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("spec.loadBalancerSourceRanges[1]");
     assertThat(lbs.getLoadBalancer(CLUSTER, badRange)).isEmpty();
+  }
+
+  @Test
+  void aNewUdpClientOverTheSessionLimitEndsTheLeastRecentlyActiveSession() throws Exception {
+    cloud.close();
+    cloud = cloud("udpMaxSessions: 3");
+    lbs = cloud.loadBalancer().orElseThrow();
+    Service service = service("udp-limit", udp(53, UDP_NODE_PORT)).build();
+    String ip = ensure(service, node(1, service));
+
+    // Each request from a new source port, as a DNS resolver sends them.
+    for (int i = 0; i < 10; i++) {
+      assertThat(Traffic.udp(ip, 53, "q" + i, null, 2000)).contains("echo=q" + i);
+      assertThat(cloud.loadBalancers().snapshot().get(0).openFlows()).isLessThanOrEqualTo(3);
+    }
+    assertThat(backend("node-1").orElseThrow().active()).isEqualTo(3);
+    assertThat(backend("node-1").orElseThrow().total()).isEqualTo(10);
   }
 
   @Test
