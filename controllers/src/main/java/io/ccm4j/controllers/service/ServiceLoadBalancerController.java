@@ -492,10 +492,11 @@ public final class ServiceLoadBalancerController implements Controller {
     if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
       return true;
     }
-    if (!recordBackendsUnrecorded(key)) {
+    if (!recordBackendsUnrecorded(key) || !updateBackends(service, newNodes)) {
+      metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's nodeSyncService
       return false;
     }
-    return updateBackends(service, newNodes);
+    return true;
   }
 
   /**
@@ -528,16 +529,23 @@ public final class ServiceLoadBalancerController implements Controller {
 
   /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */
   private boolean updateBackends(Service service, List<Node> newNodes) {
-    String key = key(service);
     metrics.loadBalancerSync.increment();
     long started = System.nanoTime();
+    try {
+      return tryUpdateBackends(service, newNodes);
+    } finally {
+      // Upstream times the whole update (a deferred Observe): failed ones and their check too.
+      metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
+    String key = key(service);
     try {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
     } catch (ImplementedElsewhereException e) {
       return true;
     } catch (CloudException e) {
-      // Upstream observes the latency of every call, failed ones too.
-      metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
       try {
         if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
           return true; // nothing to update; the next ensure creates it
@@ -553,10 +561,8 @@ public final class ServiceLoadBalancerController implements Controller {
                   goList(LoadBalancerNodes.namesForEvent(newNodes)),
                   newNodes.size(),
                   e.getMessage()));
-      metrics.nodeSyncErrors.increment();
       return false;
     }
-    metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
     if (newNodes.isEmpty()) {
       events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
     } else {

@@ -381,6 +381,16 @@ class ServiceLoadBalancerControllerIT {
             "error: sim: injected error in UpdateLoadBalancer");
     // The service was queued for a full ensure, which fails too while the cloud is down.
     awaitEvent("web", "Warning", "SyncLoadBalancerFailed", "injected error in EnsureLoadBalancer");
+    assertThat(harness.metrics().get("service_controller_nodesync_error").counter().count())
+        .isEqualTo(1);
+    assertThat(
+            harness
+                .metrics()
+                .get("service_controller_update_loadbalancer_host_latency")
+                .summary()
+                .count())
+        .as("the failed update is timed too")
+        .isEqualTo(1);
 
     cloud.setErrorRate(0);
     await().atMost(30, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
