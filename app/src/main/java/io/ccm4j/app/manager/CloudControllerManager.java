@@ -129,6 +129,7 @@ public final class CloudControllerManager implements AutoCloseable {
               @Override
               public void lostLeadership() {
                 stopControllers();
+                flushEvents();
                 // Not on the elector's thread: exiting runs close(), which waits for that thread.
                 Thread.ofPlatform().name("ccm4j-exit").start(() -> exit.accept(1));
               }
@@ -190,6 +191,7 @@ public final class CloudControllerManager implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       log.error("informer caches did not sync: {}", e.getMessage());
       stopControllers();
+      flushEvents();
       exit.accept(1);
       return;
     } catch (InterruptedException e) {
@@ -229,6 +231,10 @@ public final class CloudControllerManager implements AutoCloseable {
       informers.stopAllRegisteredInformers();
       informers = null;
     }
+  }
+
+  /** Writes the pending events (at most 5 s per recorder set). */
+  private synchronized void flushEvents() {
     for (KubernetesEventRecorder recorder : recorders.values()) {
       try {
         recorder.close();
@@ -260,9 +266,12 @@ public final class CloudControllerManager implements AutoCloseable {
     }
     log.info("shutting down");
     stopControllers();
+    // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
+    // and the next leader need not wait for this one's events.
     if (election != null) {
       election.close();
     }
+    flushEvents();
     if (server != null) {
       server.close();
     }
