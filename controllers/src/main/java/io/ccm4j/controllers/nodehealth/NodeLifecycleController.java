@@ -85,7 +85,13 @@ public final class NodeLifecycleController implements Controller {
   private final SharedIndexInformer<Lease> leases;
   private final SharedIndexInformer<Pod> pods;
   private final Map<String, NodeHealth> health = new ConcurrentHashMap<>();
-  private final Set<String> knownNodes = ConcurrentHashMap.newKeySet();
+
+  /** Name → the Node as last seen, for the RemovingNode event once it is gone. */
+  private final Map<String, Node> knownNodes = new ConcurrentHashMap<>();
+
+  /** Nodes with pods whose NotReady mark failed: retried on the next passes. */
+  private final Set<String> podsToRetry = ConcurrentHashMap.newKeySet();
+
   // Read by the tainting loop without the pass's lock: the pass holds it while it queues nodes on a
   // zone's tainter, and the tainter holds its own lock while it taints (lock order).
   private final Map<String, ZoneState> zoneStates = new ConcurrentHashMap<>();
@@ -223,8 +229,9 @@ public final class NodeLifecycleController implements Controller {
     if (known == null || known.savedReady() == null) {
       return;
     }
-    if (!"True".equals(known.savedReady().getStatus())) {
-      markPodNotReady(pod);
+    if (!"True".equals(known.savedReady().getStatus()) && !markPodNotReady(pod)) {
+      // Thrown for the queue's retry with backoff.
+      throw new IllegalStateException("pod " + podKey + ": cannot mark it not ready");
     }
   }
 
@@ -240,22 +247,28 @@ public final class NodeLifecycleController implements Controller {
     for (Node node : all) {
       String name = node.getMetadata().getName();
       listed.add(name);
-      if (knownNodes.add(name)) {
+      if (knownNodes.put(name, node) == null) {
         events.normal(
             node,
             "RegisteredNode",
             "Node %s event: Registered Node %s in Controller".formatted(name, name));
         addTainterForNewZone(node);
-        markNodeAsReachable(node);
+        markNodeAsReachableLogged(node);
       } else if (!zoneStates.containsKey(zoneKey(node))) {
         addTainterForNewZone(node);
       }
     }
-    for (String name : new ArrayList<>(knownNodes)) {
+    for (Node gone : new ArrayList<>(knownNodes.values())) {
+      String name = gone.getMetadata().getName();
       if (!listed.contains(name)) {
         knownNodes.remove(name);
         health.remove(name);
+        podsToRetry.remove(name);
         log.info("Removing Node {} from Controller", name);
+        events.normal(
+            gone,
+            "RemovingNode",
+            "Node %s event: Removing Node %s from Controller".formatted(name, name));
       }
     }
     Map<String, List<NodeCondition>> zoneConditions = new LinkedHashMap<>();
@@ -278,11 +291,27 @@ public final class NodeLifecycleController implements Controller {
       if (result.current() == null) {
         continue;
       }
-      processTaintBaseEviction(node, result.observed().getStatus());
-      if (!"True".equals(result.current().getStatus())
-          && "True".equals(result.observed().getStatus())) {
+      try {
+        processTaintBaseEviction(node, result.observed().getStatus());
+      } catch (KubernetesClientException e) {
+        // One node's taint write (a webhook's 403, a node deleted meanwhile) must not end the
+        // pass: the nodes after it and the zone decisions still need it. Retried next pass.
+        log.warn("node {}: cannot update its NoExecute taints: {}", name, e.getMessage());
+      }
+      boolean becameNotReady =
+          !"True".equals(result.current().getStatus())
+              && "True".equals(result.observed().getStatus());
+      if (becameNotReady) {
         events.normal(node, "NodeNotReady", "Node %s status is now: NodeNotReady".formatted(name));
-        markPodsNotReady(name);
+      }
+      // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
+      // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
+      if ((becameNotReady
+              || podsToRetry.contains(name) && !"True".equals(result.observed().getStatus()))
+          && !markPodsNotReady(name)) {
+        podsToRetry.add(name);
+      } else {
+        podsToRetry.remove(name);
       }
     }
     handleDisruption(zoneConditions, all);
@@ -363,6 +392,18 @@ public final class NodeLifecycleController implements Controller {
   /**
    * Removes both NoExecute taints (no API call when neither is there) and the node from its queue.
    */
+  /** {@link #markNodeAsReachable}, a failure logged: one node must not end a pass. */
+  private void markNodeAsReachableLogged(Node node) {
+    try {
+      markNodeAsReachable(node);
+    } catch (KubernetesClientException e) {
+      log.warn(
+          "node {}: cannot lift its NoExecute taints: {}",
+          node.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+
   private void markNodeAsReachable(Node node) {
     ZoneTainter tainter = tainters.get(zoneKey(node));
     if (tainter != null) {
@@ -454,12 +495,17 @@ public final class NodeLifecycleController implements Controller {
   }
 
   /** MarkPodsNotReady (§2.4). */
-  private void markPodsNotReady(String nodeName) {
-    pods.getIndexer().byIndex(PODS_BY_NODE, nodeName).forEach(this::markPodNotReady);
+  /** False when a pod could not be marked (the rest are still tried). */
+  private boolean markPodsNotReady(String nodeName) {
+    boolean all = true;
+    for (Pod pod : pods.getIndexer().byIndex(PODS_BY_NODE, nodeName)) {
+      all &= markPodNotReady(pod);
+    }
+    return all;
   }
 
   /** Sets the pod's Ready condition to False (no write when it is False already), with an event. */
-  private void markPodNotReady(Pod pod) {
+  private boolean markPodNotReady(Pod pod) {
     List<PodCondition> conditions =
         pod.getStatus() == null || pod.getStatus().getConditions() == null
             ? List.of()
@@ -479,13 +525,18 @@ public final class NodeLifecycleController implements Controller {
       }
     }
     if (!changed) {
-      return;
+      return true;
     }
     try {
       PodStatusPatches.patchConditions(client, pod, updated);
       events.warning(pod, "NodeNotReady", "Node is not ready");
+      return true;
     } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true; // the pod is gone
+      }
       log.warn("pod {}: cannot mark not ready: {}", key(pod), e.getMessage());
+      return false;
     }
   }
 
@@ -502,6 +553,7 @@ public final class NodeLifecycleController implements Controller {
     for (String zone : new ArrayList<>(zoneStates.keySet())) {
       if (!zoneConditions.containsKey(zone)) {
         zoneStates.remove(zone);
+        removeGauges(zone); // as upstream deletes the zone's series
         continue;
       }
       if (zoneStates.get(zone) != ZoneState.FULL_DISRUPTION) {
@@ -511,23 +563,29 @@ public final class NodeLifecycleController implements Controller {
     Map<String, Integer> sizes = new HashMap<>();
     zoneConditions.forEach((zone, conditions) -> sizes.put(zone, conditions.size()));
     updateGauges(zoneConditions);
+    if (newStates.isEmpty()) {
+      return; // no node counts (none, or all excluded): "every zone is down" would be vacuous
+    }
     if (allAreFullyDisrupted && allWasFullyDisrupted) {
       // Upstream lifts the NoExecute taints only on the transition, judged from the cache: a taint
       // a tainting pass wrote just before (not yet in the cache) would stay for the whole outage.
       // Lifting on every pass costs a cache read per node and no API call when nothing is there.
       for (Node node : all) {
-        markNodeAsReachable(node);
+        markNodeAsReachableLogged(node);
       }
       return;
     }
     if (allAreFullyDisrupted) {
       log.warn(
           "every zone is fully disrupted: stopping NoExecute tainting and lifting those taints");
-      for (Node node : all) {
-        markNodeAsReachable(node);
-      }
+      // Stop the tainting first: a lift that fails must not leave it running during the outage.
       for (String zone : zoneStates.keySet()) {
         tainters.get(zone).setRate(0);
+      }
+      for (Node node : all) {
+        markNodeAsReachableLogged(node);
+      }
+      for (String zone : zoneStates.keySet()) {
         changeState(zone, ZoneState.FULL_DISRUPTION, 0, true);
       }
       return;
@@ -590,10 +648,14 @@ public final class NodeLifecycleController implements Controller {
 
   private void addTainterForNewZone(Node node) {
     String zone = zoneKey(node);
+    ZoneTainter tainter =
+        tainters.computeIfAbsent(zone, z -> new ZoneTainter(settings.evictionRate(), clock));
     if (!zoneStates.containsKey(zone)) {
       zoneStates.put(zone, ZoneState.INITIAL);
+      // A zone that comes back (its nodes were all excluded or gone) starts at the normal rate,
+      // as upstream's new queue does, not at whatever its last state left.
+      tainter.setRate(settings.evictionRate());
     }
-    tainters.computeIfAbsent(zone, z -> new ZoneTainter(settings.evictionRate(), clock));
   }
 
   private void updateGauges(Map<String, List<NodeCondition>> zoneConditions) {
@@ -609,6 +671,13 @@ public final class NodeLifecycleController implements Controller {
         });
   }
 
+  private void removeGauges(String zone) {
+    ZoneGauges gauges = zoneGauges.remove(zone);
+    if (gauges != null) {
+      gauges.remove(metrics);
+    }
+  }
+
   private ZoneGauges gauges(String zone) {
     return zoneGauges.computeIfAbsent(zone, z -> new ZoneGauges(metrics, ZoneState.describe(z)));
   }
@@ -620,23 +689,33 @@ public final class NodeLifecycleController implements Controller {
     final AtomicReference<Double> health = new AtomicReference<>(100.0);
     final AtomicReference<ZoneState> state = new AtomicReference<>(ZoneState.INITIAL);
     final Counter evictions;
+    private final List<Gauge> registered = new ArrayList<>();
 
     ZoneGauges(MeterRegistry registry, String zone) {
-      Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
-          .tag("zone", zone)
-          .register(registry);
-      Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
-          .tag("zone", zone)
-          .register(registry);
-      Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
-          .tag("zone", zone)
-          .register(registry);
-      Gauge.builder("node_collector_zone_state", state, s -> s.get().ordinal())
-          .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
-          .tag("zone", zone)
-          .register(registry);
+      registered.add(
+          Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
+              .tag("zone", zone)
+              .register(registry));
+      registered.add(
+          Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
+              .tag("zone", zone)
+              .register(registry));
+      registered.add(
+          Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
+              .tag("zone", zone)
+              .register(registry));
+      registered.add(
+          Gauge.builder("node_collector_zone_state", state, s -> s.get().ordinal())
+              .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
+              .tag("zone", zone)
+              .register(registry));
+      // Counted for good, as upstream's evictions total (not deleted with the zone).
       evictions =
           Counter.builder("node_collector_evictions_number").tag("zone", zone).register(registry);
+    }
+
+    void remove(MeterRegistry registry) {
+      registered.forEach(registry::remove);
     }
   }
 

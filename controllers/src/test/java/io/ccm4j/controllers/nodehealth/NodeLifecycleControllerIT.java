@@ -388,6 +388,38 @@ class NodeLifecycleControllerIT {
   }
 
   @Test
+  void aDeletedNodeIsRemovedWithAnEventAndItsZoneLeavesTheMetrics() {
+    String name = prefix + "leaving";
+    kubelet(name, "r", "alone");
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:alone") == ZoneState.NORMAL);
+    assertThat(harness.metrics().find("node_collector_zone_size").tag("zone", "r/alone").gauge())
+        .isNotNull();
+
+    client.nodes().withName(name).delete();
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor(name))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getReason()).isEqualTo("RemovingNode");
+                          assertThat(e.getMessage())
+                              .isEqualTo(
+                                  "Node %s event: Removing Node %s from Controller"
+                                      .formatted(name, name));
+                        }));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                harness.metrics().find("node_collector_zone_size").tag("zone", "r/alone").gauge()
+                    == null);
+  }
+
+  @Test
   void conditionsAndCordoningAreMirroredAsNoScheduleTaints() {
     String name = prefix + "pressure";
     kubelet(name, "r", "c");
