@@ -80,7 +80,11 @@ class RunCommandTest {
         Arguments.of(
             "route period 0",
             List.of("--cloud-provider=fake", "--route-reconciliation-period=0"),
-            "--route-reconciliation-period must be greater than 0"),
+            "--route-reconciliation-period must be at least 1ms, got 0ns"),
+        Arguments.of(
+            "route period under a millisecond",
+            List.of("--cloud-provider=fake", "--route-reconciliation-period=0.5ms"),
+            "--route-reconciliation-period must be at least 1ms, got 500000ns"),
         Arguments.of(
             "IPv4 mask out of range",
             List.of("--cloud-provider=fake", "--node-cidr-mask-size-ipv4=33"),

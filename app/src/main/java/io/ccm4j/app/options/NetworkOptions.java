@@ -127,8 +127,12 @@ public final class NetworkOptions {
     } catch (IllegalArgumentException e) {
       return Optional.of("--service-cluster-ip-range: " + e.getMessage());
     }
-    if (!routeReconciliationPeriod.isPositive()) {
-      return Optional.of("--route-reconciliation-period must be greater than 0");
+    if (routeReconciliationPeriod.toMillis() < 1) {
+      // The loop is scheduled in milliseconds: less would be a period of 0, refused at start.
+      return Optional.of(
+          "--route-reconciliation-period must be at least 1ms, got "
+              + routeReconciliationPeriod.toNanos()
+              + "ns");
     }
     Optional<String> range =
         outOfRange("--node-cidr-mask-size", nodeCidrMaskSize, 128)

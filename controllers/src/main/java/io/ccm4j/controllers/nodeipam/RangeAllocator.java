@@ -27,6 +27,13 @@ final class RangeAllocator {
   private final Map<String, Allocation> allocations = new HashMap<>();
 
   /**
+   * Pod CIDRs nodes have that could not be recorded for them because another node held the subnet
+   * (two nodes given the same CIDR by someone else, or a node-cidr-mask-size change): when that
+   * subnet is freed it goes to them, never to a new node.
+   */
+  private final Map<String, List<Cidr>> unrecorded = new HashMap<>();
+
+  /**
    * @param maskSize the prefix length of the pod CIDRs for a family
    * @param serviceCidrs ranges no pod CIDR may overlap (upstream's filterOutServiceRange)
    * @throws IllegalArgumentException when a mask size does not fit its cluster CIDR
@@ -95,12 +102,18 @@ final class RangeAllocator {
         problems.add("podCIDR \"%s\" is not a valid CIDR".formatted(text));
         continue;
       }
-      Optional<CidrSet> set = setContaining(cidr);
+      Optional<CidrSet> set = setFor(cidr);
       if (set.isEmpty()) {
         problems.add(
             "podCIDR %s is outside the cluster CIDR (%s); it is left as it is and not managed"
                 .formatted(cidr, clusterCidrsText()));
         continue;
+      }
+      if (!set.get().clusterCidr().contains(cidr)) {
+        // Upstream's Occupy takes the overlap too: those subnets must never go to another node.
+        problems.add(
+            "podCIDR %s is not inside the cluster CIDR (%s); the subnets it overlaps are kept for it"
+                .formatted(cidr, clusterCidrsText()));
       }
       valid.add(cidr);
     }
@@ -112,30 +125,70 @@ final class RangeAllocator {
       release(node);
     }
     List<Cidr> held = new ArrayList<>();
+    List<Cidr> conflicting = new ArrayList<>();
     for (Cidr cidr : valid) {
-      Optional<String> other = setContaining(cidr).orElseThrow().occupy(cidr, node);
+      Optional<String> other = setFor(cidr).orElseThrow().occupy(cidr, node);
       if (other.isEmpty()) {
         held.add(cidr);
       } else if (other.get().equals(SERVICE_RANGE_OWNER)) {
         problems.add("podCIDR %s overlaps the service cluster IP range".formatted(cidr));
       } else {
         problems.add("podCIDR %s is also assigned to node %s".formatted(cidr, other.get()));
+        conflicting.add(cidr);
       }
     }
     allocations.put(node, new Allocation(uid, List.copyOf(held)));
+    if (conflicting.isEmpty()) {
+      unrecorded.remove(node);
+    } else {
+      unrecorded.put(node, conflicting);
+    }
     return problems;
   }
 
-  /** Frees whatever the node holds; false when it held nothing. */
+  /**
+   * Frees whatever the node holds; false when nothing became free. A freed subnet that another node
+   * also has (see {@link #unrecorded}) goes to that node at once.
+   */
   synchronized boolean release(String node) {
+    unrecorded.remove(node);
     Allocation allocation = allocations.remove(node);
     if (allocation == null) {
       return false;
     }
     for (Cidr cidr : allocation.cidrs()) {
-      setContaining(cidr).ifPresent(set -> set.release(cidr, node));
+      setFor(cidr).ifPresent(set -> set.release(cidr, node));
     }
+    reclaimUnrecorded();
     return !allocation.cidrs().isEmpty();
+  }
+
+  private void reclaimUnrecorded() {
+    for (var it = unrecorded.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, List<Cidr>> entry = it.next();
+      String holder = entry.getKey();
+      List<Cidr> still = new ArrayList<>();
+      List<Cidr> gained = new ArrayList<>();
+      for (Cidr cidr : entry.getValue()) {
+        if (setFor(cidr).orElseThrow().occupy(cidr, holder).isEmpty()) {
+          gained.add(cidr);
+        } else {
+          still.add(cidr);
+        }
+      }
+      if (!gained.isEmpty()) {
+        Allocation current = allocations.get(holder);
+        List<Cidr> cidrs = new ArrayList<>(current == null ? List.of() : current.cidrs());
+        cidrs.addAll(gained);
+        allocations.put(
+            holder, new Allocation(current == null ? "" : current.uid(), List.copyOf(cidrs)));
+      }
+      if (still.isEmpty()) {
+        it.remove();
+      } else {
+        entry.setValue(still);
+      }
+    }
   }
 
   synchronized Optional<Allocation> allocation(String node) {
@@ -144,7 +197,7 @@ final class RangeAllocator {
 
   /** The node holding the subnet that contains {@code cidr}'s first address, if any. */
   synchronized Optional<String> ownerOf(Cidr cidr) {
-    return setContaining(cidr).flatMap(set -> set.ownerOf(cidr));
+    return setFor(cidr).flatMap(set -> set.ownerOf(cidr));
   }
 
   List<Cidr> clusterCidrs() {
@@ -167,8 +220,12 @@ final class RangeAllocator {
         .collect(Collectors.joining(", "));
   }
 
-  private Optional<CidrSet> setContaining(Cidr cidr) {
-    return sets.stream().filter(set -> set.clusterCidr().contains(cidr)).findFirst();
+  /** The set whose cluster CIDR contains {@code cidr}, else one it overlaps. */
+  private Optional<CidrSet> setFor(Cidr cidr) {
+    return sets.stream()
+        .filter(set -> set.clusterCidr().contains(cidr))
+        .findFirst()
+        .or(() -> sets.stream().filter(set -> set.clusterCidr().overlaps(cidr)).findFirst());
   }
 
   private String clusterCidrsText() {

@@ -39,6 +39,36 @@ class RangeAllocatorTest {
   }
 
   @Test
+  void aCidrTwoNodesHaveGoesToTheOtherOneWhenTheFirstLeavesNeverToANewNode() {
+    RangeAllocator allocator = allocator("10.0.0.0/22", "");
+    assertThat(allocator.adopt("a", "uid-a", List.of("10.0.0.0/24"))).isEmpty();
+    assertThat(allocator.adopt("b", "uid-b", List.of("10.0.0.0/24")))
+        .containsExactly("podCIDR 10.0.0.0/24 is also assigned to node a");
+    for (String node : List.of("c", "d", "e")) {
+      assertThat(allocator.allocate(node, "uid-" + node)).isPresent();
+    }
+
+    allocator.release("a");
+
+    assertThat(allocator.ownerOf(Cidr.parse("10.0.0.0/24"))).contains("b");
+    assertThat(allocator.allocate("f", "uid-f")).as("b still routes it").isEmpty();
+    allocator.release("b");
+    assertThat(text(allocator.allocate("f", "uid-f"))).containsExactly("10.0.0.0/24");
+  }
+
+  @Test
+  void aPodCidrReachingPastTheClusterCidrKeepsTheSubnetsItOverlaps() {
+    RangeAllocator allocator = allocator("10.0.0.0/23", "");
+    assertThat(allocator.adopt("wide", "uid-w", List.of("10.0.0.0/22")))
+        .singleElement()
+        .asString()
+        .contains("not inside the cluster CIDR");
+    assertThat(allocator.allocate("new", "uid-n")).as("both /24s are the wide node's").isEmpty();
+    allocator.release("wide");
+    assertThat(allocator.allocate("new", "uid-n")).isPresent();
+  }
+
+  @Test
   void theSameNodeGetsTheSameCidrsUntilItIsRecreated() {
     RangeAllocator allocator = allocator("10.0.0.0/22", "");
     List<String> first = text(allocator.allocate("a", "uid-1"));
