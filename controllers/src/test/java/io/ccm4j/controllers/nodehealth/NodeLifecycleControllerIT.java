@@ -319,20 +319,7 @@ class NodeLifecycleControllerIT {
     String name = prefix + "restart";
     kubelet(name, "r", "i");
     await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
-    io.ccm4j.runtime.client.Conflicts.retryOnConflict(
-        io.ccm4j.runtime.client.Conflicts.PATCH_BACKOFF,
-        () ->
-            client
-                .nodes()
-                .withName(name)
-                .edit(
-                    n -> {
-                      List<io.fabric8.kubernetes.api.model.Taint> taints =
-                          new ArrayList<>(Taints.of(n));
-                      taints.add(NodeLifecycleController.UNREACHABLE_NO_EXECUTE);
-                      n.getSpec().setTaints(taints);
-                      return n;
-                    }));
+    editTaints(name, taints -> taints.add(NodeLifecycleController.UNREACHABLE_NO_EXECUTE));
 
     await()
         .atMost(10, TimeUnit.SECONDS)
@@ -624,7 +611,19 @@ class NodeLifecycleControllerIT {
   }
 
   private void taintForMaintenance(String node, boolean on) {
-    // The controller writes taints too: retry a 409 on a fresh read, as a user's tool would.
+    editTaints(
+        node,
+        taints -> {
+          taints.removeIf(t -> MAINTENANCE.equals(t.getKey()));
+          if (on) {
+            taints.add(new TaintBuilder().withKey(MAINTENANCE).withEffect("NoExecute").build());
+          }
+        });
+  }
+
+  /** The controller writes taints too: a 409 is retried on a fresh read, as a user's tool would. */
+  private void editTaints(
+      String node, java.util.function.Consumer<List<io.fabric8.kubernetes.api.model.Taint>> edit) {
     io.ccm4j.runtime.client.Conflicts.retryOnConflict(
         io.ccm4j.runtime.client.Conflicts.PATCH_BACKOFF,
         () ->
@@ -635,14 +634,7 @@ class NodeLifecycleControllerIT {
                     n -> {
                       List<io.fabric8.kubernetes.api.model.Taint> taints =
                           new ArrayList<>(Taints.of(n));
-                      taints.removeIf(t -> MAINTENANCE.equals(t.getKey()));
-                      if (on) {
-                        taints.add(
-                            new TaintBuilder()
-                                .withKey(MAINTENANCE)
-                                .withEffect("NoExecute")
-                                .build());
-                      }
+                      edit.accept(taints);
                       n.getSpec().setTaints(taints);
                       return n;
                     }));
