@@ -144,6 +144,11 @@ public final class NodeIpamController implements Controller {
     workers.start();
   }
 
+  /** A waiting node may fit now that a CIDR was freed. */
+  private void wakeWaiting() {
+    waiting.forEach(queue::add);
+  }
+
   /** Level-triggered: the node's CIDRs recorded, given, or released when it is gone. */
   void syncNode(String name) {
     Node node = nodes.getStore().getByKey(name);
@@ -152,7 +157,7 @@ public final class NodeIpamController implements Controller {
       waiting.remove(name);
       if (allocator.release(name)) {
         log.info("released the pod CIDRs of deleted node {} ({})", name, allocator.usage());
-        waiting.forEach(queue::add); // a waiting node may fit now
+        wakeWaiting();
       }
       return;
     }
@@ -188,7 +193,10 @@ public final class NodeIpamController implements Controller {
           .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
-        allocator.release(name);
+        // Deleted meanwhile: its delete event will find nothing to release, so wake them here.
+        if (allocator.release(name)) {
+          wakeWaiting();
+        }
         return;
       }
       // The allocation stays with the node (same UID), so the retry sends the same CIDRs: the
