@@ -71,6 +71,7 @@ public final class CloudControllerManager implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HealthChecks health = new HealthChecks();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile Thread starter;
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   private final List<Controller> running = new ArrayList<>();
   private final Map<String, Boolean> managed = new ConcurrentHashMap<>();
@@ -123,15 +124,21 @@ public final class CloudControllerManager implements AutoCloseable {
             new LeaderElection.Listener() {
               @Override
               public void startedLeading() {
-                startControllers();
+                // Not on the elector's thread: it renews the Lease only once this returns, and
+                // starting (cloud initialisation, informer caches) may take longer than the Lease
+                // lasts (upstream runs OnStartedLeading in its own goroutine too).
+                starter =
+                    Thread.ofPlatform()
+                        .name("ccm4j-start-controllers")
+                        .start(CloudControllerManager.this::startControllers);
               }
 
               @Override
               public void lostLeadership() {
+                interruptStarter();
                 stopControllers();
                 flushEvents();
-                // Not on the elector's thread: exiting runs close(), which waits for that thread.
-                Thread.ofPlatform().name("ccm4j-exit").start(() -> exit.accept(1));
+                exitLater(1);
               }
             });
     health.add("leaderElection", election::health);
@@ -140,6 +147,21 @@ public final class CloudControllerManager implements AutoCloseable {
         .description("1 while this instance holds the leader Lease")
         .register(metrics);
     election.start();
+  }
+
+  /**
+   * Exits from a thread of its own: exiting runs close() (the shutdown hook), which takes this
+   * manager's lock and waits for the elector's thread, so neither may be the one exiting.
+   */
+  private void exitLater(int code) {
+    Thread.ofPlatform().name("ccm4j-exit").start(() -> exit.accept(code));
+  }
+
+  private void interruptStarter() {
+    Thread thread = starter;
+    if (thread != null && thread != Thread.currentThread()) {
+      thread.interrupt(); // ends a wait for the informer caches
+    }
   }
 
   private synchronized void startControllers() {
@@ -153,7 +175,7 @@ public final class CloudControllerManager implements AutoCloseable {
           "cannot initialise cloud provider {}: {}",
           settings.cloud().providerName(),
           e.getMessage());
-      exit.accept(1);
+      exitLater(1);
       return;
     }
     informers = client.informers();
@@ -192,7 +214,7 @@ public final class CloudControllerManager implements AutoCloseable {
       log.error("informer caches did not sync: {}", e.getMessage());
       stopControllers();
       flushEvents();
-      exit.accept(1);
+      exitLater(1);
       return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -265,6 +287,7 @@ public final class CloudControllerManager implements AutoCloseable {
       return;
     }
     log.info("shutting down");
+    interruptStarter();
     stopControllers();
     // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
     // and the next leader need not wait for this one's events.

@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #health()} reports a stalled renew loop, like upstream's {@code HealthzAdaptor}:
  *       leading, but the Lease was not renewed for longer than the lease duration plus a tolerance.
  * </ul>
+ *
+ * <p>As upstream, leadership is given up when no renewal succeeded within the renew deadline. The
+ * elector checks that deadline only between attempts, and one attempt against an unreachable API
+ * server can block far longer (the client's retries and timeouts), while another instance takes the
+ * Lease once it expires: a watchdog on the timer enforces the deadline.
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -145,6 +150,8 @@ public final class LeaderElection implements AutoCloseable {
             runnable ->
                 Thread.ofPlatform().daemon().name("leader-election-timer").unstarted(runnable));
     running = newElector().start();
+    long check = settings.retryPeriod().toMillis();
+    timer.scheduleWithFixedDelay(this::enforceRenewDeadline, check, check, TimeUnit.MILLISECONDS);
     leaseInformer =
         client
             .leases()
@@ -232,6 +239,32 @@ public final class LeaderElection implements AutoCloseable {
 
   public boolean isLeader() {
     return leading.get();
+  }
+
+  private void enforceRenewDeadline() {
+    if (closing.get() || !leading.get()) {
+      return;
+    }
+    Duration sinceRenew = Duration.ofNanos(nanoTime.getAsLong() - lastRenewNanos.get());
+    if (sinceRenew.compareTo(settings.renewDeadline()) <= 0 || !leading.getAndSet(false)) {
+      return;
+    }
+    log.error(
+        "leaderelection lost: {}/{} not renewed for {} ms (renew deadline {})",
+        settings.namespace(),
+        settings.name(),
+        sinceRenew.toMillis(),
+        settings.renewDeadline());
+    listener.lostLeadership();
+    CompletableFuture<?> stuck;
+    synchronized (this) {
+      stuck = running;
+    }
+    if (stuck != null) {
+      // Cancelling runs the elector's release, which may hang on the same API server as the
+      // renewal: on a thread of its own. Its stop callback finds nothing left to lose.
+      Thread.ofPlatform().daemon().name("leader-election-stop").start(() -> stuck.cancel(true));
+    }
   }
 
   /** Empty when healthy; otherwise how overdue the renewal is. */
