@@ -141,11 +141,12 @@ public final class CloudNodeController implements Controller {
       log.info("Skip sync node {} because cloud provided nil metadata", name);
       return; // N6: no requeue; the next node event retries
     }
-    InstanceMetadata metadata = withZoneFallback(node, fetched.get());
-    if (metadata.providerId().isEmpty() && isEmpty(node.getSpec().getProviderID())) {
+    if (fetched.get().providerId().isEmpty() && isEmpty(node.getSpec().getProviderID())) {
       throw new CloudException(
           "cloud provider does not set node provider ID for node " + name); // N6, F2
     }
+    // After the N6 check: the zone fallback is a cloud call of its own.
+    InstanceMetadata metadata = withZoneFallback(node, fetched.get());
     String providedNodeIp = providedNodeIp(node);
     if (providedNodeIp != null) {
       try {
