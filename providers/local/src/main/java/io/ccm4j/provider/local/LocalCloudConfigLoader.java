@@ -1,28 +1,16 @@
 package io.ccm4j.provider.local;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.ccm4j.cloudprovider.CloudConfigException;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.ccm4j.cloudprovider.CloudConfigYaml;
+import io.ccm4j.cloudprovider.GoDurations;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** Reads and checks a {@link LocalCloudConfig}; every error names the source and the field. */
 final class LocalCloudConfigLoader {
 
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-  private static final Pattern DURATION_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
   private static final Cidr LOOPBACK = Cidr.parse("127.0.0.0/8");
 
   /** No timeout or interval of a load balancer on one machine is sensibly longer. */
@@ -31,39 +19,15 @@ final class LocalCloudConfigLoader {
   private LocalCloudConfigLoader() {}
 
   static LocalCloudSettings read(Path file) throws CloudConfigException {
-    String text;
-    try {
-      text = Files.readString(file);
-    } catch (IOException e) {
-      throw new CloudConfigException("cannot read " + file + ": " + e.getMessage(), e);
-    }
-    return parse(text, file.toString());
+    return settings(CloudConfigYaml.read(file, LocalCloudConfig.class), file.toString());
   }
 
   static LocalCloudSettings parse(String text, String source) throws CloudConfigException {
-    LocalCloudConfig config;
-    try {
-      config = text.isBlank() ? null : YAML.readValue(text, LocalCloudConfig.class);
-    } catch (UnrecognizedPropertyException e) {
-      throw new CloudConfigException(
-          "%s: line %d: unknown field \"%s\" (known: %s)"
-              .formatted(
-                  source,
-                  line(e.getLocation()),
-                  path(e),
-                  e.getKnownPropertyIds().stream()
-                      .map(Object::toString)
-                      .sorted()
-                      .collect(Collectors.joining(", "))));
-    } catch (JsonMappingException e) {
-      throw new CloudConfigException(
-          "%s: line %d: field \"%s\": %s"
-              .formatted(source, line(e.getLocation()), path(e), e.getOriginalMessage()));
-    } catch (JsonProcessingException e) {
-      throw new CloudConfigException(
-          "%s: line %d: not valid YAML: %s"
-              .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
-    }
+    return settings(CloudConfigYaml.parse(text, source, LocalCloudConfig.class), source);
+  }
+
+  private static LocalCloudSettings settings(LocalCloudConfig config, String source)
+      throws CloudConfigException {
     LocalCloudSettings d = LocalCloudSettings.defaults();
     if (config == null) {
       return d;
@@ -171,40 +135,22 @@ final class LocalCloudConfigLoader {
     return value;
   }
 
-  /**
-   * A Go duration: a sequence of number+unit parts ({@code ms}, {@code s}, {@code m}, {@code h}).
-   */
+  /** A Go duration ({@link GoDurations}) of at most 24h. */
   static Duration duration(String text, Duration fallback, String source, String field)
       throws CloudConfigException {
     if (text == null) {
       return fallback;
     }
-    String value = text.trim();
-    if (value.equals("0")) {
-      return Duration.ZERO;
-    }
-    Matcher m = DURATION_PART.matcher(value);
-    double nanos = 0; // a double cannot overflow into a negative duration
-    int end = 0;
-    while (m.find() && m.start() == end) {
-      double amount = Double.parseDouble(m.group(1));
-      double unitNanos =
-          switch (m.group(2)) {
-            case "ms" -> 1e6;
-            case "s" -> 1e9;
-            case "m" -> 60e9;
-            default -> 3600e9;
-          };
-      nanos += amount * unitNanos;
-      end = m.end();
-    }
-    if (value.isEmpty() || end != value.length()) {
+    Duration value;
+    try {
+      value = GoDurations.parse(text);
+    } catch (IllegalArgumentException e) {
       throw new CloudConfigException(
           "%s: field \"%s\": \"%s\" is not a duration (examples: 500ms, 2s, 1m30s)"
               .formatted(source, field, text));
     }
-    require(nanos <= MAX_DURATION.toNanos(), source, field, "must be at most 24h, got " + text);
-    return Duration.ofNanos((long) nanos);
+    require(value.compareTo(MAX_DURATION) <= 0, source, field, "must be at most 24h, got " + text);
+    return value;
   }
 
   private static boolean positive(Duration d) {
@@ -216,16 +162,5 @@ final class LocalCloudConfigLoader {
     if (!ok) {
       throw new CloudConfigException("%s: field \"%s\" %s".formatted(source, field, problem));
     }
-  }
-
-  private static int line(JsonLocation location) {
-    return location == null ? 0 : location.getLineNr();
-  }
-
-  private static String path(JsonMappingException e) {
-    return e.getPath().stream()
-        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
-        .collect(Collectors.joining("."))
-        .replace(".[", "[");
   }
 }

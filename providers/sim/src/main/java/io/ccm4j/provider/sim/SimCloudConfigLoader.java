@@ -1,68 +1,33 @@
 package io.ccm4j.provider.sim;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.NodeAddress;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * Reads and checks a {@link SimCloudConfig}; every error names the file, the line and the field.
  */
 final class SimCloudConfigLoader {
 
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-
   private SimCloudConfigLoader() {}
 
   static SimCloudConfig read(Path file) throws CloudConfigException {
-    String text;
-    try {
-      text = Files.readString(file);
-    } catch (IOException e) {
-      throw new CloudConfigException("cannot read " + file + ": " + e.getMessage(), e);
-    }
-    return parse(text, file.toString());
+    return checked(CloudConfigYaml.read(file, SimCloudConfig.class), file.toString());
   }
 
   static SimCloudConfig parse(String text, String source) throws CloudConfigException {
-    SimCloudConfig config;
-    try {
-      config = text.isBlank() ? null : YAML.readValue(text, SimCloudConfig.class);
-    } catch (UnrecognizedPropertyException e) {
-      throw new CloudConfigException(
-          "%s: line %d: unknown field \"%s\" (known: %s)"
-              .formatted(
-                  source,
-                  line(e.getLocation()),
-                  path(e),
-                  e.getKnownPropertyIds().stream()
-                      .map(Object::toString)
-                      .sorted()
-                      .collect(Collectors.joining(", "))));
-    } catch (JsonMappingException e) {
-      throw new CloudConfigException(
-          "%s: line %d: field \"%s\": %s"
-              .formatted(source, line(e.getLocation()), path(e), e.getOriginalMessage()));
-    } catch (JsonProcessingException e) {
-      throw new CloudConfigException(
-          "%s: line %d: not valid YAML: %s"
-              .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
-    }
+    return checked(CloudConfigYaml.parse(text, source, SimCloudConfig.class), source);
+  }
+
+  private static SimCloudConfig checked(SimCloudConfig config, String source)
+      throws CloudConfigException {
     if (config == null) {
       config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null);
     }
@@ -268,16 +233,5 @@ final class SimCloudConfigLoader {
 
   private static String orEmpty(String value) {
     return value == null ? "" : value;
-  }
-
-  private static int line(JsonLocation location) {
-    return location == null ? 0 : location.getLineNr();
-  }
-
-  private static String path(JsonMappingException e) {
-    return e.getPath().stream()
-        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
-        .collect(Collectors.joining("."))
-        .replace(".[", "[");
   }
 }

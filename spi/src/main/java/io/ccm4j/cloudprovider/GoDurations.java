@@ -1,0 +1,47 @@
+package io.ccm4j.cloudprovider;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Durations as Kubernetes flags and configs write them (Go's {@code time.ParseDuration} for the
+ * units a controller needs): {@code 15s}, {@code 1m30s}, {@code 500ms}, {@code 1.5h}, {@code 0}.
+ */
+public final class GoDurations {
+
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(h|ms|m|s)");
+
+  private GoDurations() {}
+
+  /**
+   * @throws IllegalArgumentException when {@code value} is not such a duration; the message quotes
+   *     it and gives examples
+   */
+  public static Duration parse(String value) {
+    String text = value.trim();
+    if (text.equals("0")) {
+      return Duration.ZERO;
+    }
+    Matcher matcher = PART.matcher(text);
+    int position = 0;
+    double nanos = 0; // a double saturates instead of overflowing into a negative duration
+    while (matcher.find() && matcher.start() == position) {
+      double amount = Double.parseDouble(matcher.group(1));
+      nanos +=
+          amount
+              * switch (matcher.group(2)) {
+                case "h" -> 3.6e12;
+                case "m" -> 6e10;
+                case "s" -> 1e9;
+                default -> 1e6;
+              };
+      position = matcher.end();
+    }
+    if (position == 0 || position != text.length()) {
+      throw new IllegalArgumentException(
+          "\"%s\" is not a duration (examples: 500ms, 15s, 1m30s)".formatted(value));
+    }
+    return Duration.ofNanos((long) nanos);
+  }
+}
