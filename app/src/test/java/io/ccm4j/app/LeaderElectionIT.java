@@ -3,15 +3,32 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.controllers.ControllerSelection;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,26 +101,8 @@ class LeaderElectionIT {
             "--leader-elect-retry-period=1s")) {
       await().atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
 
-      // Another holder takes the Lease: the manager can no longer renew it. The manager renews
-      // every second, so the intruder's write may conflict with a renewal: it tries again.
-      await()
-          .atMost(30, TimeUnit.SECONDS)
-          .ignoreExceptionsMatching(
-              e -> e instanceof KubernetesClientException conflict && conflict.getCode() == 409)
-          .until(
-              () ->
-                  client
-                          .leases()
-                          .inNamespace("kube-system")
-                          .withName(lease)
-                          .edit(
-                              (Lease current) -> {
-                                current.getSpec().setHolderIdentity("intruder");
-                                current.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(5));
-                                current.getSpec().setLeaseDurationSeconds(600);
-                                return current;
-                              })
-                      != null);
+      // Another holder takes the Lease: the manager can no longer renew it.
+      takeOver(client, lease);
 
       assertThat(manager.process().waitFor(30, TimeUnit.SECONDS))
           .as("exits after losing the lease; log:%n%s", manager.log())
@@ -111,5 +110,162 @@ class LeaderElectionIT {
       assertThat(manager.process().exitValue()).isEqualTo(1);
       assertThat(manager.log()).contains("leaderelection lost");
     }
+  }
+
+  /**
+   * Upstream exits the moment its Lease is lost. A worker stuck in a cloud call (here an
+   * EnsureLoadBalancer that never returns and ignores interrupts) must not keep this instance
+   * running, and acting, beside the new leader.
+   */
+  @Test
+  void aWorkerStuckInACloudCallDoesNotDelayTheExitAfterTheLeaseIsLost(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-stuck-" + UUID.randomUUID().toString().substring(0, 8);
+    CountDownLatch ensuring = new CountDownLatch(1);
+    CountDownLatch unblock = new CountDownLatch(1);
+    HangingLoadBalancerCloud cloud = new HangingLoadBalancerCloud(ensuring, unblock);
+    var settings =
+        new CloudControllerManager.Settings(
+            cloud,
+            "kubernetes",
+            ControllerSelection.parse(List.of("service-lb-controller"), Set.of()),
+            ControllerSettings.defaults(),
+            Optional.of(
+                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
+                    "kube-system",
+                    lease,
+                    "stuck_" + UUID.randomUUID(),
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(3),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(20))),
+            Optional.empty(),
+            ServingKeys.selfSigned());
+    AtomicInteger exitCode = new AtomicInteger(-1);
+    AtomicLong exitedAt = new AtomicLong();
+    String service = "stuck-" + UUID.randomUUID().toString().substring(0, 8);
+    CloudControllerManager manager =
+        new CloudControllerManager(
+            client,
+            settings,
+            Controllers.factories(),
+            code -> {
+              exitedAt.compareAndSet(0, System.nanoTime());
+              exitCode.compareAndSet(-1, code);
+            });
+    try {
+      manager.start();
+      await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
+      client
+          .services()
+          .inNamespace("default")
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName(service)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withType("LoadBalancer")
+                  .addNewPort()
+                  .withPort(80)
+                  .withProtocol("TCP")
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+      assertThat(ensuring.await(30, TimeUnit.SECONDS))
+          .as("the controller called EnsureLoadBalancer")
+          .isTrue();
+
+      long lostAt = System.nanoTime();
+      takeOver(client, lease);
+
+      await("the manager exits although a worker is still in its cloud call")
+          .atMost(15, TimeUnit.SECONDS)
+          .until(() -> exitedAt.get() != 0);
+      assertThat(exitCode.get()).isEqualTo(1);
+      assertThat(unblock.getCount()).as("the cloud call is still hanging").isEqualTo(1);
+      assertThat(Duration.ofNanos(exitedAt.get() - lostAt))
+          .as("noticing the loss (a retry period, 1 s) plus the grace for workers (2 s)")
+          .isLessThan(Duration.ofSeconds(8));
+    } finally {
+      // Before closing: the old manager waited for the hung worker there, forever.
+      unblock.countDown();
+      manager.close();
+      client.services().inNamespace("default").withName(service).delete();
+    }
+  }
+
+  private static void takeOver(KubernetesClient client, String lease) {
+    // The manager renews every second, so the intruder's write may conflict with a renewal.
+    await()
+        .atMost(30, TimeUnit.SECONDS)
+        .ignoreExceptionsMatching(
+            e -> e instanceof KubernetesClientException conflict && conflict.getCode() == 409)
+        .until(
+            () ->
+                client
+                        .leases()
+                        .inNamespace("kube-system")
+                        .withName(lease)
+                        .edit(
+                            (Lease current) -> {
+                              current.getSpec().setHolderIdentity("intruder");
+                              current.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(5));
+                              current.getSpec().setLeaseDurationSeconds(600);
+                              return current;
+                            })
+                    != null);
+  }
+
+  /** A cloud whose EnsureLoadBalancer hangs, deaf to interrupts, until the test ends. */
+  private static final class HangingLoadBalancerCloud implements CloudProvider, LoadBalancer {
+    private final CountDownLatch ensuring;
+    private final CountDownLatch unblock;
+
+    HangingLoadBalancerCloud(CountDownLatch ensuring, CountDownLatch unblock) {
+      this.ensuring = ensuring;
+      this.unblock = unblock;
+    }
+
+    @Override
+    public String providerName() {
+      return "hanging";
+    }
+
+    @Override
+    public Optional<LoadBalancer> loadBalancer() {
+      return Optional.of(this);
+    }
+
+    @Override
+    public Optional<LoadBalancerStatus> getLoadBalancer(String clusterName, Service service) {
+      return Optional.empty();
+    }
+
+    @Override
+    public LoadBalancerStatus ensureLoadBalancer(
+        String clusterName, Service service, List<Node> nodes) {
+      ensuring.countDown();
+      boolean interrupted = false;
+      while (true) {
+        try {
+          unblock.await();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return new LoadBalancerStatus(List.of());
+    }
+
+    @Override
+    public void updateLoadBalancer(String clusterName, Service service, List<Node> nodes) {}
+
+    @Override
+    public void ensureLoadBalancerDeleted(String clusterName, Service service) {}
   }
 }

@@ -28,6 +28,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +54,9 @@ public final class CloudControllerManager implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(CloudControllerManager.class);
   private static final String MANAGER = "cloud-controller-manager";
+
+  /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
+  static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
 
   /** Everything the manager runs with, validated. */
   public record Settings(
@@ -71,6 +76,10 @@ public final class CloudControllerManager implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HealthChecks health = new HealthChecks();
   private final AtomicBoolean closed = new AtomicBoolean();
+  // Starting and stopping the controllers; a lock, not the monitor, so that a stop after a lost
+  // Lease can give up waiting for a start stuck in the cloud's initialisation.
+  private final ReentrantLock lifecycle = new ReentrantLock();
+  private volatile boolean leaseLost;
   private volatile Thread starter;
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   private final List<Controller> running = new ArrayList<>();
@@ -135,9 +144,11 @@ public final class CloudControllerManager implements AutoCloseable {
 
               @Override
               public void lostLeadership() {
+                // As upstream (which exits at once), nothing may go on acting for long: another
+                // instance may already lead. The pending events are written on exit (close()).
+                leaseLost = true;
                 interruptStarter();
-                stopControllers();
-                flushEvents();
+                stopControllers(LOST_LEASE_GRACE);
                 exitLater(1);
               }
             });
@@ -164,10 +175,18 @@ public final class CloudControllerManager implements AutoCloseable {
     }
   }
 
-  private synchronized void startControllers() {
-    if (closed.get()) {
-      return;
+  private void startControllers() {
+    lifecycle.lock();
+    try {
+      if (!closed.get() && !leaseLost) {
+        startControllersLocked();
+      }
+    } finally {
+      lifecycle.unlock();
     }
+  }
+
+  private void startControllersLocked() {
     try {
       settings.cloud().initialize(new ProviderContext(settings.clusterName()));
     } catch (CloudException e) {
@@ -212,7 +231,7 @@ public final class CloudControllerManager implements AutoCloseable {
       informers.startAllRegisteredInformers().get(2, TimeUnit.MINUTES);
     } catch (ExecutionException | TimeoutException e) {
       log.error("informer caches did not sync: {}", e.getMessage());
-      stopControllers();
+      stopControllers(null);
       flushEvents();
       exitLater(1);
       return;
@@ -238,20 +257,76 @@ public final class CloudControllerManager implements AutoCloseable {
     return new KubernetesEventRecorder(client, component, host);
   }
 
-  private synchronized void stopControllers() {
-    for (Controller controller : running) {
-      try {
-        controller.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+  /**
+   * Stops every controller at once (no controller takes a new key while another still finishes one)
+   * and waits for them: at most {@code grace}, or for good when it is null. After a lost Lease the
+   * wait is short: a worker stuck in a cloud call must not keep this instance acting beside the new
+   * leader, so the process exits without it.
+   */
+  private void stopControllers(Duration grace) {
+    List<Controller> stopping;
+    SharedInformerFactory stoppingInformers;
+    try {
+      if (grace == null) {
+        lifecycle.lock();
+      } else if (!lifecycle.tryLock(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("controllers still starting after {} ms; not waiting for them", grace.toMillis());
+        return;
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      stopping = List.copyOf(running);
+      running.clear();
+      stoppingInformers = informers;
+      informers = null;
+    } finally {
+      lifecycle.unlock();
+    }
+    List<Thread> closers = new ArrayList<>();
+    for (Controller controller : stopping) {
       health.remove(controller.name());
       managed.put(ControllerNames.alias(controller.name()), false);
+      closers.add(
+          Thread.ofPlatform()
+              .daemon()
+              .name("ccm4j-stop-" + controller.name())
+              .start(
+                  () -> {
+                    try {
+                      controller.close();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }));
     }
-    running.clear();
-    if (informers != null) {
-      informers.stopAllRegisteredInformers();
-      informers = null;
+    long deadline = grace == null ? Long.MAX_VALUE : System.nanoTime() + grace.toNanos();
+    List<String> busy = new ArrayList<>();
+    try {
+      for (int i = 0; i < closers.size(); i++) {
+        Thread closer = closers.get(i);
+        if (grace == null) {
+          closer.join();
+        } else {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || !closer.join(Duration.ofNanos(left))) {
+            busy.add(stopping.get(i).name());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (!busy.isEmpty()) {
+      log.warn(
+          "{} still finishing work after {} ms; not waiting for them",
+          String.join(", ", busy),
+          grace.toMillis());
+    }
+    if (stoppingInformers != null) {
+      stoppingInformers.stopAllRegisteredInformers();
     }
   }
 
@@ -288,7 +363,7 @@ public final class CloudControllerManager implements AutoCloseable {
     }
     log.info("shutting down");
     interruptStarter();
-    stopControllers();
+    stopControllers(leaseLost ? LOST_LEASE_GRACE : null);
     // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
     // and the next leader need not wait for this one's events.
     if (election != null) {
