@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -142,6 +143,83 @@ class ManagementEndpointsIT {
     }
   }
 
+  /**
+   * A candidate's elector wins the Lease in the moment it is replaced (the Lease was deleted, so
+   * the candidate tries again at once): the win of the replaced elector used to start the
+   * controllers and then, as it was cancelled, report leadership lost (the manager exits).
+   */
+  @Test
+  void aLeaseWonWhileTheElectorIsReplacedIsNotReportedLost(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-replaced-" + UUID.randomUUID().toString().substring(0, 8);
+    String identity = "replaced_" + UUID.randomUUID();
+    CountDownLatch created = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger started = new AtomicInteger();
+    AtomicInteger lost = new AtomicInteger();
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                identity,
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(20)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {
+                started.incrementAndGet();
+              }
+
+              @Override
+              public void lostLeadership() {
+                lost.incrementAndGet();
+              }
+            },
+            System::nanoTime,
+            lock -> new HeldCreateLock(lock, created, release));
+    try {
+      election.start();
+      assertThat(created.await(30, TimeUnit.SECONDS)).as("the elector created the Lease").isTrue();
+      // The elector's attempt has written the Lease but not yet returned. Deleting the Lease makes
+      // the candidate replace its elector; the replacement waits for the attempt in progress.
+      client.leases().inNamespace("kube-system").withName(lease).delete();
+      await("the elector is being replaced")
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> threadIsIn("leader-election-timer", "stopLeading"));
+      release.countDown();
+
+      await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+      await("no leadership reported lost")
+          .during(Duration.ofSeconds(3))
+          .atMost(5, TimeUnit.SECONDS)
+          .until(() -> lost.get() == 0 && election.isLeader());
+      assertThat(started.get()).isEqualTo(1);
+      assertThat(
+              client
+                  .leases()
+                  .inNamespace("kube-system")
+                  .withName(lease)
+                  .get()
+                  .getSpec()
+                  .getHolderIdentity())
+          .isEqualTo(identity);
+    } finally {
+      release.countDown();
+      election.close();
+    }
+  }
+
+  private static boolean threadIsIn(String threadName, String method) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(e -> e.getKey().getName().equals(threadName))
+        .flatMap(e -> java.util.Arrays.stream(e.getValue()))
+        .anyMatch(frame -> frame.getMethodName().equals(method));
+  }
+
   private static ManagementClient management(InetSocketAddress address) {
     return new ManagementClient(address.getHostString(), address.getPort());
   }
@@ -168,6 +246,43 @@ class ManagementEndpointsIT {
           Thread.currentThread().interrupt();
         }
       }
+      delegate.update(client, record);
+    }
+
+    @Override
+    public String identity() {
+      return delegate.identity();
+    }
+
+    @Override
+    public String describe() {
+      return delegate.describe();
+    }
+  }
+
+  /** Holds the first Lease creation back, once written, until released. */
+  private record HeldCreateLock(Lock delegate, CountDownLatch created, CountDownLatch release)
+      implements Lock {
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      return delegate.get(client);
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      delegate.create(client, record);
+      if (created.getCount() > 0) {
+        created.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
       delegate.update(client, record);
     }
 

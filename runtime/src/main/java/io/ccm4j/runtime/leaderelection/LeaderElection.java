@@ -107,6 +107,8 @@ public final class LeaderElection implements AutoCloseable {
   private SharedIndexInformer<Lease> leaseInformer;
   private ScheduledExecutorService timer;
   private ScheduledFuture<?> nextAttempt;
+  // Which elector is the current one: callbacks of a replaced elector are ignored. Guarded by this.
+  private long generation;
 
   public LeaderElection(KubernetesClient client, Settings settings, Listener listener) {
     this(client, settings, listener, System::nanoTime, null);
@@ -149,7 +151,7 @@ public final class LeaderElection implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             runnable ->
                 Thread.ofPlatform().daemon().name("leader-election-timer").unstarted(runnable));
-    running = newElector().start();
+    running = newElector(generation).start();
     long check = settings.retryPeriod().toMillis();
     timer.scheduleWithFixedDelay(this::enforceRenewDeadline, check, check, TimeUnit.MILLISECONDS);
     leaseInformer =
@@ -176,7 +178,7 @@ public final class LeaderElection implements AutoCloseable {
                 });
   }
 
-  private LeaderElector newElector() {
+  private LeaderElector newElector(long elector) {
     var config =
         new LeaderElectionConfigBuilder()
             .withName(settings.name())
@@ -187,7 +189,9 @@ public final class LeaderElection implements AutoCloseable {
             .withReleaseOnCancel(true)
             .withLeaderCallbacks(
                 new LeaderCallbacks(
-                    this::onStartedLeading, this::onStoppedLeading, this::onNewLeader))
+                    () -> onStartedLeading(elector),
+                    () -> onStoppedLeading(elector),
+                    identity -> onNewLeader(elector, identity)))
             .build();
     return client.leaderElector().withConfig(config).build();
   }
@@ -227,14 +231,33 @@ public final class LeaderElection implements AutoCloseable {
   /**
    * Starts a fresh elector, whose first attempt is immediate, in place of the one waiting for its
    * next retry. Only while not leading, so nothing is given up.
+   *
+   * <p>The old elector may win the Lease in the very moment it is replaced: its callbacks carry its
+   * generation, and a replaced elector's win is ignored (its cancellation releases the Lease, the
+   * new elector takes it), where it used to start the controllers and then report them lost. The
+   * old elector is cancelled outside this object's lock: cancelling waits for an attempt in
+   * progress, whose callback takes that lock.
    */
-  private synchronized void campaignAgainNow() {
-    if (closing.get() || leading.get() || running == null) {
-      return;
+  private void campaignAgainNow() {
+    CompletableFuture<?> replaced;
+    long elector;
+    synchronized (this) {
+      if (closing.get() || leading.get() || running == null) {
+        return;
+      }
+      elector = ++generation;
+      replaced = running;
     }
     log.debug("trying to acquire leader lease {}/{} now", settings.namespace(), settings.name());
-    running.cancel(true);
-    running = newElector().start();
+    replaced.cancel(true);
+    CompletableFuture<?> next = newElector(elector).start();
+    synchronized (this) {
+      if (elector == generation && !closing.get()) {
+        running = next;
+        return;
+      }
+    }
+    next.cancel(true); // closing meanwhile
   }
 
   public boolean isLeader() {
@@ -286,14 +309,26 @@ public final class LeaderElection implements AutoCloseable {
     return Optional.empty();
   }
 
-  private void onStartedLeading() {
-    lastRenewNanos.set(nanoTime.getAsLong());
-    leading.set(true);
+  private void onStartedLeading(long elector) {
+    synchronized (this) {
+      if (elector != generation || closing.get()) {
+        log.debug(
+            "a replaced elector acquired {}/{}: ignored", settings.namespace(), settings.name());
+        return;
+      }
+      lastRenewNanos.set(nanoTime.getAsLong());
+      leading.set(true);
+    }
     log.info("became leader of {}/{}", settings.namespace(), settings.name());
     listener.startedLeading();
   }
 
-  private void onStoppedLeading() {
+  private void onStoppedLeading(long elector) {
+    synchronized (this) {
+      if (elector != generation) {
+        return; // a replaced elector: it never led for this object
+      }
+    }
     boolean wasLeading = leading.getAndSet(false);
     if (!wasLeading) {
       return; // a candidate's elector was replaced or stopped: nothing was lost
@@ -306,7 +341,12 @@ public final class LeaderElection implements AutoCloseable {
     listener.lostLeadership();
   }
 
-  private void onNewLeader(String identity) {
+  private void onNewLeader(long elector, String identity) {
+    synchronized (this) {
+      if (elector != generation) {
+        return;
+      }
+    }
     if (!settings.identity().equals(identity)) {
       log.info("the leader of {}/{} is {}", settings.namespace(), settings.name(), identity);
     }
