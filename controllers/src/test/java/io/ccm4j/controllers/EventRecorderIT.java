@@ -63,4 +63,49 @@ class EventRecorderIT {
               assertThat(failed.getMessage()).isEqualTo("Failed deleting node events-it: boom");
             });
   }
+
+  @Test
+  void anExpiredEventIsWrittenAgainWithItsCountAndFirstTime(KubernetesClient client)
+      throws Exception {
+    Node node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("events-expired")
+                    .endMetadata()
+                    .build())
+            .create();
+    try (KubernetesEventRecorder recorder =
+        new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "test-host")) {
+      recorder.normal(node, "Synced", "Node synced successfully");
+      recorder.normal(node, "Synced", "Node synced successfully");
+      Event first =
+          await()
+              .atMost(10, TimeUnit.SECONDS)
+              .until(() -> synced(client), e -> e != null && e.getCount() == 2);
+
+      // Events have a TTL (1 h by default): the API server deletes them.
+      client.v1().events().inNamespace("default").withName(first.getMetadata().getName()).delete();
+      await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client) == null);
+      Thread.sleep(1100); // so that a restarted first time would show
+      recorder.normal(node, "Synced", "Node synced successfully");
+
+      Event again =
+          await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client), e -> e != null);
+      assertThat(again.getCount()).isEqualTo(3);
+      assertThat(again.getFirstTimestamp()).isEqualTo(first.getFirstTimestamp());
+      assertThat(again.getLastTimestamp()).isNotEqualTo(first.getFirstTimestamp());
+      assertThat(again.getMetadata().getName()).isEqualTo(first.getMetadata().getName());
+    }
+  }
+
+  private static Event synced(KubernetesClient client) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> "events-expired".equals(e.getInvolvedObject().getName()))
+        .filter(e -> "Synced".equals(e.getReason()))
+        .findFirst()
+        .orElse(null);
+  }
 }

@@ -57,7 +57,7 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   private record EventKey(
       String uid, String kind, String name, String type, String reason, String message) {}
 
-  private record Recorded(String namespace, String name, int count) {}
+  private record Recorded(String namespace, String name, int count, String firstTimestamp) {}
 
   /**
    * @param component the event source, as upstream names it per controller ({@code
@@ -175,17 +175,26 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
                 PatchContext.of(PatchType.JSON_MERGE),
                 "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now));
         synchronized (recorded) {
-          recorded.put(key, new Recorded(previous.namespace(), previous.name(), count));
+          recorded.put(
+              key,
+              new Recorded(
+                  previous.namespace(), previous.name(), count, previous.firstTimestamp()));
         }
         return;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
         }
-        // The event expired (events have a TTL); write a fresh one.
+        // The event expired (events have a TTL): written again under its name, with its count and
+        // first time, as upstream's recorder does.
       }
     }
-    String name = reference.getName() + "." + Long.toHexString(sequence.incrementAndGet());
+    String name =
+        previous != null
+            ? previous.name()
+            : reference.getName() + "." + Long.toHexString(sequence.incrementAndGet());
+    int count = previous != null ? previous.count() + 1 : 1;
+    String first = previous != null ? previous.firstTimestamp() : now;
     Event event =
         new EventBuilder()
             .withNewMetadata()
@@ -202,13 +211,13 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
             .endSource()
             .withReportingComponent(component)
             .withReportingInstance(host)
-            .withFirstTimestamp(now)
+            .withFirstTimestamp(first)
             .withLastTimestamp(now)
-            .withCount(1)
+            .withCount(count)
             .build();
     client.v1().events().inNamespace(namespace).resource(event).create();
     synchronized (recorded) {
-      recorded.put(key, new Recorded(namespace, name, 1));
+      recorded.put(key, new Recorded(namespace, name, count, first));
     }
   }
 
