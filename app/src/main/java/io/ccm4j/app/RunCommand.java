@@ -13,6 +13,7 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.runtime.client.KubeClients;
+import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Optional;
@@ -106,6 +107,13 @@ public final class RunCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), problem.get());
       }
     }
+    ServingKeys keys;
+    try {
+      keys = serving.keys();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(
+          spec.commandLine(), "--tls-cert-file/--tls-private-key-file: " + e.getMessage());
+    }
     CloudProvider provider = createProvider();
     if (!provider.hasClusterId()) {
       if (!cloud.allowUntaggedCloud()) {
@@ -123,7 +131,7 @@ public final class RunCommand implements Callable<Integer> {
         controllers.settings(network.settings()),
         leaderElection.settings(),
         serving.address(),
-        serving.keys());
+        keys);
   }
 
   private CloudProvider createProvider() {

@@ -2,6 +2,7 @@ package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ccm4j.runtime.tls.SelfSignedCertificate;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -171,6 +172,42 @@ class RunCommandTest {
     assertThat(err.toString()).contains(expectedMessage).doesNotContain("\tat ");
     assertThat(err.toString().lines()).hasSize(1);
     assertThat(isListening(port)).as("nothing serves after a flag error").isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void aServingKeyThatIsNotTheCertificatesExits2NamingTheFlags(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var certificate = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    var other = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    var cert =
+        java.nio.file.Files.writeString(dir.resolve("tls.crt"), certificate.certificatePem());
+    var key = java.nio.file.Files.writeString(dir.resolve("tls.key"), other.privateKeyPem());
+    int port;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        Ccm4j.execute(
+            new PrintWriter(err, true),
+            "run",
+            "--cloud-provider=fake",
+            "--bind-address=127.0.0.1",
+            "--secure-port=" + port,
+            "--tls-cert-file=" + cert,
+            "--tls-private-key-file=" + key);
+
+    assertThat(exitCode).isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "--tls-cert-file/--tls-private-key-file: the private key "
+                + key
+                + " does not match the certificate "
+                + cert)
+        .doesNotContain("\tat ");
+    assertThat(err.toString().lines()).hasSize(1);
+    assertThat(isListening(port)).isFalse();
   }
 
   @org.junit.jupiter.api.Test
