@@ -39,6 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,6 +47,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -258,8 +260,14 @@ public final class NodeRouteController implements Controller {
     for (Route route : plan.deletions()) {
       pending.add(operations.submit(() -> deleteRoute(route)));
     }
-    // kubernetes#98359: with address-based routes an update deletes and re-creates the same CIDR.
-    if (!existing.isEmpty() && existing.get(0).enableNodeAddresses()) {
+    // A creation for a destination still being deleted waits for the deletions: a cloud that keys
+    // routes by destination (AWS's route tables) refuses it meanwhile. That happens when a pod
+    // CIDR passed to another node, and, with address-based routes, on every address change
+    // (kubernetes#98359, where upstream waits too). Otherwise both run at once, as upstream.
+    Set<String> deleted =
+        plan.deletions().stream().map(Route::destinationCidr).collect(Collectors.toSet());
+    if (plan.creations().stream().anyMatch(c -> deleted.contains(c.route().destinationCidr()))
+        || (!existing.isEmpty() && existing.get(0).enableNodeAddresses())) {
       awaitAll(pending);
     }
     Map<String, Node> byName = new LinkedHashMap<>();

@@ -239,6 +239,36 @@ class NodeRouteControllerIT {
     assertThat(routeTo(name, "10.110.5.0/24")).isPresent();
   }
 
+  /**
+   * A replaced node's pod CIDR goes to its successor: the pass deletes the old route and creates
+   * the new one. A cloud that keys routes by destination (as AWS's route tables and the sim do)
+   * refuses the creation while the old route exists, so it waits for the deletion.
+   */
+  @Test
+  void R6_R7_aCidrPassedToANewNodeIsRoutedInOnePassWithoutAFailedCreate() throws Exception {
+    String old = prefix + "old";
+    String successor = prefix + "new";
+    createNode(old, "10.110.8.0/24");
+    startRoutes();
+    await().atMost(20, TimeUnit.SECONDS).until(() -> routeTo(old, "10.110.8.0/24").isPresent());
+
+    // Passes fail at their first call until both changes are in the informer's cache: the next
+    // pass sees them together.
+    table.failCalls("ListRoutes", Integer.MAX_VALUE);
+    table.slowCalls("DeleteRoute", Duration.ofMillis(200));
+    double failedBefore = syncs();
+    client.nodes().withName(old).delete();
+    createNode(successor, "10.110.8.0/24");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> syncs() >= failedBefore + 3);
+    table.clearFailures();
+
+    awaitCondition(successor, "False", "RouteCreated", "RouteController created a route");
+    assertThat(routeTo(successor, "10.110.8.0/24")).isPresent();
+    assertThat(routeTo(old, "10.110.8.0/24")).isEmpty();
+    assertThat(harness.eventsFor(successor))
+        .noneSatisfy(event -> assertThat(event.getReason()).isEqualTo("FailedToCreateRoute"));
+  }
+
   @Test
   void R6_aBlackholeRouteIsReplaced() throws Exception {
     String name = prefix + "bh";

@@ -3,6 +3,7 @@ package io.ccm4j.provider.sim;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.cloudprovider.Routes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -17,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The sim cloud's route table: routes per cluster, named {@code <cluster>-<nameHint>-<cidr>} as a
  * real cloud would name them. Every call goes through the sim's rate limit, latency, error rate and
  * call counts ({@code ListRoutes}, {@code CreateRoute}, {@code DeleteRoute}). Tests can read and
- * change the table, mark a route as a blackhole, make the cloud route by node address, and make the
- * next calls of one method fail.
+ * change the table, mark a route as a blackhole, make the cloud route by node address, make the
+ * next calls of one method fail, and make one method slower.
  */
 public final class SimRoutes implements Routes {
 
@@ -28,6 +29,7 @@ public final class SimRoutes implements Routes {
   private final Map<String, Map<String, Route>> tables = new ConcurrentHashMap<>();
 
   private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
+  private final Map<String, Duration> slowdowns = new ConcurrentHashMap<>();
   private volatile boolean enableNodeAddresses;
 
   SimRoutes(SimCloud cloud) {
@@ -134,8 +136,25 @@ public final class SimRoutes implements Routes {
     failures.clear();
   }
 
+  /**
+   * Calls of {@code method} take {@code extra} longer than the cloud's latency from now on (zero
+   * ends it): one kind of operation slower than another, as in a real cloud.
+   */
+  public void slowCalls(String method, Duration extra) {
+    slowdowns.put(method, extra);
+  }
+
   private void call(String method) throws CloudException {
     cloud.call(method);
+    Duration extra = slowdowns.getOrDefault(method, Duration.ZERO);
+    if (extra.isPositive()) {
+      try {
+        Thread.sleep(extra);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CloudException("sim: " + method + " interrupted");
+      }
+    }
     AtomicInteger remaining = failures.get(method);
     if (remaining != null
         && remaining.getAndUpdate(n -> n == Integer.MAX_VALUE ? n : Math.max(0, n - 1)) > 0) {
