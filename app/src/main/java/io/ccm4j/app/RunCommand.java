@@ -131,7 +131,8 @@ public final class RunCommand implements Callable<Integer> {
         controllers.settings(network.settings()),
         leaderElection.settings(),
         serving.address(),
-        keys);
+        keys,
+        serving.alwaysAllowPaths());
   }
 
   private CloudProvider createProvider() {

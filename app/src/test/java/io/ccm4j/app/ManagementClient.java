@@ -28,6 +28,16 @@ final class ManagementClient {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** With {@code Authorization: Bearer <token>}. */
+  HttpResponse<String> get(String path, String token) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Authorization", "Bearer " + token)
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** The value of {@code leader_election_master_status} for the lease, or empty if unreachable. */
   Optional<Boolean> isLeader(String leaseName) {
     try {

@@ -55,7 +55,9 @@ class ManagementEndpointsIT {
                     Duration.ofSeconds(2),
                     Duration.ofSeconds(20))),
             Optional.of(new InetSocketAddress("127.0.0.1", 0)),
-            ServingKeys.selfSigned());
+            ServingKeys.selfSigned(),
+            // Served without a token here (a prefix for the health checks); see below for tokens.
+            List.of("/healthz*", "/readyz", "/livez", "/metrics"));
     try (CloudControllerManager manager =
         new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
       manager.start();
@@ -79,6 +81,114 @@ class ManagementEndpointsIT {
           .contains("leader_election_master_status{name=\"" + lease + "\"} 1")
           .contains("jvm_memory_used_bytes");
       assertThat(cloud.initializedWith.get().clusterName()).isEqualTo("kubernetes");
+    }
+  }
+
+  /**
+   * Upstream's delegated authn/authz: the health endpoints answer anyone (the kubelet's probes);
+   * metrics need a bearer token (TokenReview) whose user may get the path (SubjectAccessReview).
+   */
+  @Test
+  void metricsNeedATokenAllowedToReadThemWhileHealthAnswersAnyone(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-auth-" + UUID.randomUUID().toString().substring(0, 8);
+    String scraper = "scraper-" + UUID.randomUUID().toString().substring(0, 8);
+    var settings =
+        new CloudControllerManager.Settings(
+            new FakeCloudProvider(),
+            "kubernetes",
+            ControllerSelection.parse(List.of("*"), Set.of()),
+            ControllerSettings.defaults(),
+            Optional.empty(),
+            Optional.of(new InetSocketAddress("127.0.0.1", 0)),
+            ServingKeys.selfSigned());
+    assertThat(settings.alwaysAllowPaths()).containsExactly("/healthz", "/readyz", "/livez");
+    client
+        .serviceAccounts()
+        .inNamespace("default")
+        .resource(
+            new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(scraper)
+                .endMetadata()
+                .build())
+        .create();
+    String token =
+        client
+            .serviceAccounts()
+            .inNamespace("default")
+            .withName(scraper)
+            .tokenRequest(
+                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(3600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    String user = "system:serviceaccount:default:" + scraper;
+    try (CloudControllerManager manager =
+        new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+      manager.start();
+      var endpoint = management(manager.servingAddress().orElseThrow());
+
+      for (String path : List.of("/healthz", "/readyz", "/livez")) {
+        assertThat(endpoint.get(path).statusCode()).as(path).isEqualTo(200);
+      }
+      HttpResponse<String> anonymous = endpoint.get("/metrics");
+      assertThat(anonymous.statusCode()).isEqualTo(403);
+      assertThat(anonymous.body())
+          .contains("\"kind\":\"Status\"", "\"reason\":\"Forbidden\"")
+          .contains("forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/metrics\\\"");
+      assertThat(endpoint.get("/healthz/ping").statusCode())
+          .as("only the listed paths, not what lies below them")
+          .isEqualTo(403);
+      assertThat(endpoint.get("/metrics", "not-a-token").statusCode()).isEqualTo(401);
+      HttpResponse<String> unauthorized = endpoint.get("/metrics", token);
+      assertThat(unauthorized.statusCode()).isEqualTo(403);
+      assertThat(unauthorized.body()).contains("User \\\"" + user + "\\\" cannot get");
+
+      client
+          .rbac()
+          .clusterRoles()
+          .resource(
+              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
+                  .withNewMetadata()
+                  .withName(scraper)
+                  .endMetadata()
+                  .addNewRule()
+                  .withNonResourceURLs("/metrics")
+                  .withVerbs("get")
+                  .endRule()
+                  .build())
+          .create();
+      client
+          .rbac()
+          .clusterRoleBindings()
+          .resource(
+              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName(scraper)
+                  .endMetadata()
+                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", scraper)
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName(scraper)
+                  .withNamespace("default")
+                  .endSubject()
+                  .build())
+          .create();
+
+      // A denial is cached for 10 s, as upstream's.
+      await("the scraper reads the metrics once its ClusterRole allows it")
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> endpoint.get("/metrics", token).statusCode() == 200);
+      assertThat(endpoint.get("/metrics", token).body()).contains("jvm_memory_used_bytes");
+    } finally {
+      client.rbac().clusterRoleBindings().withName(scraper).delete();
+      client.rbac().clusterRoles().withName(scraper).delete();
+      client.serviceAccounts().inNamespace("default").withName(scraper).delete();
     }
   }
 

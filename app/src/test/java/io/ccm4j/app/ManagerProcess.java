@@ -44,6 +44,8 @@ final class ManagerProcess implements AutoCloseable {
                 "--kubeconfig=" + controlPlane.kubeconfigPath(),
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + port,
+                // Read without a token on loopback: the tests poll its metrics.
+                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
                 "--leader-elect-resource-name=" + leaseName));
     command.addAll(List.of(extraFlags));
     Path log = Files.createTempFile("ccm4j-run-" + leaseName, ".log");

@@ -13,6 +13,7 @@ import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.DelegatedAccess;
 import io.ccm4j.runtime.serving.ManagementServer;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -66,7 +67,37 @@ public final class CloudControllerManager implements AutoCloseable {
       ControllerSettings controllers,
       Optional<LeaderElection.Settings> leaderElection,
       Optional<InetSocketAddress> servingAddress,
-      ServingKeys servingKeys) {}
+      ServingKeys servingKeys,
+      List<String> alwaysAllowPaths) {
+
+    /** Upstream's {@code --authorization-always-allow-paths}: the health endpoints. */
+    public static final List<String> DEFAULT_ALWAYS_ALLOW_PATHS =
+        List.of("/healthz", "/readyz", "/livez");
+
+    public Settings {
+      alwaysAllowPaths = List.copyOf(alwaysAllowPaths);
+    }
+
+    /** With the default always-allowed paths: everything else needs a token allowed to read it. */
+    public Settings(
+        CloudProvider cloud,
+        String clusterName,
+        ControllerSelection selection,
+        ControllerSettings controllers,
+        Optional<LeaderElection.Settings> leaderElection,
+        Optional<InetSocketAddress> servingAddress,
+        ServingKeys servingKeys) {
+      this(
+          cloud,
+          clusterName,
+          selection,
+          controllers,
+          leaderElection,
+          servingAddress,
+          servingKeys,
+          DEFAULT_ALWAYS_ALLOW_PATHS);
+    }
+  }
 
   private final KubernetesClient client;
   private final Settings settings;
@@ -114,7 +145,11 @@ public final class CloudControllerManager implements AutoCloseable {
       try {
         server =
             new ManagementServer(
-                settings.servingAddress().get(), settings.servingKeys(), health, metrics);
+                settings.servingAddress().get(),
+                settings.servingKeys(),
+                health,
+                metrics,
+                new DelegatedAccess(client, settings.alwaysAllowPaths()));
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot serve on %s: %s".formatted(settings.servingAddress().get(), e.getMessage()), e);

@@ -5,6 +5,7 @@ import io.ccm4j.runtime.tls.PemKeyStores;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -39,7 +40,28 @@ public final class ServingOptions {
       description = "PEM private key matching --tls-cert-file.")
   Path tlsPrivateKeyFile;
 
+  @Option(
+      names = "--authorization-always-allow-paths",
+      paramLabel = "<path>",
+      split = ",",
+      defaultValue = "/healthz,/readyz,/livez",
+      description =
+          "Paths served without authentication or authorization (a trailing * matches a prefix);"
+              + " every other path needs a bearer token whose user may get it (TokenReview,"
+              + " SubjectAccessReview). Default: ${DEFAULT-VALUE}.")
+  List<String> alwaysAllowPaths;
+
+  public List<String> alwaysAllowPaths() {
+    return alwaysAllowPaths.stream().map(String::trim).filter(p -> !p.isEmpty()).toList();
+  }
+
   public Optional<String> validate() {
+    for (String path : alwaysAllowPaths()) {
+      if (!path.startsWith("/")) {
+        return Optional.of(
+            "--authorization-always-allow-paths: \"%s\" must start with /".formatted(path));
+      }
+    }
     if (securePort < 0 || securePort > 65535) {
       return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
     }

@@ -1,9 +1,14 @@
 package io.ccm4j.runtime.serving;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.ccm4j.runtime.health.HealthChecks;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,35 +32,50 @@ import javax.net.ssl.SSLContext;
  */
 public final class ManagementServer implements AutoCloseable {
 
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private final HttpsServer server;
   private final ExecutorService executor;
   private final HealthChecks health;
   private final PrometheusMeterRegistry metrics;
+  private final AccessControl access;
 
-  /**
-   * Binds at once (so a port conflict fails start-up) and starts serving.
-   *
-   * @param keys the serving key and certificate
-   */
+  /** Serves everyone: for tests and tools on loopback. */
   public ManagementServer(
       InetSocketAddress address,
       ServingKeys keys,
       HealthChecks health,
       PrometheusMeterRegistry metrics)
       throws IOException {
+    this(address, keys, health, metrics, AccessControl.ALLOW_ALL);
+  }
+
+  /**
+   * Binds at once (so a port conflict fails start-up) and starts serving.
+   *
+   * @param keys the serving key and certificate
+   * @param access who may read what (the 404 for an unknown path is answered only to those who may)
+   */
+  public ManagementServer(
+      InetSocketAddress address,
+      ServingKeys keys,
+      HealthChecks health,
+      PrometheusMeterRegistry metrics,
+      AccessControl access)
+      throws IOException {
     this.health = health;
     this.metrics = metrics;
+    this.access = access;
     this.server = HttpsServer.create(address, 0);
     server.setHttpsConfigurator(
         new HttpsConfigurator(sslContext(keys.keyStore(), keys.password())));
     for (String path : new String[] {"/healthz", "/livez", "/readyz"}) {
-      server.createContext(path, this::serveHealth);
+      server.createContext(path, guarded(this::serveHealth));
     }
-    server.createContext("/metrics", this::serveMetrics);
+    server.createContext("/metrics", guarded(this::serveMetrics));
     server.createContext(
-        "/", exchange -> respond(exchange, 404, "text/plain", "404 page not found\n"));
+        "/", guarded(exchange -> respond(exchange, 404, "text/plain", "404 page not found\n")));
     this.executor =
         Executors.newFixedThreadPool(
             2,
@@ -75,6 +95,50 @@ public final class ManagementServer implements AutoCloseable {
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException(
           "cannot use the serving certificate: " + e.getMessage(), e);
+    }
+  }
+
+  private HttpHandler guarded(HttpHandler handler) {
+    return exchange -> {
+      Optional<AccessControl.Denial> denial;
+      try {
+        denial =
+            access.check(
+                exchange.getRequestMethod(),
+                exchange.getRequestURI().getPath(),
+                Optional.ofNullable(exchange.getRequestHeaders().getFirst("Authorization")));
+      } catch (RuntimeException e) {
+        denial =
+            Optional.of(
+                new AccessControl.Denial(
+                    500, "InternalError", "authorization check failed: " + e.getMessage()));
+      }
+      if (denial.isPresent()) {
+        AccessControl.Denial d = denial.get();
+        respond(exchange, d.status(), "application/json", status(d));
+        return;
+      }
+      handler.handle(exchange);
+    };
+  }
+
+  /** A Kubernetes {@code Status}, as the API server's delegated auth answers. */
+  private static String status(AccessControl.Denial denial) {
+    Status status =
+        new StatusBuilder()
+            .withStatus("Failure")
+            .withMessage(denial.message())
+            .withReason(denial.reason())
+            .withCode(denial.status())
+            .withNewMetadata()
+            .endMetadata()
+            .withNewDetails()
+            .endDetails()
+            .build();
+    try {
+      return JSON.writeValueAsString(status) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
   }
 
