@@ -5,6 +5,7 @@ import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.ControllerOptions;
 import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.app.options.LeaderElectionOptions;
+import io.ccm4j.app.options.LoggingOptions;
 import io.ccm4j.app.options.NetworkOptions;
 import io.ccm4j.app.options.ServingOptions;
 import io.ccm4j.cloudprovider.CloudConfigException;
@@ -61,9 +62,13 @@ public final class RunCommand implements Callable<Integer> {
       order = 6)
   NetworkOptions network = new NetworkOptions();
 
+  @ArgGroup(validate = false, heading = "%nLogging:%n", order = 7)
+  LoggingOptions logging = new LoggingOptions();
+
   @Override
   public Integer call() throws Exception {
     CloudControllerManager.Settings settings = settings();
+    logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
     KubernetesClient client = KubeClients.create(kube.clientConfig(), kube.qps(), kube.burst());
     CloudControllerManager manager =
         new CloudControllerManager(client, settings, Controllers.factories(), System::exit);
@@ -100,7 +105,8 @@ public final class RunCommand implements Callable<Integer> {
             controllers::validate,
             leaderElection::validate,
             serving::validate,
-            network::validate);
+            network::validate,
+            logging::validate);
     for (Supplier<Optional<String>> check : checks) {
       Optional<String> problem = check.get();
       if (problem.isPresent()) {

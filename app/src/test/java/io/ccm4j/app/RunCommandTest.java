@@ -55,6 +55,10 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--concurrent-node-syncs=many"),
             "--concurrent-node-syncs"),
         Arguments.of(
+            "negative verbosity",
+            List.of("--cloud-provider=fake", "--v=-1"),
+            "--v must not be negative, got -1"),
+        Arguments.of(
             "port out of range",
             List.of("--cloud-provider=fake", "--secure-port=70000"),
             "--secure-port must be between 0 and 65535"),
