@@ -14,6 +14,7 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.runtime.client.KubeClients;
+import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -70,14 +71,26 @@ public final class RunCommand implements Callable<Integer> {
     CloudControllerManager.Settings settings = settings();
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
     KubernetesClient client = KubeClients.create(kube.clientConfig(), kube.qps(), kube.burst());
+    ServiceAccountClients serviceAccounts =
+        kube.useServiceAccountCredentials()
+            ? new ServiceAccountClients(client, kube.qps(), kube.burst())
+            : null;
     CloudControllerManager manager =
-        new CloudControllerManager(client, settings, Controllers.factories(), System::exit);
+        new CloudControllerManager(
+            client,
+            settings,
+            Controllers.factories(),
+            System::exit,
+            serviceAccounts == null ? name -> client : serviceAccounts::forController);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   manager.close();
+                  if (serviceAccounts != null) {
+                    serviceAccounts.close();
+                  }
                   client.close();
                   stopped.countDown();
                 },

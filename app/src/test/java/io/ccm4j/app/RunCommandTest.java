@@ -215,6 +215,22 @@ class RunCommandTest {
   }
 
   @org.junit.jupiter.api.Test
+  void useServiceAccountCredentialsParsesAsUpstreamManifestsSpellIt() {
+    for (var args :
+        List.of(
+            List.of("--use-service-account-credentials=true", "true"),
+            List.of("--use-service-account-credentials", "true"),
+            List.of("--use-service-account-credentials=false", "false"),
+            List.of("--cloud-provider=fake", "false"))) {
+      RunCommand run = new RunCommand();
+      new picocli.CommandLine(run).parseArgs(args.get(0));
+      assertThat(run.kube.useServiceAccountCredentials())
+          .as(args.get(0))
+          .isEqualTo(Boolean.parseBoolean(args.get(1)));
+    }
+  }
+
+  @org.junit.jupiter.api.Test
   void helpDocumentsThePodNetworkFlags() {
     StringWriter out = new StringWriter();
     picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());

@@ -64,4 +64,17 @@ public final class ControllerNames {
         .findFirst()
         .orElse(canonical);
   }
+
+  /**
+   * The name a controller has as an API client, upstream's {@code ClientName}: its ServiceAccount
+   * in {@code kube-system} with {@code --use-service-account-credentials}. Node IPAM and node
+   * lifecycle share kube-controller-manager's {@code node-controller}.
+   */
+  public static String clientName(String controller) {
+    return switch (controller) {
+      case SERVICE_LB -> "service-controller";
+      case NODE_IPAM, NODE_LIFECYCLE -> "node-controller";
+      default -> controller;
+    };
+  }
 }

@@ -17,6 +17,7 @@ import io.ccm4j.runtime.serving.DelegatedAccess;
 import io.ccm4j.runtime.serving.ManagementServer;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -58,6 +59,12 @@ public final class CloudControllerManager implements AutoCloseable {
 
   /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
+
+  /** The client a controller writes with, by its upstream client name. */
+  @FunctionalInterface
+  public interface ControllerClients {
+    KubernetesClient forController(String clientName);
+  }
 
   /** Everything the manager runs with, validated. */
   public record Settings(
@@ -103,6 +110,7 @@ public final class CloudControllerManager implements AutoCloseable {
   private final Settings settings;
   private final Map<String, ControllerFactory> factories;
   private final IntConsumer exit;
+  private final ControllerClients controllerClients;
   private final PrometheusMeterRegistry metrics =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HealthChecks health = new HealthChecks();
@@ -127,6 +135,21 @@ public final class CloudControllerManager implements AutoCloseable {
       Settings settings,
       Map<String, ControllerFactory> factories,
       IntConsumer exit) {
+    this(client, settings, factories, exit, name -> client);
+  }
+
+  /**
+   * @param controllerClients the client each controller writes with, by its upstream client name
+   *     ({@code --use-service-account-credentials}); informers, the Lease and events use {@code
+   *     client}
+   */
+  public CloudControllerManager(
+      KubernetesClient client,
+      Settings settings,
+      Map<String, ControllerFactory> factories,
+      IntConsumer exit,
+      ControllerClients controllerClients) {
+    this.controllerClients = controllerClients;
     this.client = client;
     this.settings = settings;
     this.factories = factories;
@@ -233,20 +256,33 @@ public final class CloudControllerManager implements AutoCloseable {
       return;
     }
     informers = client.informers();
-    ControllerContext context =
-        new ControllerContext(
-            client,
-            informers,
-            settings.cloud(),
-            settings.clusterName(),
-            metrics,
-            component -> recorders.computeIfAbsent(component, this::newRecorder),
-            settings.controllers());
     for (String name : settings.selection().enabled()) {
       ControllerFactory factory = factories.get(name);
       if (factory == null) {
         continue;
       }
+      KubernetesClient controllerClient;
+      try {
+        controllerClient = controllerClients.forController(ControllerNames.clientName(name));
+      } catch (KubernetesClientException e) {
+        log.error(
+            "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
+            name,
+            ControllerNames.clientName(name),
+            e.getMessage());
+        stopControllers(null);
+        exitLater(1);
+        return;
+      }
+      ControllerContext context =
+          new ControllerContext(
+              controllerClient,
+              informers,
+              settings.cloud(),
+              settings.clusterName(),
+              metrics,
+              component -> recorders.computeIfAbsent(component, this::newRecorder),
+              settings.controllers());
       try {
         Controller controller = factory.create(context);
         running.add(controller);

@@ -38,6 +38,22 @@ public final class KubeClientOptions {
       description = "Burst of requests to the API server. Default: ${DEFAULT-VALUE}.")
   int burst;
 
+  @Option(
+      names = "--use-service-account-credentials",
+      paramLabel = "<bool>",
+      arity = "0..1",
+      fallbackValue = "true",
+      defaultValue = "false",
+      description =
+          "Each controller talks to the API server as a ServiceAccount of its own in kube-system"
+              + " (cloud-node-controller, service-controller, ...; created when missing), with"
+              + " tokens from the TokenRequest API. Default: ${DEFAULT-VALUE}.")
+  boolean useServiceAccountCredentials;
+
+  public boolean useServiceAccountCredentials() {
+    return useServiceAccountCredentials;
+  }
+
   public Optional<String> validate() {
     if (!(qps > 0)) {
       return Optional.of("--kube-api-qps must be greater than 0, got " + qps);
