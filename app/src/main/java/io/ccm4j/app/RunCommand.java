@@ -2,6 +2,7 @@ package io.ccm4j.app;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.app.options.CloudOptions;
+import io.ccm4j.app.options.CompatibilityOptions;
 import io.ccm4j.app.options.ControllerOptions;
 import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.app.options.LeaderElectionOptions;
@@ -66,6 +67,12 @@ public final class RunCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nLogging:%n", order = 7)
   LoggingOptions logging = new LoggingOptions();
 
+  @ArgGroup(
+      validate = false,
+      heading = "%nUpstream flags without effect here (accepted so upstream manifests run):%n",
+      order = 8)
+  CompatibilityOptions compatibility = new CompatibilityOptions();
+
   @Override
   public Integer call() throws Exception {
     CloudControllerManager.Settings settings = settings();
@@ -119,7 +126,8 @@ public final class RunCommand implements Callable<Integer> {
             leaderElection::validate,
             serving::validate,
             network::validate,
-            logging::validate);
+            logging::validate,
+            compatibility::validate);
     for (Supplier<Optional<String>> check : checks) {
       Optional<String> problem = check.get();
       if (problem.isPresent()) {

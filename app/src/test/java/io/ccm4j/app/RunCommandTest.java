@@ -55,6 +55,14 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--concurrent-node-syncs=many"),
             "--concurrent-node-syncs"),
         Arguments.of(
+            "a webhook named",
+            List.of("--cloud-provider=fake", "--webhooks=nodes"),
+            "--webhooks: ccm4j implements no webhooks, got [nodes]"),
+        Arguments.of(
+            "another CIDR allocator",
+            List.of("--cloud-provider=fake", "--cidr-allocator-type=CloudAllocator"),
+            "--cidr-allocator-type: only RangeAllocator is supported, got CloudAllocator"),
+        Arguments.of(
             "negative verbosity",
             List.of("--cloud-provider=fake", "--v=-1"),
             "--v must not be negative, got -1"),
@@ -227,6 +235,33 @@ class RunCommandTest {
       assertThat(run.kube.useServiceAccountCredentials())
           .as(args.get(0))
           .isEqualTo(Boolean.parseBoolean(args.get(1)));
+    }
+  }
+
+  /**
+   * The arguments of Hetzner's, GCP's and OpenStack's published CCM manifests, as they pass them.
+   */
+  @org.junit.jupiter.api.Test
+  void upstreamManifestsFlagsAreAccepted() {
+    for (List<String> args :
+        List.of(
+            List.of(
+                "--allow-untagged-cloud",
+                "--route-reconciliation-period=30s",
+                "--webhook-secure-port=0",
+                "--leader-elect=false"),
+            List.of(
+                "--v=4",
+                "--authentication-skip-lookup",
+                "--use-service-account-credentials=true",
+                "--cidr-allocator-type=RangeAllocator",
+                "--node-sync-period=1m",
+                "--bind-address=127.0.0.1"))) {
+      RunCommand run = new RunCommand();
+      List<String> all = new ArrayList<>(List.of("--cloud-provider=fake", "--secure-port=0"));
+      all.addAll(args);
+      new picocli.CommandLine(run).parseArgs(all.toArray(String[]::new));
+      assertThat(run.settings()).as("%s", args).isNotNull(); // throws naming a refused flag
     }
   }
 
