@@ -22,7 +22,6 @@ import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -53,19 +52,7 @@ class DeployRbacIT {
         admin.resource(object).createOr(existing -> existing.update());
       }
     }
-    String token =
-        admin
-            .serviceAccounts()
-            .inNamespace("kube-system")
-            .withName(SERVICE_ACCOUNT)
-            .tokenRequest(
-                new TokenRequestBuilder()
-                    .withNewSpec()
-                    .withExpirationSeconds(3600L)
-                    .endSpec()
-                    .build())
-            .getStatus()
-            .getToken();
+    String token = ServiceAccountTokens.request(admin, "kube-system", SERVICE_ACCOUNT);
     Config asServiceAccount =
         Config.fromKubeconfig(
             controlPlane.kubeconfig("system:serviceaccount:kube-system:" + SERVICE_ACCOUNT, token));

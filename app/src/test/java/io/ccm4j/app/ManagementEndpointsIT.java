@@ -113,19 +113,7 @@ class ManagementEndpointsIT {
                 .endMetadata()
                 .build())
         .create();
-    String token =
-        client
-            .serviceAccounts()
-            .inNamespace("default")
-            .withName(scraper)
-            .tokenRequest(
-                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
-                    .withNewSpec()
-                    .withExpirationSeconds(3600L)
-                    .endSpec()
-                    .build())
-            .getStatus()
-            .getToken();
+    String token = ServiceAccountTokens.request(client, "default", scraper);
     String user = "system:serviceaccount:default:" + scraper;
     try (CloudControllerManager manager =
         new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
@@ -220,7 +208,7 @@ class ManagementEndpointsIT {
               }
             },
             System::nanoTime,
-            lock -> new StallingLock(lock, stall, release));
+            lock -> HookedLock.stalling(lock, stall, release));
     HealthChecks health = new HealthChecks();
     health.add("leaderElection", election::health);
     try (ManagementServer server =
@@ -290,7 +278,7 @@ class ManagementEndpointsIT {
               }
             },
             System::nanoTime,
-            lock -> new HeldCreateLock(lock, created, release));
+            lock -> HookedLock.holdingFirstCreate(lock, created, release));
     try {
       election.start();
       assertThat(created.await(30, TimeUnit.SECONDS)).as("the elector created the Lease").isTrue();
@@ -334,9 +322,41 @@ class ManagementEndpointsIT {
     return new ManagementClient(address.getHostString(), address.getPort());
   }
 
-  /** Blocks every Lease write once told to, as a hung API call would. */
-  private record StallingLock(Lock delegate, AtomicBoolean stall, CountDownLatch release)
+  /**
+   * A Lease lock whose writes can be held back, as a hung API call would: {@code beforeUpdate} runs
+   * before each update, {@code afterCreate} after each creation.
+   */
+  private record HookedLock(Lock delegate, Runnable afterCreate, Runnable beforeUpdate)
       implements Lock {
+
+    /** Blocks every Lease update while {@code stall} is set, until {@code release}. */
+    static HookedLock stalling(Lock delegate, AtomicBoolean stall, CountDownLatch release) {
+      return new HookedLock(delegate, () -> {}, () -> awaitIf(stall.get(), release));
+    }
+
+    /** Holds the first Lease creation back, once written, until {@code release}. */
+    static HookedLock holdingFirstCreate(
+        Lock delegate, CountDownLatch created, CountDownLatch release) {
+      return new HookedLock(
+          delegate,
+          () -> {
+            boolean first = created.getCount() > 0;
+            created.countDown();
+            awaitIf(first, release);
+          },
+          () -> {});
+    }
+
+    private static void awaitIf(boolean condition, CountDownLatch latch) {
+      if (condition) {
+        try {
+          latch.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
       return delegate.get(client);
@@ -345,54 +365,12 @@ class ManagementEndpointsIT {
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
       delegate.create(client, record);
+      afterCreate.run();
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
-      if (stall.get()) {
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      delegate.update(client, record);
-    }
-
-    @Override
-    public String identity() {
-      return delegate.identity();
-    }
-
-    @Override
-    public String describe() {
-      return delegate.describe();
-    }
-  }
-
-  /** Holds the first Lease creation back, once written, until released. */
-  private record HeldCreateLock(Lock delegate, CountDownLatch created, CountDownLatch release)
-      implements Lock {
-    @Override
-    public LeaderElectionRecord get(KubernetesClient client) {
-      return delegate.get(client);
-    }
-
-    @Override
-    public void create(KubernetesClient client, LeaderElectionRecord record) {
-      delegate.create(client, record);
-      if (created.getCount() > 0) {
-        created.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    @Override
-    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      beforeUpdate.run();
       delegate.update(client, record);
     }
 
