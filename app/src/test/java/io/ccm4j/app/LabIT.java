@@ -64,7 +64,9 @@ class LabIT {
     Path broken = temp.resolve("broken.yaml");
     Files.writeString(broken, Scenarios.manifest("missing-uninitialized-toleration"));
     List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
-    workloads.forEach(Doctor::fix);
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
     String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
 
     assertThat(run("fixed", fixed).verdict()).isEqualTo(LabResult.BOOTSTRAPPED);

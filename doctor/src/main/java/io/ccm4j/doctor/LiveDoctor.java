@@ -118,8 +118,7 @@ public final class LiveDoctor {
             .filter(
                 p ->
                     p.getSpec().getContainers().stream()
-                        .map(CcmWorkload::commandLine)
-                        .anyMatch(l -> l.contains(" --leader-elect=false ")))
+                        .anyMatch(c -> CcmFlags.leaderElectionOff(CcmWorkload.words(c))))
             .count();
     if (withoutElection > 1) {
       result.add(
