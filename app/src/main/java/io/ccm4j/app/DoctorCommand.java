@@ -47,7 +47,8 @@ public final class DoctorCommand implements Callable<Integer> {
       names = "--kubeconfig",
       paramLabel = "<file>",
       description =
-          "Diagnose a live cluster instead: stuck nodes, pending CCM and CNI pods, the leader Lease, the cycle.")
+          "Diagnose a live cluster instead: stuck nodes, pending CCM and CNI pods, the leader Lease"
+              + " (the one the CCM pods' --leader-elect-resource-{namespace,name} name), the cycle.")
   Path kubeconfig;
 
   @Option(
@@ -139,6 +140,8 @@ public final class DoctorCommand implements Callable<Integer> {
     try (var client =
         new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {
       observations =
+          // The Lease each CCM pod's --leader-elect-resource-{namespace,name} names; these are
+          // the flags' defaults.
           new io.ccm4j.doctor.LiveDoctor(
                   client, stuckAfter, "kube-system", "cloud-controller-manager")
               .diagnose();
