@@ -35,14 +35,15 @@ class LabIT {
 
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource({
-    "recommended, bootstrapped",
-    "missing-uninitialized-toleration, deadlocked",
-    "not-ready-noexecute, deadlocked",
-    "pod-network, deadlocked",
-    "control-plane-only-taint, deadlocked",
-    "replicas-without-leader-election, collision",
+    "recommended, bootstrapped,",
+    "missing-uninitialized-toleration, deadlocked,",
+    "not-ready-noexecute, deadlocked,",
+    "pod-network, deadlocked, deadlock: the cloud-controller-manager waits for the pod network",
+    "control-plane-only-taint, deadlocked,",
+    "replicas-without-leader-election, collision,",
   })
-  void eachScenarioReachesItsVerdict(String scenario, String verdict) throws Exception {
+  void eachScenarioReachesItsVerdict(String scenario, String verdict, String explainedBy)
+      throws Exception {
     LabResult result = run(scenario, Scenarios.manifest(scenario));
     System.out.printf(
         "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
@@ -54,6 +55,9 @@ class LabIT {
           .anySatisfy(e -> assertThat(e.what()).isEqualTo("leads"));
     } else {
       assertThat(result.explanation()).isNotEmpty();
+    }
+    if (explainedBy != null) {
+      assertThat(result.explanation()).anySatisfy(e -> assertThat(e).startsWith(explainedBy));
     }
     Path report = LabReport.write(result, temp);
     assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);
