@@ -13,3 +13,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "ccm4j.image" -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}
+
+{{/*
+Non-empty when --controllers enables ccm4j's node-lifecycle controller: "*" does not include it, and
+the first entry naming it (enabled, or disabled with "-") decides, as in ControllerSelection.
+*/}}
+{{- define "ccm4j.nodeLifecycleEnabled" -}}
+{{- $decided := "" -}}
+{{- range splitList "," (.Values.controllers | toString) -}}
+{{- $entry := trim . -}}
+{{- if and (not $decided) (has $entry (list "node-lifecycle" "node-lifecycle-controller")) -}}
+{{- $decided = "on" -}}
+{{- else if and (not $decided) (has $entry (list "-node-lifecycle" "-node-lifecycle-controller")) -}}
+{{- $decided = "off" -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $decided "on" }}true{{ end -}}
+{{- end }}

@@ -5,13 +5,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Finding;
-import io.ccm4j.doctor.ManifestDocument;
 import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Rule;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
       "",
       "Read manifests (files, directories, multi-document YAML, Helm output, kind: List), find the",
       "cloud-controller-manager workloads and report each recommendation of the chicken-and-egg",
-      "post they violate: severity, what will happen, the fix. Exit code 1 when there is an error."
+      "post they violate: severity, what will happen, the fix. Exit code 1 when there is an error,",
+      "2 when a manifest cannot be read or holds a malformed object (the message names file:line)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -46,7 +47,8 @@ public final class DoctorCommand implements Callable<Integer> {
       names = "--kubeconfig",
       paramLabel = "<file>",
       description =
-          "Diagnose a live cluster instead: stuck nodes, pending CCM and CNI pods, the leader Lease, the cycle.")
+          "Diagnose a live cluster instead: stuck nodes, pending CCM and CNI pods, the leader Lease"
+              + " (the one the CCM pods' --leader-elect-resource-{namespace,name} name), the cycle.")
   Path kubeconfig;
 
   @Option(
@@ -84,14 +86,17 @@ public final class DoctorCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "give manifest paths, or --kubeconfig for a live cluster");
     }
-    List<ManifestDocument> documents;
+    List<CcmWorkload> workloads;
+    Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
     try {
-      documents = Manifests.read(paths);
+      workloads = Doctor.workloads(Manifests.read(paths));
+      for (CcmWorkload workload : workloads) {
+        findings.put(workload, Doctor.findings(workload));
+      }
     } catch (ManifestException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    List<CcmWorkload> workloads = Doctor.workloads(documents);
-    List<Finding> findings = Doctor.examine(documents);
+    List<Finding> all = findings.values().stream().flatMap(List::stream).toList();
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
       out.println(
@@ -102,12 +107,18 @@ public final class DoctorCommand implements Callable<Integer> {
                       "workloads",
                       workloads.stream().map(w -> w.kind() + "/" + w.name()).toList(),
                       "findings",
-                      findings)));
+                      all)));
     } else {
-      printText(out, workloads, findings);
+      printText(out, findings);
     }
     if (fix != null) {
-      workloads.forEach(Doctor::fix);
+      try {
+        for (CcmWorkload workload : workloads) {
+          Doctor.fix(workload);
+        }
+      } catch (ManifestException e) {
+        throw new ParameterException(spec.commandLine(), e.getMessage());
+      }
       Files.writeString(
           fix, workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n")));
       if (output.equals("text")) {
@@ -115,7 +126,7 @@ public final class DoctorCommand implements Callable<Integer> {
       }
     }
     out.flush();
-    return findings.stream().anyMatch(f -> f.severity() == Rule.Severity.ERROR) ? 1 : 0;
+    return all.stream().anyMatch(f -> f.severity() == Rule.Severity.ERROR) ? 1 : 0;
   }
 
   private int diagnoseCluster() throws Exception {
@@ -129,6 +140,8 @@ public final class DoctorCommand implements Callable<Integer> {
     try (var client =
         new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {
       observations =
+          // The Lease each CCM pod's --leader-elect-resource-{namespace,name} names; these are
+          // the flags' defaults.
           new io.ccm4j.doctor.LiveDoctor(
                   client, stuckAfter, "kube-system", "cloud-controller-manager")
               .diagnose();
@@ -152,28 +165,25 @@ public final class DoctorCommand implements Callable<Integer> {
     return observations.stream().anyMatch(o -> o.severity() == Rule.Severity.ERROR) ? 1 : 0;
   }
 
-  private static void printText(
-      PrintWriter out, List<CcmWorkload> workloads, List<Finding> findings) {
-    if (workloads.isEmpty()) {
+  /** Each workload with its own findings (two workloads may share a kind and name). */
+  private static void printText(PrintWriter out, Map<CcmWorkload, List<Finding>> findings) {
+    if (findings.isEmpty()) {
       out.println("No cloud-controller-manager workload found.");
       return;
     }
-    for (CcmWorkload workload : workloads) {
-      List<Finding> mine =
-          findings.stream()
-              .filter(f -> f.kind().equals(workload.kind()) && f.name().equals(workload.name()))
-              .toList();
-      out.printf(
-          "%s/%s (%s): %s%n",
-          workload.kind(),
-          workload.name(),
-          workload.source().location(),
-          mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
-      for (Finding finding : mine) {
-        out.printf("  %-7s %s (seed %s)%n", finding.severity(), finding.rule(), finding.seed());
-        out.printf("          what happens: %s%n", finding.consequence());
-        out.printf("          fix: %s%n", finding.fix());
-      }
-    }
+    findings.forEach(
+        (workload, mine) -> {
+          out.printf(
+              "%s/%s (%s): %s%n",
+              workload.kind(),
+              workload.name(),
+              workload.source().location(),
+              mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
+          for (Finding finding : mine) {
+            out.printf("  %-7s %s (seed %s)%n", finding.severity(), finding.rule(), finding.seed());
+            out.printf("          what happens: %s%n", finding.consequence());
+            out.printf("          fix: %s%n", finding.fix());
+          }
+        });
   }
 }

@@ -159,7 +159,7 @@ class DeployRbacIT {
             .atMost(30, TimeUnit.SECONDS)
             .until(() -> admin.services().inNamespace("default").withName(service).get() == null);
         // A repeated event is a patch of the first one (count, lastTimestamp): the ClusterRole
-        // grants create, patch and update on events, not get.
+        // grants create and patch on events, not get.
         try (KubernetesEventRecorder recorder =
             new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "rbac-test")) {
           Node involved = admin.nodes().withName(node).get();

@@ -35,14 +35,15 @@ class LabIT {
 
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource({
-    "recommended, bootstrapped",
-    "missing-uninitialized-toleration, deadlocked",
-    "not-ready-noexecute, deadlocked",
-    "pod-network, deadlocked",
-    "control-plane-only-taint, deadlocked",
-    "replicas-without-leader-election, collision",
+    "recommended, bootstrapped,",
+    "missing-uninitialized-toleration, deadlocked,",
+    "not-ready-noexecute, deadlocked,",
+    "pod-network, deadlocked, deadlock: the cloud-controller-manager waits for the pod network",
+    "control-plane-only-taint, deadlocked,",
+    "replicas-without-leader-election, collision,",
   })
-  void eachScenarioReachesItsVerdict(String scenario, String verdict) throws Exception {
+  void eachScenarioReachesItsVerdict(String scenario, String verdict, String explainedBy)
+      throws Exception {
     LabResult result = run(scenario, Scenarios.manifest(scenario));
     System.out.printf(
         "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
@@ -55,6 +56,9 @@ class LabIT {
     } else {
       assertThat(result.explanation()).isNotEmpty();
     }
+    if (explainedBy != null) {
+      assertThat(result.explanation()).anySatisfy(e -> assertThat(e).startsWith(explainedBy));
+    }
     Path report = LabReport.write(result, temp);
     assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);
   }
@@ -64,7 +68,9 @@ class LabIT {
     Path broken = temp.resolve("broken.yaml");
     Files.writeString(broken, Scenarios.manifest("missing-uninitialized-toleration"));
     List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
-    workloads.forEach(Doctor::fix);
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
     String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
 
     assertThat(run("fixed", fixed).verdict()).isEqualTo(LabResult.BOOTSTRAPPED);

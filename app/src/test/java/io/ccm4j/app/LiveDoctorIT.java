@@ -12,6 +12,8 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -111,6 +113,137 @@ class LiveDoctorIT {
                   "0"))
           .isEqualTo(1);
       admin.pods().inNamespace("kube-system").withName(pod).delete();
+    }
+  }
+
+  /** A CCM pod bound to a node by spec.nodeName (no kubelet runs it: it stays Pending). */
+  private static void boundPod(
+      KubernetesClient admin, String name, boolean hostNetwork, String... args) {
+    admin
+        .serviceAccounts()
+        .inNamespace("kube-system")
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("doctor-it")
+                .endMetadata()
+                .build())
+        .createOr(existing -> existing.update());
+    admin
+        .pods()
+        .inNamespace("kube-system")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName("node-of-" + name)
+                .withHostNetwork(hostNetwork)
+                .withServiceAccountName("doctor-it")
+                .withAutomountServiceAccountToken(false)
+                .addNewContainer()
+                .withName("ccm")
+                .withImage("ccm4j:0.1.0")
+                .withArgs(args)
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static void setPhase(KubernetesClient admin, String pod, String phase) {
+    admin
+        .pods()
+        .inNamespace("kube-system")
+        .withName(pod)
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"" + phase + "\"}}");
+  }
+
+  private static List<LiveDoctor.Observation> diagnose(KubernetesClient admin) {
+    return new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
+        .diagnose();
+  }
+
+  @Test
+  void explainsACcmPodThatIsBoundButWaitsForThePodNetwork(KubernetesClient admin) {
+    String pod = "ccm-net-" + UUID.randomUUID().toString().substring(0, 6);
+    boundPod(admin, pod, false, "run", "--cloud-provider=sim");
+    try {
+      List<LiveDoctor.Observation> observations = diagnose(admin);
+
+      assertThat(observations)
+          .anySatisfy(
+              o -> {
+                assertThat(o.severity()).isEqualTo(Rule.Severity.ERROR);
+                assertThat(o.what())
+                    .isEqualTo(
+                        "cloud-controller-manager pod kube-system/%s is bound to node-of-%s but has not started"
+                            .formatted(pod, pod));
+                assertThat(o.detail()).contains("no hostNetwork");
+              });
+      assertThat(observations)
+          .anySatisfy(
+              o ->
+                  assertThat(o.what())
+                      .isEqualTo(
+                          "deadlock: the cloud-controller-manager waits for the pod network, which waits for it"));
+    } finally {
+      admin.pods().inNamespace("kube-system").withName(pod).withGracePeriod(0).delete();
+    }
+  }
+
+  @Test
+  void theLeaseIsTheOneThePodsFlagsName(KubernetesClient admin) {
+    String suffix = UUID.randomUUID().toString().substring(0, 6);
+    String pod = "ccm-lease-" + suffix;
+    boundPod(
+        admin,
+        pod,
+        true,
+        "run",
+        "--cloud-provider=sim",
+        "--leader-elect-resource-name",
+        "lease-" + suffix,
+        "--leader-elect-resource-namespace=default");
+    setPhase(admin, pod, "Running");
+    try {
+      assertThat(diagnose(admin))
+          .anySatisfy(
+              o -> {
+                assertThat(o.severity()).isEqualTo(Rule.Severity.ERROR);
+                assertThat(o.what()).isEqualTo("no leader Lease default/lease-" + suffix);
+              });
+    } finally {
+      admin.pods().inNamespace("kube-system").withName(pod).withGracePeriod(0).delete();
+    }
+  }
+
+  @Test
+  void onlyRunningPodsWithoutLeaderElectionCount(KubernetesClient admin) {
+    String suffix = UUID.randomUUID().toString().substring(0, 6);
+    List<String> pods = List.of("ccm-a-" + suffix, "ccm-b-" + suffix, "ccm-c-" + suffix);
+    String lease = "--leader-elect-resource-name=no-election-" + suffix;
+    boundPod(
+        admin, pods.get(0), true, "run", "--cloud-provider=sim", lease, "--leader-elect", "false");
+    boundPod(admin, pods.get(1), true, "run", "--cloud-provider=sim", lease, "--leader-elect=0");
+    boundPod(admin, pods.get(2), true, "run", "--cloud-provider=sim", lease, "--leader-elect=F");
+    setPhase(admin, pods.get(0), "Running");
+    setPhase(admin, pods.get(1), "Failed");
+    setPhase(admin, pods.get(2), "Running");
+    try {
+      assertThat(diagnose(admin))
+          .anySatisfy(
+              o ->
+                  assertThat(o.what())
+                      .isEqualTo("2 cloud-controller-manager pods run without leader election"));
+      setPhase(admin, pods.get(2), "Succeeded");
+      assertThat(diagnose(admin))
+          .noneSatisfy(o -> assertThat(o.what()).endsWith("pods run without leader election"));
+    } finally {
+      pods.forEach(
+          p -> admin.pods().inNamespace("kube-system").withName(p).withGracePeriod(0).delete());
     }
   }
 }

@@ -1,7 +1,10 @@
 package io.ccm4j.doctor;
 
+import com.fasterxml.jackson.databind.JsonMappingException;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -11,9 +14,12 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /** A cloud-controller-manager workload found in a manifest, typed, with its pod template. */
 public record CcmWorkload(
@@ -29,26 +35,95 @@ public record CcmWorkload(
           "ReplicaSet", ReplicaSet.class,
           "Pod", Pod.class);
 
-  /** The workload, if the document is a workload that runs a cloud-controller-manager. */
-  static Optional<CcmWorkload> detect(ManifestDocument document) {
+  /** The kubelet marks the API copy of a static pod (its mirror pod) with this annotation. */
+  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
+
+  /**
+   * The workload, if the document is a workload that runs a cloud-controller-manager and no
+   * controller owns it (a Deployment's ReplicaSets and Pods in {@code kubectl get -o yaml} output
+   * are judged through the Deployment).
+   *
+   * @throws ManifestException naming the document when it is no valid object of its kind
+   */
+  static Optional<CcmWorkload> detect(ManifestDocument document) throws ManifestException {
     Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
     if (type == null) {
       return Optional.empty();
     }
-    HasMetadata object = SERIALIZATION.convertValue(document.object(), type);
+    HasMetadata object;
+    try {
+      object = SERIALIZATION.convertValue(document.object(), type);
+    } catch (IllegalArgumentException e) {
+      throw malformed(document, e);
+    }
+    if (ownedByWorkloadController(object.getMetadata())) {
+      return Optional.empty();
+    }
     // The template shares its pod spec with the object, so fixing one fixes the other.
     PodTemplateSpec template =
         object instanceof Pod pod
             ? new PodTemplateSpec(pod.getMetadata(), pod.getSpec())
             : templateOf(object);
-    if (template == null || !runsCcm(template.getSpec())) {
+    if (template == null || template.getSpec() == null) {
+      return Optional.empty();
+    }
+    PodSpec spec = template.getSpec();
+    requireItems(document, "containers", spec.getContainers());
+    requireItems(document, "initContainers", spec.getInitContainers());
+    requireItems(document, "tolerations", spec.getTolerations());
+    if (!runsCcm(spec)) {
       return Optional.empty();
     }
     Map<String, String> labels =
         template.getMetadata() == null || template.getMetadata().getLabels() == null
             ? Map.of()
             : template.getMetadata().getLabels();
-    return Optional.of(new CcmWorkload(document, object, template.getSpec(), labels));
+    return Optional.of(new CcmWorkload(document, object, spec, labels));
+  }
+
+  private static ManifestException malformed(
+      ManifestDocument document, IllegalArgumentException e) {
+    String field = "";
+    String message = e.getMessage();
+    if (e.getCause() instanceof JsonMappingException mapping) {
+      field =
+          mapping.getPath().stream()
+              .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+              .collect(Collectors.joining("."))
+              .replace(".[", "[");
+      message = mapping.getOriginalMessage();
+    }
+    String firstLine = String.valueOf(message).lines().findFirst().orElse("").trim();
+    return new ManifestException(
+        "%s: not a valid %s%s: %s"
+            .formatted(
+                document.location(),
+                document.kind(),
+                field.isEmpty() ? "" : " (field " + field + ")",
+                firstLine));
+  }
+
+  /** A list of the pod spec must not hold empty items ({@code containers: [null]}). */
+  private static void requireItems(ManifestDocument document, String field, List<?> items)
+      throws ManifestException {
+    if (items != null && items.contains(null)) {
+      throw new ManifestException(
+          "%s: not a valid %s: %s has an empty item"
+              .formatted(document.location(), document.kind(), field));
+    }
+  }
+
+  private static boolean ownedByWorkloadController(ObjectMeta metadata) {
+    return controllerOwner(metadata).filter(owner -> !"Node".equals(owner.getKind())).isPresent();
+  }
+
+  private static Optional<OwnerReference> controllerOwner(ObjectMeta metadata) {
+    if (metadata == null || metadata.getOwnerReferences() == null) {
+      return Optional.empty();
+    }
+    return metadata.getOwnerReferences().stream()
+        .filter(owner -> owner != null && Boolean.TRUE.equals(owner.getController()))
+        .findFirst();
   }
 
   private static PodTemplateSpec templateOf(HasMetadata object) {
@@ -62,22 +137,58 @@ public record CcmWorkload(
   }
 
   /**
-   * Whether a pod runs a cloud-controller-manager (ccm4j or another), judged by its command line.
+   * Whether a pod runs a cloud-controller-manager (ccm4j or another): a container whose name, image
+   * name or command line says {@code cloud-controller-manager}, {@code ccm} or {@code ccm4j}, or
+   * that runs {@code run} with {@code --cloud-provider} (ccm4j's command line). Other components
+   * take {@code --cloud-provider} too (cluster-autoscaler, an old kube-controller-manager): that
+   * alone does not make a CCM.
    */
   public static boolean runsCcm(PodSpec pod) {
     if (pod == null || pod.getContainers() == null) {
       return false;
     }
-    return pod.getContainers().stream()
-        .map(CcmWorkload::commandLine)
-        .anyMatch(
-            line ->
-                line.contains("cloud-controller-manager")
-                    || line.contains("--cloud-provider")
-                    || (line.contains("ccm4j") && line.contains(" run")));
+    return pod.getContainers().stream().anyMatch(CcmWorkload::isCcm);
   }
 
-  static String commandLine(Container container) {
+  private static boolean isCcm(Container container) {
+    if (container == null) {
+      return false;
+    }
+    List<String> words = words(container);
+    String identity =
+        (container.getName()
+                + " "
+                + imageName(container.getImage())
+                + " "
+                + String.join(" ", words))
+            .toLowerCase(Locale.ROOT);
+    if (identity.contains("cluster-autoscaler")) {
+      return false;
+    }
+    if (identity.contains("cloud-controller-manager")
+        || Arrays.stream(identity.split("[^a-z0-9]+"))
+            .anyMatch(w -> w.equals("ccm") || w.equals("ccm4j"))) {
+      return true;
+    }
+    return words.contains("run") && CcmFlags.value(words, "--cloud-provider").isPresent();
+  }
+
+  /**
+   * The image's own name, without registry, path or tag: {@code cloud-controller-manager} for
+   * {@code registry.k8s.io/provider-aws/cloud-controller-manager:v1.30.0}, but {@code sim-cni} for
+   * {@code ccm4j/sim-cni:1}.
+   */
+  private static String imageName(String image) {
+    if (image == null) {
+      return "";
+    }
+    String name = image.substring(image.lastIndexOf('/') + 1);
+    int end = name.indexOf('@') >= 0 ? name.indexOf('@') : name.indexOf(':');
+    return end >= 0 ? name.substring(0, end) : name;
+  }
+
+  /** The container's command and arguments, in order. */
+  static List<String> words(Container container) {
     List<String> words = new ArrayList<>();
     if (container.getCommand() != null) {
       words.addAll(container.getCommand());
@@ -85,15 +196,23 @@ public record CcmWorkload(
     if (container.getArgs() != null) {
       words.addAll(container.getArgs());
     }
-    return " " + String.join(" ", words) + " ";
+    return words;
   }
 
   public String kind() {
     return object.getKind();
   }
 
+  /** The object's name, or its {@code generateName} prefix when it has none. */
   public String name() {
-    return object.getMetadata() == null ? "" : object.getMetadata().getName();
+    ObjectMeta metadata = object.getMetadata();
+    if (metadata == null) {
+      return "";
+    }
+    if (metadata.getName() != null) {
+      return metadata.getName();
+    }
+    return metadata.getGenerateName() == null ? "" : metadata.getGenerateName();
   }
 
   /** How many pods may run at once: replicas (default 1); a DaemonSet runs one per node. */
@@ -107,13 +226,30 @@ public record CcmWorkload(
     };
   }
 
+  /** A static pod: the kubelet runs it from a file, and re-creates it; its API copy is a mirror. */
+  public boolean isStaticPod() {
+    if (!(object instanceof Pod)) {
+      return false;
+    }
+    ObjectMeta metadata = object.getMetadata();
+    return (metadata != null
+            && metadata.getAnnotations() != null
+            && metadata.getAnnotations().containsKey(MIRROR_POD_ANNOTATION))
+        || controllerOwner(metadata).filter(owner -> "Node".equals(owner.getKind())).isPresent();
+  }
+
+  /**
+   * Whether the scheduler never sees the pod: a static pod, or a Pod with {@code spec.nodeName}.
+   * NoSchedule taints and node selection do not apply to it.
+   */
+  public boolean bypassesScheduler() {
+    return isStaticPod() || (object instanceof Pod && pod.getNodeName() != null);
+  }
+
   /** Whether any container runs with leader election switched off. */
   public boolean leaderElectionOff() {
     return pod.getContainers().stream()
-        .map(CcmWorkload::commandLine)
-        .anyMatch(
-            line ->
-                line.contains(" --leader-elect=false ") || line.contains(" --leader-elect false "));
+        .anyMatch(container -> CcmFlags.leaderElectionOff(words(container)));
   }
 
   /** The object as YAML. */

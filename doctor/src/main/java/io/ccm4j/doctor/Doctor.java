@@ -3,9 +3,16 @@ package io.ccm4j.doctor;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodehealth.Tolerations;
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -13,10 +20,15 @@ import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStrategy;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStrategyBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 
 /** Checks cloud-controller-manager workloads against {@link Rule}, and fixes what can be fixed. */
 public final class Doctor {
@@ -42,22 +54,51 @@ public final class Doctor {
           .withKey(WellKnownTaints.CONTROL_PLANE)
           .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
           .build();
+  private static final Taint MASTER =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.MASTER)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+
+  /** The labels that mark a control-plane node, either of which places the CCM there. */
+  private static final Set<String> CONTROL_PLANE_LABELS =
+      Set.of(WellKnownLabels.ROLE_CONTROL_PLANE, WellKnownLabels.ROLE_MASTER);
+
+  /** Where a pod's node selection lets it run. */
+  enum Placement {
+    CONTROL_PLANE,
+    /** Only nodes with the master label, which kubeadm no longer sets since Kubernetes 1.24. */
+    MASTER_ONLY,
+    ANYWHERE
+  }
 
   private Doctor() {}
 
-  /** The CCM workloads among the documents. */
-  public static List<CcmWorkload> workloads(List<ManifestDocument> documents) {
-    return documents.stream().flatMap(d -> CcmWorkload.detect(d).stream()).toList();
+  /**
+   * The CCM workloads among the documents.
+   *
+   * @throws ManifestException naming the file and line of a document that is no valid object
+   */
+  public static List<CcmWorkload> workloads(List<ManifestDocument> documents)
+      throws ManifestException {
+    List<CcmWorkload> workloads = new ArrayList<>();
+    for (ManifestDocument document : documents) {
+      CcmWorkload.detect(document).ifPresent(workloads::add);
+    }
+    return workloads;
   }
 
   /** Every rule the workload violates. */
   public static List<Rule> check(CcmWorkload workload) {
     PodSpec pod = workload.pod();
     List<Rule> violated = new ArrayList<>();
-    if (!tolerates(pod, UNINITIALIZED)) {
+    // The scheduler never sees a static pod or a pod with spec.nodeName: NoSchedule taints and
+    // node selection do not apply, and the kubelet admits a static pod whatever its taints.
+    boolean scheduled = !workload.bypassesScheduler();
+    if (scheduled && !tolerates(pod, UNINITIALIZED)) {
       violated.add(Rule.TOLERATE_UNINITIALIZED);
     }
-    if (!tolerates(pod, NOT_READY_NO_SCHEDULE) || !tolerates(pod, NOT_READY_NO_EXECUTE)) {
+    if (!toleratesNotReady(workload)) {
       violated.add(Rule.TOLERATE_NOT_READY);
     }
     if (!Boolean.TRUE.equals(pod.getHostNetwork())) {
@@ -66,97 +107,121 @@ public final class Doctor {
     if (workload.maxPods() > 1 && workload.leaderElectionOff()) {
       violated.add(Rule.LEADER_ELECTION);
     }
-    boolean onControlPlane = selectsControlPlane(pod);
-    if (onControlPlane && !tolerates(pod, CONTROL_PLANE)) {
-      violated.add(Rule.TOLERATE_CONTROL_PLANE);
+    if (scheduled) {
+      Placement placement = placement(pod);
+      if (placement != Placement.ANYWHERE && !tolerates(pod, CONTROL_PLANE)) {
+        violated.add(Rule.TOLERATE_CONTROL_PLANE);
+      }
+      if (placement == Placement.ANYWHERE) {
+        violated.add(Rule.CONTROL_PLANE_PLACEMENT);
+      }
+      if (placement == Placement.MASTER_ONLY) {
+        violated.add(Rule.MASTER_SELECTOR);
+      }
+      if (workload.maxPods() > 1
+          && !(workload.object() instanceof DaemonSet)
+          && !hasHostnameAntiAffinity(pod)) {
+        violated.add(Rule.ANTI_AFFINITY);
+      }
+      if (workload.object() instanceof Deployment deployment
+          && workload.maxPods() > 1
+          && hasRequiredHostnameAntiAffinity(pod)
+          && surges(deployment.getSpec().getStrategy())) {
+        violated.add(Rule.ROLLING_UPDATE);
+      }
     }
-    if (!onControlPlane) {
-      violated.add(Rule.CONTROL_PLANE_PLACEMENT);
-    }
-    if (workload.maxPods() > 1
-        && !(workload.object() instanceof DaemonSet)
-        && !hasHostnameAntiAffinity(pod)) {
-      violated.add(Rule.ANTI_AFFINITY);
-    }
-    if ("Pod".equals(workload.kind())) {
+    if ("Pod".equals(workload.kind()) && !workload.isStaticPod()) {
       violated.add(Rule.SCALABLE_WORKLOAD);
     }
     return violated;
   }
 
+  /**
+   * The findings for one workload.
+   *
+   * @throws ManifestException naming the workload's file and line when its content cannot be judged
+   *     (an empty item where an object belongs)
+   */
+  public static List<Finding> findings(CcmWorkload workload) throws ManifestException {
+    try {
+      return check(workload).stream().map(rule -> Finding.of(workload, rule)).toList();
+    } catch (RuntimeException e) {
+      throw unreadable(workload, e);
+    }
+  }
+
   /** All findings for all workloads. */
-  public static List<Finding> examine(List<ManifestDocument> documents) {
+  public static List<Finding> examine(List<ManifestDocument> documents) throws ManifestException {
     List<Finding> findings = new ArrayList<>();
     for (CcmWorkload workload : workloads(documents)) {
-      check(workload).forEach(rule -> findings.add(Finding.of(workload, rule)));
+      findings.addAll(findings(workload));
     }
     return findings;
   }
 
-  /** Changes the workload in place so that every fixable rule passes. */
-  public static void fix(CcmWorkload workload) {
-    PodSpec pod = workload.pod();
-    List<Toleration> tolerations =
-        new ArrayList<>(pod.getTolerations() == null ? List.of() : pod.getTolerations());
-    if (!tolerates(pod, UNINITIALIZED)) {
-      tolerations.add(
-          new TolerationBuilder()
-              .withKey(WellKnownTaints.UNINITIALIZED)
-              .withOperator("Exists")
-              .withEffect("NoSchedule")
-              .build());
+  /**
+   * Changes the workload in place so that every fixable rule passes.
+   *
+   * @throws ManifestException as {@link #findings}
+   */
+  public static void fix(CcmWorkload workload) throws ManifestException {
+    try {
+      fixInPlace(workload);
+    } catch (RuntimeException e) {
+      throw unreadable(workload, e);
     }
-    pod.setTolerations(tolerations);
-    if (!tolerates(pod, NOT_READY_NO_SCHEDULE) || !tolerates(pod, NOT_READY_NO_EXECUTE)) {
-      tolerations.add(
-          new TolerationBuilder()
-              .withKey(WellKnownTaints.NODE_NOT_READY)
-              .withOperator("Exists")
-              .build());
+  }
+
+  private static ManifestException unreadable(CcmWorkload workload, RuntimeException e) {
+    return new ManifestException(
+        "%s: %s/%s: cannot be judged: %s"
+            .formatted(workload.source().location(), workload.kind(), workload.name(), e));
+  }
+
+  private static void fixInPlace(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    boolean scheduled = !workload.bypassesScheduler();
+    if (scheduled && !tolerates(pod, UNINITIALIZED)) {
+      addToleration(pod, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if (!toleratesNotReady(workload)) {
+      addToleration(pod, WellKnownTaints.NODE_NOT_READY, null);
     }
     pod.setHostNetwork(true);
     if (workload.maxPods() > 1) {
       for (Container container : pod.getContainers()) {
         if (container.getArgs() != null) {
-          container.setArgs(
-              container.getArgs().stream()
-                  .map(a -> a.equals("--leader-elect=false") ? "--leader-elect=true" : a)
-                  .toList());
+          container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
         }
         if (container.getCommand() != null) {
-          container.setCommand(
-              container.getCommand().stream()
-                  .map(a -> a.equals("--leader-elect=false") ? "--leader-elect=true" : a)
-                  .toList());
+          container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
         }
       }
     }
-    if (!selectsControlPlane(pod)) {
-      Map<String, String> selector =
-          new LinkedHashMap<>(pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector());
-      selector.put(WellKnownLabels.ROLE_CONTROL_PLANE, "");
-      pod.setNodeSelector(selector);
+    if (!scheduled) {
+      return;
     }
-    if (!tolerates(pod, CONTROL_PLANE)) {
-      tolerations.add(
-          new TolerationBuilder()
-              .withKey(WellKnownTaints.CONTROL_PLANE)
-              .withOperator("Exists")
-              .withEffect("NoSchedule")
-              .build());
+    Placement placement = placement(pod);
+    boolean toleratesControlPlane = tolerates(pod, CONTROL_PLANE);
+    if (placement != Placement.CONTROL_PLANE) {
+      placeOnControlPlane(pod);
     }
-    pod.setTolerations(tolerations);
+    if (!toleratesControlPlane) {
+      addToleration(pod, WellKnownTaints.CONTROL_PLANE, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if ((placement != Placement.CONTROL_PLANE || !toleratesControlPlane)
+        && !tolerates(pod, MASTER)) {
+      addToleration(pod, WellKnownTaints.MASTER, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
     if (workload.maxPods() > 1
         && !(workload.object() instanceof DaemonSet)
         && !hasHostnameAntiAffinity(pod)
         && !workload.podLabels().isEmpty()) {
+      // Added to what is there: other anti-affinity terms stay.
       pod.setAffinity(
-          new AffinityBuilder(
-                  pod.getAffinity() == null
-                      ? new io.fabric8.kubernetes.api.model.Affinity()
-                      : pod.getAffinity())
-              .withNewPodAntiAffinity()
-              .withRequiredDuringSchedulingIgnoredDuringExecution(
+          new AffinityBuilder(affinityOf(pod))
+              .editOrNewPodAntiAffinity()
+              .addToRequiredDuringSchedulingIgnoredDuringExecution(
                   new PodAffinityTermBuilder()
                       .withTopologyKey(WellKnownLabels.HOSTNAME)
                       .withLabelSelector(
@@ -165,6 +230,43 @@ public final class Doctor {
               .endPodAntiAffinity()
               .build());
     }
+    if (workload.object() instanceof Deployment deployment
+        && workload.maxPods() > 1
+        && hasRequiredHostnameAntiAffinity(pod)
+        && surges(deployment.getSpec().getStrategy())) {
+      deployment
+          .getSpec()
+          .setStrategy(
+              new DeploymentStrategyBuilder()
+                  .withType("RollingUpdate")
+                  .withNewRollingUpdate()
+                  .withMaxSurge(new IntOrString(0))
+                  .withMaxUnavailable(new IntOrString(1))
+                  .endRollingUpdate()
+                  .build());
+    }
+  }
+
+  private static void addToleration(PodSpec pod, String key, String effect) {
+    List<Toleration> tolerations =
+        new ArrayList<>(pod.getTolerations() == null ? List.of() : pod.getTolerations());
+    tolerations.add(
+        new TolerationBuilder().withKey(key).withOperator("Exists").withEffect(effect).build());
+    pod.setTolerations(tolerations);
+  }
+
+  /**
+   * The not-ready taint's effects that matter: NoSchedule when the scheduler places the pod,
+   * NoExecute unless the DaemonSet controller adds that toleration itself; none for a static pod.
+   */
+  private static boolean toleratesNotReady(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    boolean noSchedule = workload.bypassesScheduler() || tolerates(pod, NOT_READY_NO_SCHEDULE);
+    boolean noExecute =
+        workload.isStaticPod()
+            || workload.object() instanceof DaemonSet
+            || tolerates(pod, NOT_READY_NO_EXECUTE);
+    return noSchedule && noExecute;
   }
 
   static boolean tolerates(PodSpec pod, Taint taint) {
@@ -172,48 +274,147 @@ public final class Doctor {
     return tolerations.stream().anyMatch(t -> Tolerations.tolerates(t, taint));
   }
 
-  /** A nodeSelector or required node affinity on the control-plane role label. */
-  static boolean selectsControlPlane(PodSpec pod) {
-    if (pod.getNodeSelector() != null
-        && pod.getNodeSelector().containsKey(WellKnownLabels.ROLE_CONTROL_PLANE)) {
-      return true;
+  /**
+   * A nodeSelector on a control-plane role label, or a required node affinity each of whose terms
+   * asks for one ({@code Exists} or {@code In}).
+   */
+  static Placement placement(PodSpec pod) {
+    Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
+    if (selector.containsKey(WellKnownLabels.ROLE_CONTROL_PLANE)) {
+      return Placement.CONTROL_PLANE;
     }
+    if (selector.containsKey(WellKnownLabels.ROLE_MASTER)) {
+      return Placement.MASTER_ONLY;
+    }
+    List<NodeSelectorTerm> terms = requiredNodeSelectorTerms(pod);
+    boolean everyTermOnControlPlane =
+        !terms.isEmpty()
+            && terms.stream()
+                .allMatch(
+                    term ->
+                        term.getMatchExpressions() != null
+                            && term.getMatchExpressions().stream()
+                                .anyMatch(Doctor::requiresControlPlaneLabel));
+    return everyTermOnControlPlane ? Placement.CONTROL_PLANE : Placement.ANYWHERE;
+  }
+
+  private static boolean requiresControlPlaneLabel(NodeSelectorRequirement requirement) {
+    return CONTROL_PLANE_LABELS.contains(requirement.getKey())
+        && ("Exists".equals(requirement.getOperator()) || "In".equals(requirement.getOperator()));
+  }
+
+  private static List<NodeSelectorTerm> requiredNodeSelectorTerms(PodSpec pod) {
     var affinity = pod.getAffinity();
     if (affinity == null
         || affinity.getNodeAffinity() == null
-        || affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null) {
-      return false;
+        || affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null
+        || affinity
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms()
+            == null) {
+      return List.of();
     }
     return affinity
         .getNodeAffinity()
         .getRequiredDuringSchedulingIgnoredDuringExecution()
         .getNodeSelectorTerms()
         .stream()
-        .filter(term -> term.getMatchExpressions() != null)
-        .flatMap(term -> term.getMatchExpressions().stream())
-        .anyMatch(
-            e ->
-                WellKnownLabels.ROLE_CONTROL_PLANE.equals(e.getKey())
-                    && "Exists".equals(e.getOperator()));
+        .filter(Objects::nonNull)
+        .toList();
+  }
+
+  /**
+   * Requires either control-plane label: the two ORed terms, or, when the pod already requires node
+   * terms, each of them twice, once with each label (the terms are ORed, their expressions ANDed).
+   * A selector on the master label alone is dropped: the affinity replaces it.
+   */
+  private static void placeOnControlPlane(PodSpec pod) {
+    if (pod.getNodeSelector() != null
+        && pod.getNodeSelector().containsKey(WellKnownLabels.ROLE_MASTER)) {
+      Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector());
+      selector.remove(WellKnownLabels.ROLE_MASTER);
+      pod.setNodeSelector(selector.isEmpty() ? null : selector);
+    }
+    List<NodeSelectorTerm> existing = requiredNodeSelectorTerms(pod);
+    List<NodeSelectorTerm> terms = new ArrayList<>();
+    for (NodeSelectorTerm base : existing.isEmpty() ? List.of(new NodeSelectorTerm()) : existing) {
+      for (String label :
+          List.of(WellKnownLabels.ROLE_CONTROL_PLANE, WellKnownLabels.ROLE_MASTER)) {
+        terms.add(
+            new NodeSelectorTermBuilder(base)
+                .addToMatchExpressions(
+                    new NodeSelectorRequirementBuilder()
+                        .withKey(label)
+                        .withOperator("Exists")
+                        .build())
+                .build());
+      }
+    }
+    pod.setAffinity(
+        new AffinityBuilder(affinityOf(pod))
+            .editOrNewNodeAffinity()
+            .editOrNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withNodeSelectorTerms(terms)
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build());
+  }
+
+  private static Affinity affinityOf(PodSpec pod) {
+    return pod.getAffinity() == null ? new Affinity() : pod.getAffinity();
+  }
+
+  /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
+  static boolean surges(DeploymentStrategy strategy) {
+    if (strategy == null) {
+      return true;
+    }
+    if ("Recreate".equals(strategy.getType())) {
+      return false;
+    }
+    if (strategy.getRollingUpdate() == null || strategy.getRollingUpdate().getMaxSurge() == null) {
+      return true;
+    }
+    IntOrString maxSurge = strategy.getRollingUpdate().getMaxSurge();
+    return maxSurge.getIntVal() != null
+        ? maxSurge.getIntVal() != 0
+        : !List.of("0", "0%").contains(maxSurge.getStrVal());
+  }
+
+  static boolean hasRequiredHostnameAntiAffinity(PodSpec pod) {
+    return requiredAntiAffinity(pod).stream()
+        .anyMatch(t -> t != null && WellKnownLabels.HOSTNAME.equals(t.getTopologyKey()));
+  }
+
+  private static List<PodAffinityTerm> requiredAntiAffinity(PodSpec pod) {
+    var affinity = pod.getAffinity();
+    if (affinity == null
+        || affinity.getPodAntiAffinity() == null
+        || affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+            == null) {
+      return List.of();
+    }
+    return affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
   }
 
   static boolean hasHostnameAntiAffinity(PodSpec pod) {
+    if (hasRequiredHostnameAntiAffinity(pod)) {
+      return true;
+    }
     var affinity = pod.getAffinity();
     if (affinity == null || affinity.getPodAntiAffinity() == null) {
       return false;
     }
-    var required =
-        affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
     var preferred =
         affinity.getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution();
-    return (required != null
-            && required.stream().anyMatch(t -> WellKnownLabels.HOSTNAME.equals(t.getTopologyKey())))
-        || (preferred != null
-            && preferred.stream()
-                .anyMatch(
-                    t ->
-                        t.getPodAffinityTerm() != null
-                            && WellKnownLabels.HOSTNAME.equals(
-                                t.getPodAffinityTerm().getTopologyKey())));
+    return preferred != null
+        && preferred.stream()
+            .anyMatch(
+                t ->
+                    t != null
+                        && t.getPodAffinityTerm() != null
+                        && WellKnownLabels.HOSTNAME.equals(
+                            t.getPodAffinityTerm().getTopologyKey()));
   }
 }

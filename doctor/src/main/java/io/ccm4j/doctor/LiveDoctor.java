@@ -11,9 +11,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Diagnoses a running cluster's bootstrap: nodes stuck with the uninitialized taint, pending CCM
@@ -30,18 +34,25 @@ public final class LiveDoctor {
 
   private final KubernetesClient client;
   private final Duration stuckAfter;
-  private final String leaseNamespace;
-  private final String leaseName;
+  private final String defaultLeaseNamespace;
+  private final String defaultLeaseName;
 
   /**
-   * @param stuckAfter how long a node may carry the uninitialized taint before it counts as stuck
+   * @param stuckAfter how long a node may carry the uninitialized taint, or a CCM pod wait for the
+   *     pod network, before it counts as stuck
+   * @param defaultLeaseNamespace the leader Lease's namespace when a CCM pod's flags do not name
+   *     one
+   * @param defaultLeaseName the leader Lease's name when a CCM pod's flags do not name one
    */
   public LiveDoctor(
-      KubernetesClient client, Duration stuckAfter, String leaseNamespace, String leaseName) {
+      KubernetesClient client,
+      Duration stuckAfter,
+      String defaultLeaseNamespace,
+      String defaultLeaseName) {
     this.client = client;
     this.stuckAfter = stuckAfter;
-    this.leaseNamespace = leaseNamespace;
-    this.leaseName = leaseName;
+    this.defaultLeaseNamespace = defaultLeaseNamespace;
+    this.defaultLeaseName = defaultLeaseName;
   }
 
   public List<Observation> diagnose() {
@@ -72,6 +83,7 @@ public final class LiveDoctor {
     List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
     List<Pod> ccmPods = pods.stream().filter(p -> CcmWorkload.runsCcm(p.getSpec())).toList();
     List<String> pendingReasons = new ArrayList<>();
+    List<Pod> waitingForNetwork = new ArrayList<>();
     for (Pod pod : ccmPods) {
       Optional<PodCondition> unscheduled = unscheduled(pod);
       if (unscheduled.isPresent()) {
@@ -83,6 +95,23 @@ public final class LiveDoctor {
                 "cloud-controller-manager pod %s/%s is pending"
                     .formatted(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
                 "the scheduler says: " + message));
+      } else if (boundWithoutHostNetwork(pod)) {
+        boolean waitedTooLong = boundFor(pod, now).compareTo(stuckAfter) >= 0;
+        if (waitedTooLong) {
+          waitingForNetwork.add(pod);
+        }
+        observations.add(
+            new Observation(
+                waitedTooLong ? Rule.Severity.ERROR : Rule.Severity.WARNING,
+                "cloud-controller-manager pod %s/%s is bound to %s but has not started"
+                    .formatted(
+                        pod.getMetadata().getNamespace(),
+                        pod.getMetadata().getName(),
+                        pod.getSpec().getNodeName()),
+                "it has no hostNetwork, so it needs the pod network, which the CNI sets up only"
+                    + " once the CCM has given the node its addresses"
+                    + waitingReasons(pod)
+                    + ". Fix: hostNetwork: true."));
       }
     }
     for (Pod pod : pods) {
@@ -101,41 +130,123 @@ public final class LiveDoctor {
                                   pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
                           "the scheduler says: " + c.getMessage())));
     }
-    observations.addAll(leaseObservations(ccmPods, now));
+    if (ccmPods.isEmpty()) {
+      observations.addAll(
+          leaseObservations(List.of(), defaultLeaseNamespace, defaultLeaseName, now));
+    }
+    // Each manager's Lease is the one its flags name (upstream's default otherwise).
+    Map<List<String>, List<Pod>> byLease = new LinkedHashMap<>();
+    for (Pod pod : ccmPods) {
+      List<String> words = words(pod);
+      List<String> lease =
+          List.of(
+              CcmFlags.value(words, CcmFlags.LEADER_ELECT_RESOURCE_NAMESPACE)
+                  .orElse(defaultLeaseNamespace),
+              CcmFlags.value(words, CcmFlags.LEADER_ELECT_RESOURCE_NAME).orElse(defaultLeaseName));
+      byLease.computeIfAbsent(lease, k -> new ArrayList<>()).add(pod);
+    }
+    byLease.forEach(
+        (lease, group) ->
+            observations.addAll(leaseObservations(group, lease.get(0), lease.get(1), now)));
     explainCycle(stuck, pendingReasons).ifPresent(observations::add);
+    waitingForNetwork.stream()
+        .findFirst()
+        .ifPresent(
+            pod ->
+                observations.add(
+                    new Observation(
+                        Rule.Severity.ERROR,
+                        "deadlock: the cloud-controller-manager waits for the pod network, which waits"
+                            + " for it",
+                        "pod %s is bound to %s but has no hostNetwork, so it cannot start before the"
+                                .formatted(pod.getMetadata().getName(), pod.getSpec().getNodeName())
+                            + " CNI, and the CNI waits for the node addresses only the CCM sets."
+                            + " Fix: hostNetwork: true (`ccm4j doctor <manifest> --fix`).")));
     return observations;
   }
 
-  private List<Observation> leaseObservations(List<Pod> ccmPods, Instant now) {
+  /** Every container's command and arguments, in order. */
+  private static List<String> words(Pod pod) {
+    return pod.getSpec().getContainers().stream()
+        .flatMap(c -> CcmWorkload.words(c).stream())
+        .toList();
+  }
+
+  /** Scheduled (a node is set) but not started, and it needs the pod network to start. */
+  private static boolean boundWithoutHostNetwork(Pod pod) {
+    return pod.getSpec().getNodeName() != null
+        && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())
+        && pod.getMetadata().getDeletionTimestamp() == null
+        && pod.getStatus() != null
+        && "Pending".equals(pod.getStatus().getPhase());
+  }
+
+  /** Since when the pod has been bound: its PodScheduled condition, else its creation. */
+  private static Duration boundFor(Pod pod, Instant now) {
+    String since =
+        pod.getStatus().getConditions() == null
+            ? null
+            : pod.getStatus().getConditions().stream()
+                .filter(c -> "PodScheduled".equals(c.getType()) && "True".equals(c.getStatus()))
+                .map(PodCondition::getLastTransitionTime)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
+    if (since == null) {
+      since = pod.getMetadata().getCreationTimestamp();
+    }
+    return since == null
+        ? Duration.ZERO
+        : Duration.between(ZonedDateTime.parse(since).toInstant(), now);
+  }
+
+  /** "; waiting: ContainerCreating" from the container statuses, if the kubelet reported any. */
+  private static String waitingReasons(Pod pod) {
+    if (pod.getStatus().getContainerStatuses() == null) {
+      return "";
+    }
+    String reasons =
+        pod.getStatus().getContainerStatuses().stream()
+            .filter(c -> c.getState() != null && c.getState().getWaiting() != null)
+            .map(c -> c.getName() + " " + c.getState().getWaiting().getReason())
+            .collect(Collectors.joining(", "));
+    return reasons.isEmpty() ? "" : " (waiting: " + reasons + ")";
+  }
+
+  /** Running and not being deleted: a manager that acts. */
+  private static boolean active(Pod pod) {
+    return pod.getStatus() != null
+        && "Running".equals(pod.getStatus().getPhase())
+        && pod.getMetadata().getDeletionTimestamp() == null;
+  }
+
+  private List<Observation> leaseObservations(
+      List<Pod> ccmPods, String leaseNamespace, String leaseName, Instant now) {
     List<Observation> result = new ArrayList<>();
     Lease lease = client.leases().inNamespace(leaseNamespace).withName(leaseName).get();
-    long running =
+    List<Pod> electing =
+        ccmPods.stream().filter(p -> !CcmFlags.leaderElectionOff(words(p))).toList();
+    long activeWithoutElection =
         ccmPods.stream()
-            .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
+            .filter(LiveDoctor::active)
+            .filter(p -> CcmFlags.leaderElectionOff(words(p)))
             .count();
-    long withoutElection =
-        ccmPods.stream()
-            .filter(
-                p ->
-                    p.getSpec().getContainers().stream()
-                        .map(CcmWorkload::commandLine)
-                        .anyMatch(l -> l.contains(" --leader-elect=false ")))
-            .count();
-    if (withoutElection > 1) {
+    if (activeWithoutElection > 1) {
       result.add(
           new Observation(
               Rule.Severity.ERROR,
               "%d cloud-controller-manager pods run without leader election"
-                  .formatted(withoutElection),
+                  .formatted(activeWithoutElection),
               "they act at once and contend for the same nodes, load balancers and routes"));
     }
     if (lease == null || lease.getSpec() == null) {
-      if (!ccmPods.isEmpty() && withoutElection < ccmPods.size()) {
+      if (!electing.isEmpty()) {
+        boolean running = electing.stream().anyMatch(LiveDoctor::active);
         result.add(
             new Observation(
-                running > 0 ? Rule.Severity.ERROR : Rule.Severity.WARNING,
+                running ? Rule.Severity.ERROR : Rule.Severity.WARNING,
                 "no leader Lease %s/%s".formatted(leaseNamespace, leaseName),
-                running > 0
+                running
                     ? "no instance holds the lease: no controller runs"
                     : "no instance has started yet"));
       }

@@ -45,13 +45,29 @@ public enum Rule {
       Severity.WARNING,
       "004",
       "The CCM may land on worker nodes, which it must initialise first, and compete with workloads.",
-      "Select control-plane nodes (nodeSelector node-role.kubernetes.io/control-plane)."),
+      "Select control-plane nodes: a required node affinity with two terms,"
+          + " node-role.kubernetes.io/control-plane Exists or node-role.kubernetes.io/master Exists."),
+  MASTER_SELECTOR(
+      "master-selector",
+      Severity.WARNING,
+      "004",
+      "The pod selects only node-role.kubernetes.io/master, a label kubeadm no longer sets since"
+          + " Kubernetes 1.24: on such clusters no node matches and the pod never schedules.",
+      "Select control-plane nodes: a required node affinity with two terms,"
+          + " node-role.kubernetes.io/control-plane Exists or node-role.kubernetes.io/master Exists."),
   ANTI_AFFINITY(
       "anti-affinity",
       Severity.WARNING,
       "004",
       "Several replicas may land on one node and fail together.",
       "Add a required pod anti-affinity on kubernetes.io/hostname."),
+  ROLLING_UPDATE(
+      "rolling-update",
+      Severity.WARNING,
+      "004",
+      "One replica per node (required anti-affinity) and a rolling update that surges: with as many"
+          + " eligible nodes as replicas the new pod has no node to go to and the rollout hangs.",
+      "Set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1."),
   SCALABLE_WORKLOAD(
       "scalable-workload",
       Severity.WARNING,

@@ -21,6 +21,59 @@ class DoctorTest {
 
   @TempDir Path temp;
 
+  private static final String TOLERATIONS =
+      "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists,"
+          + " effect: NoSchedule}, {key: node-role.kubernetes.io/control-plane, operator: Exists,"
+          + " effect: NoSchedule}, {key: node.kubernetes.io/not-ready, operator: Exists}]";
+  private static final String CONTROL_PLANE_AFFINITY =
+      "nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms:"
+          + " [{matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]},"
+          + " {matchExpressions: [{key: node-role.kubernetes.io/master, operator: Exists}]}]}}";
+  private static final String HOSTNAME_ANTI_AFFINITY =
+      "podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey:"
+          + " kubernetes.io/hostname, labelSelector: {matchLabels: {app: ccm}}}]}";
+  private static final String ONE_AT_A_TIME =
+      "strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}";
+
+  private int files;
+
+  /** A two-replica ccm4j Deployment with the given spec, pod spec and arguments (flow YAML). */
+  private static String deployment(String spec, String pod, String args) {
+    return """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {replicas: 2, %s selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {hostNetwork: true, %s containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim, %s]}]}}}
+        """
+        .formatted(spec.isEmpty() ? "" : spec + ",", pod.isEmpty() ? "" : pod + ",", args);
+  }
+
+  /** The recommended Deployment, with this placement (and anti-affinity). */
+  private static String recommendedWith(String placement) {
+    return deployment(ONE_AT_A_TIME, TOLERATIONS + ", " + placement, "--leader-elect=true");
+  }
+
+  private List<ManifestDocument> yaml(String text) throws Exception {
+    Path file = temp.resolve("manifest-" + files++ + ".yaml");
+    Files.writeString(file, text);
+    return Manifests.read(List.of(file));
+  }
+
+  private List<String> rules(String text) throws Exception {
+    return Doctor.examine(yaml(text)).stream().map(Finding::rule).toList();
+  }
+
+  /** The workloads of the text, fixed, written out and read back. */
+  private List<CcmWorkload> fixed(String text) throws Exception {
+    List<CcmWorkload> workloads = Doctor.workloads(yaml(text));
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
+    return Doctor.workloads(
+        yaml(workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"))));
+  }
+
   private static List<String> errors(List<Finding> findings) {
     return findings.stream()
         .filter(f -> f.severity() == Rule.Severity.ERROR)
@@ -59,7 +112,9 @@ class DoctorTest {
   void fixingEveryScenarioLeavesNoError() throws Exception {
     for (Path file : Files.list(SCENARIOS).toList()) {
       List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(file)));
-      workloads.forEach(Doctor::fix);
+      for (CcmWorkload workload : workloads) {
+        Doctor.fix(workload);
+      }
       Path fixed = temp.resolve(file.getFileName());
       Files.writeString(
           fixed, workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n")));
@@ -94,5 +149,271 @@ class DoctorTest {
     assertThatThrownBy(() -> Manifests.read(List.of(temp.resolve("missing.yaml"))))
         .isInstanceOf(ManifestException.class)
         .hasMessageContaining("missing.yaml: no such file or directory");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "node affinity on either role label | affinity: {CP_AFFINITY, HOSTNAME}                  |",
+        "nodeSelector control-plane ''      | nodeSelector: {node-role.kubernetes.io/control-plane: ''}, affinity: {HOSTNAME} |",
+        "nodeSelector control-plane true    | nodeSelector: {node-role.kubernetes.io/control-plane: 'true'}, affinity: {HOSTNAME} |",
+        "nodeSelector master only           | nodeSelector: {node-role.kubernetes.io/master: ''}, affinity: {HOSTNAME} | master-selector",
+        "no placement                       | affinity: {HOSTNAME}                                | control-plane-placement",
+      })
+  void controlPlanePlacementIsRecognisedInEveryForm(String name, String placement, String expected)
+      throws Exception {
+    String pod =
+        placement
+            .replace("CP_AFFINITY", CONTROL_PLANE_AFFINITY)
+            .replace("HOSTNAME", HOSTNAME_ANTI_AFFINITY);
+
+    assertThat(rules(recommendedWith(pod)))
+        .containsExactlyElementsOf(expected == null ? List.of() : List.of(expected));
+  }
+
+  @Test
+  void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
+    String bare =
+        deployment(
+            "",
+            "nodeSelector: {node-role.kubernetes.io/master: ''}, tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists}, {key: node.kubernetes.io/not-ready, operator: Exists}]",
+            "--leader-elect=true");
+    assertThat(rules(bare)).contains("master-selector", "tolerate-control-plane", "anti-affinity");
+
+    CcmWorkload fixed = fixed(bare).getFirst();
+
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(fixed.pod().getNodeSelector()).isNullOrEmpty();
+    assertThat(
+            fixed
+                .pod()
+                .getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms())
+        .extracting(t -> t.getMatchExpressions().getFirst().getKey())
+        .containsExactly("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master");
+    assertThat(fixed.pod().getTolerations())
+        .extracting("key")
+        .contains("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master");
+    var strategy =
+        ((io.fabric8.kubernetes.api.model.apps.Deployment) fixed.object())
+            .getSpec()
+            .getStrategy()
+            .getRollingUpdate();
+    assertThat(strategy.getMaxSurge().getIntVal()).isZero();
+    assertThat(strategy.getMaxUnavailable().getIntVal()).isEqualTo(1);
+  }
+
+  @Test
+  void requiredAntiAffinityWithTheDefaultRollingUpdateIsReportedAndFixed() throws Exception {
+    String surging =
+        deployment(
+            "",
+            TOLERATIONS
+                + ", affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + ", "
+                + HOSTNAME_ANTI_AFFINITY
+                + "}",
+            "--leader-elect=true");
+
+    assertThat(rules(surging)).containsExactly("rolling-update");
+    assertThat(Doctor.check(fixed(surging).getFirst())).isEmpty();
+  }
+
+  @Test
+  void theFixKeepsTheAntiAffinityTermsThereAre() throws Exception {
+    String zoned =
+        deployment(
+            ONE_AT_A_TIME,
+            TOLERATIONS
+                + ", affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + ", podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey:"
+                + " topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: other}}}]}}",
+            "--leader-elect=true");
+
+    CcmWorkload fixed = fixed(zoned).getFirst();
+
+    assertThat(
+            fixed
+                .pod()
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution())
+        .extracting("topologyKey")
+        .containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--leader-elect=false    | true",
+        "'--leader-elect, false' | true",
+        "--leader-elect=0        | true",
+        "--leader-elect=f        | true",
+        "--leader-elect=F        | true",
+        "--leader-elect=FALSE    | true",
+        "--leader-elect=False    | true",
+        "'--leader-elect, 0'     | true",
+        "--leader-elect=true     | false",
+        "--leader-elect          | false",
+        "'--leader-elect=false, --leader-elect=true' | false",
+        "--leader-elect-resource-name=false | false",
+      })
+  void leaderElectionIsOffForEveryFalseSpellingAndTheFixTurnsItOn(String args, boolean off)
+      throws Exception {
+    String manifest =
+        deployment(
+            ONE_AT_A_TIME,
+            TOLERATIONS
+                + ", affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + ", "
+                + HOSTNAME_ANTI_AFFINITY
+                + "}",
+            args);
+
+    assertThat(rules(manifest)).isEqualTo(off ? List.of("leader-election") : List.of());
+    assertThat(Doctor.check(fixed(manifest).getFirst())).isEmpty();
+  }
+
+  @Test
+  void componentsThatOnlyTakeACloudProviderFlagAreNoCcm() throws Exception {
+    String others =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: cluster-autoscaler, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: ca}}, template: {metadata: {labels: {app: ca}}, spec: {containers: [
+          {name: cluster-autoscaler, image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.0,
+           command: [./cluster-autoscaler, --cloud-provider=aws, --leader-elect=false]}]}}}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: kube-controller-manager, namespace: kube-system}
+        spec: {containers: [{name: kube-controller-manager, image: registry.k8s.io/kube-controller-manager:v1.30.0,
+          command: [kube-controller-manager, --cloud-provider=external]}]}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: sim-cni, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: cni}}, template: {metadata: {labels: {app: cni}}, spec: {containers: [
+          {name: cni, image: ccm4j/sim-cni:1}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: aws-ccm, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: aws}}, template: {metadata: {labels: {app: aws}}, spec: {containers: [
+          {name: aws-cloud-controller-manager, image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.30.0,
+           args: [--v=2, --cloud-provider=aws]}]}}}
+        """;
+
+    assertThat(Doctor.workloads(yaml(others)))
+        .extracting(CcmWorkload::name)
+        .containsExactly("aws-ccm");
+  }
+
+  @Test
+  void objectsAControllerOwnsAreJudgedThroughTheirOwner() throws Exception {
+    String owned =
+        """
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: apps/v1
+          kind: ReplicaSet
+          metadata: {name: ccm-5d4f, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: ccm, uid: u1, controller: true}]}
+          spec: {replicas: 2, selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}}, spec: {containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}}}
+        - apiVersion: v1
+          kind: Pod
+          metadata: {name: ccm-5d4f-x2, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: ccm-5d4f, uid: u2, controller: true}]}
+          spec: {containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}
+        """;
+
+    assertThat(Doctor.workloads(yaml(owned))).isEmpty();
+  }
+
+  @Test
+  void podsTheSchedulerNeverSeesNeedNoPlacementOrNoScheduleTolerations() throws Exception {
+    String bound =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: ccm-on-cp-0, namespace: kube-system}
+        spec: {nodeName: cp-0, hostNetwork: true, containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: cloud-controller-manager-cp-0
+          namespace: kube-system
+          annotations: {kubernetes.io/config.mirror: abc, kubernetes.io/config.source: file}
+          ownerReferences: [{apiVersion: v1, kind: Node, name: cp-0, uid: u3, controller: true}]
+        spec: {nodeName: cp-0, hostNetwork: true, containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}
+        """;
+
+    List<Finding> findings = Doctor.examine(yaml(bound));
+
+    // The kubelet still refuses a non-static pod that does not tolerate a NoExecute taint.
+    assertThat(findings)
+        .extracting(f -> f.name() + " " + f.rule())
+        .containsExactly("ccm-on-cp-0 tolerate-not-ready", "ccm-on-cp-0 scalable-workload");
+  }
+
+  @Test
+  void aDaemonSetNeedsNoNotReadyNoExecuteToleration() throws Exception {
+    String daemonSet =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}}, spec: {
+          hostNetwork: true, nodeSelector: {node-role.kubernetes.io/control-plane: ''},
+          tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists},
+            {key: node-role.kubernetes.io/control-plane, operator: Exists},
+            {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoSchedule}],
+          containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}}}
+        """;
+
+    assertThat(rules(daemonSet)).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "tolerations as a mapping | 'tolerations: {key: x}'  | tolerations",
+        "an empty container       | ''                       | containers",
+        "an empty toleration      | 'tolerations: [~]'       | tolerations",
+      })
+  void aMalformedWorkloadIsAManifestErrorNamingFileLineAndField(
+      String name, String pod, String field) throws Exception {
+    String manifest = deployment("", pod, "--leader-elect=true");
+    if (field.equals("containers")) {
+      manifest = manifest.replace("containers: [{", "containers: [~, {");
+    }
+    List<ManifestDocument> documents = yaml("# a comment\n" + manifest);
+
+    assertThatThrownBy(() -> Doctor.examine(documents))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageMatching("(?s).*manifest-[0-9]+\\.yaml:2: not a valid Deployment.*")
+        .hasMessageContaining(field);
+  }
+
+  @Test
+  void aPodWithOnlyAGenerateNameIsNamedByIt() throws Exception {
+    String generated =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {generateName: ccm-, namespace: kube-system}
+        spec: {hostNetwork: true, containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}
+        """;
+
+    assertThat(Doctor.examine(yaml(generated))).extracting(Finding::name).containsOnly("ccm-");
   }
 }

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Helm chart ({@code charts/ccm4j}), rendered by Helm's own library: with its default values it
- * is the manifests of {@code deploy/}, and the doctor judges what its values change.
+ * The Helm chart ({@code charts/ccm4j}), rendered by Helm's own library: with its default values
+ * and {@code cloudProvider=sim} (the one value without a default) it is the manifests of {@code
+ * deploy/}, and the doctor judges what its values change.
  */
 class HelmChartTest {
 
@@ -28,7 +29,14 @@ class HelmChartTest {
 
   @TempDir Path temp;
 
+  /** Renders with {@code cloudProvider=sim} unless the values say otherwise. */
   private List<ManifestDocument> render(Map<String, Object> values) throws Exception {
+    Map<String, Object> all = new LinkedHashMap<>(Map.of("cloudProvider", "sim"));
+    all.putAll(values);
+    return renderExactly(all);
+  }
+
+  private List<ManifestDocument> renderExactly(Map<String, Object> values) throws Exception {
     var template = new Helm(CHART).template().withName("ccm4j").withNamespace("kube-system");
     values.forEach(template::set);
     Path rendered = temp.resolve("rendered-" + values.hashCode() + ".yaml");
@@ -89,10 +97,72 @@ class HelmChartTest {
   @Test
   void valuesThatBreakTheRecommendationsAreCaughtByTheDoctor() throws Exception {
     List<Finding> findings =
-        Doctor.examine(render(Map.of("leaderElection.enabled", false, "hostNetwork", false)));
+        Doctor.examine(
+            render(Map.of("replicas", 1, "leaderElection.enabled", false, "hostNetwork", false)));
 
     List<String> rules = new ArrayList<>(findings.stream().map(Finding::rule).toList());
-    assertThat(rules).contains("leader-election", "host-network");
+    assertThat(rules).containsExactly("host-network");
+  }
+
+  @Test
+  void severalReplicasWithoutLeaderElectionDoNotRender() {
+    assertThatThrownBy(() -> render(Map.of("leaderElection.enabled", false)))
+        .hasMessageContaining("replicas > 1 needs leaderElection.enabled");
+  }
+
+  @Test
+  void extraArgsAreQuoted() throws Exception {
+    CcmWorkload workload =
+        Doctor.workloads(render(Map.of("extraArgs[0]", "--cluster-name=a: b"))).getFirst();
+
+    assertThat(workload.pod().getContainers().getFirst().getArgs()).contains("--cluster-name=a: b");
+  }
+
+  @Test
+  void theNodeLifecycleControllerGetsItsPermissionsOnlyWhenEnabled() throws Exception {
+    assertThat(podRules(render(Map.of()))).isEmpty();
+    assertThat(podRules(withControllers("*"))).isEmpty();
+    assertThat(podRules(withControllers("*,-node-lifecycle,node-lifecycle"))).isEmpty();
+    assertThat(podRules(withControllers("*, node-lifecycle")))
+        .containsExactly(
+            "leases:[list, watch]", "pods:[list, watch, delete]", "pods/status:[patch]");
+    assertThat(podRules(withControllers("node-lifecycle-controller"))).hasSize(3);
+  }
+
+  /** With {@code controllers} from a values file ({@code --set} would split it at the commas). */
+  private List<ManifestDocument> withControllers(String controllers) throws Exception {
+    Path values = temp.resolve("controllers-" + controllers.hashCode() + ".yaml");
+    Files.writeString(values, "controllers: \"%s\"%n".formatted(controllers));
+    var template =
+        new Helm(CHART)
+            .template()
+            .withName("ccm4j")
+            .withNamespace("kube-system")
+            .withValuesFile(values)
+            .set("cloudProvider", "sim");
+    Path rendered = temp.resolve("rendered-" + controllers.hashCode() + ".yaml");
+    Files.writeString(rendered, template.call());
+    return Manifests.read(List.of(rendered));
+  }
+
+  /** The ClusterRole's rules on pods and leases, as {@code resource:verbs}. */
+  @SuppressWarnings("unchecked")
+  private static List<String> podRules(List<ManifestDocument> documents) {
+    Map<String, Object> role =
+        documents.stream()
+            .filter(d -> d.kind().equals("ClusterRole"))
+            .findFirst()
+            .orElseThrow()
+            .object();
+    List<String> rules = new ArrayList<>();
+    for (Map<String, Object> rule : (List<Map<String, Object>>) role.get("rules")) {
+      for (String resource : (List<String>) rule.get("resources")) {
+        if (resource.startsWith("pods") || resource.equals("leases")) {
+          rules.add(resource + ":" + rule.get("verbs"));
+        }
+      }
+    }
+    return rules;
   }
 
   @Test
@@ -116,8 +186,9 @@ class HelmChartTest {
   }
 
   @Test
-  void aMissingCloudProviderIsAnErrorNamingTheValue() {
-    assertThatThrownBy(() -> render(Map.of("cloudProvider", "")))
+  void theCloudProviderHasNoDefault() {
+    // sim is a simulation: rendered by default onto a real cluster, it would delete its nodes.
+    assertThatThrownBy(() -> renderExactly(Map.of()))
         .hasMessageContaining("cloudProvider is required");
   }
 }

@@ -266,21 +266,6 @@ public final class BootstrapLab {
         explanation.add(observation.what() + ": " + observation.detail());
       }
     }
-    Pod waiting = null;
-    for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
-      if (CcmWorkload.runsCcm(pod.getSpec())
-          && pod.getSpec().getNodeName() != null
-          && !startedPods.contains(pod.getMetadata().getName())) {
-        waiting = pod;
-      }
-    }
-    if (waiting != null) {
-      explanation.add(
-          "deadlock: the cloud-controller-manager waits for the pod network, which waits for it: pod %s is bound to %s but"
-                  .formatted(waiting.getMetadata().getName(), waiting.getSpec().getNodeName())
-              + " has no hostNetwork, so it cannot start before the CNI, and the CNI waits for the node addresses"
-              + " only the CCM sets.");
-    }
     double at = timeline.elapsedSeconds();
     timeline.record("verdict", "deadlocked");
     return new LabResult(scenario, LabResult.DEADLOCKED, at, explanation, timeline);

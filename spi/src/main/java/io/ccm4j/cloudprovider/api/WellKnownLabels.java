@@ -20,5 +20,8 @@ public final class WellKnownLabels {
   public static final String HOSTNAME = "kubernetes.io/hostname";
   public static final String ROLE_CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
 
+  /** The control-plane role label before Kubernetes 1.24 (kubeadm); k3s and RKE2 still set it. */
+  public static final String ROLE_MASTER = "node-role.kubernetes.io/master";
+
   private WellKnownLabels() {}
 }

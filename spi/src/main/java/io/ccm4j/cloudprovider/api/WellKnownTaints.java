@@ -26,6 +26,9 @@ public final class WellKnownTaints {
   /** Placed by kubeadm-style installers on control-plane nodes. */
   public static final String CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
 
+  /** The control-plane taint before Kubernetes 1.25. */
+  public static final String MASTER = "node-role.kubernetes.io/master";
+
   public static final String EFFECT_NO_SCHEDULE = "NoSchedule";
   public static final String EFFECT_PREFER_NO_SCHEDULE = "PreferNoSchedule";
   public static final String EFFECT_NO_EXECUTE = "NoExecute";
