@@ -18,6 +18,7 @@ import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.DelegatedAccess;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -65,6 +66,12 @@ class DeployRbacIT {
           .as("not an admin")
           .isInstanceOfSatisfying(
               KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+      // The serving port's delegated access, as the ServiceAccount: its own token is reviewed
+      // (not 401) and its access to /metrics too (403: the role does not grant that path).
+      assertThat(
+              new DelegatedAccess(client, List.of())
+                  .check("GET", "/metrics", Optional.of("Bearer " + token)))
+          .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(403));
 
       var settings =
           new CloudControllerManager.Settings(

@@ -27,7 +27,13 @@ class DeployManifestsTest {
     assertThat(rules)
         .flatExtracting(r -> (List<String>) r.get("resources"))
         .containsExactlyInAnyOrder(
-            "events", "nodes", "nodes/status", "services", "services/status");
+            "events",
+            "nodes",
+            "nodes/status",
+            "services",
+            "services/status",
+            "tokenreviews",
+            "subjectaccessreviews");
     assertThat(rules).flatExtracting(r -> (List<String>) r.get("verbs")).doesNotContain("*");
     assertThat(rules)
         .filteredOn(r -> ((List<String>) r.get("resources")).contains("nodes"))
