@@ -16,6 +16,7 @@ import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ServiceAccountClients;
+import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -141,6 +142,12 @@ public final class RunCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--tls-cert-file/--tls-private-key-file: " + e.getMessage());
     }
+    ServingAccess access;
+    try {
+      access = serving.access();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     CloudProvider provider = createProvider();
     if (!provider.hasClusterId()) {
       if (!cloud.allowUntaggedCloud()) {
@@ -159,7 +166,7 @@ public final class RunCommand implements Callable<Integer> {
         leaderElection.settings(),
         serving.address(),
         keys,
-        serving.alwaysAllowPaths());
+        access);
   }
 
   private CloudProvider createProvider() {

@@ -10,7 +10,9 @@ import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.DelegatedAccess;
 import io.ccm4j.runtime.serving.ManagementServer;
+import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
@@ -57,7 +59,7 @@ class ManagementEndpointsIT {
             Optional.of(new InetSocketAddress("127.0.0.1", 0)),
             ServingKeys.selfSigned(),
             // Served without a token here (a prefix for the health checks); see below for tokens.
-            List.of("/healthz*", "/readyz", "/livez", "/metrics"));
+            ServingAccess.allowing(List.of("/healthz*", "/readyz", "/livez", "/metrics")));
     try (CloudControllerManager manager =
         new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
       manager.start();
@@ -89,7 +91,8 @@ class ManagementEndpointsIT {
    * metrics need a bearer token (TokenReview) whose user may get the path (SubjectAccessReview).
    */
   @Test
-  void metricsNeedATokenAllowedToReadThemWhileHealthAnswersAnyone(KubernetesClient client)
+  void metricsNeedATokenAllowedToReadThemWhileHealthAnswersAnyone(
+      io.ccm4j.controlplane.LocalControlPlane controlPlane, KubernetesClient client)
       throws Exception {
     String lease = "ccm-auth-" + UUID.randomUUID().toString().substring(0, 8);
     String scraper = "scraper-" + UUID.randomUUID().toString().substring(0, 8);
@@ -102,7 +105,8 @@ class ManagementEndpointsIT {
             Optional.empty(),
             Optional.of(new InetSocketAddress("127.0.0.1", 0)),
             ServingKeys.selfSigned());
-    assertThat(settings.alwaysAllowPaths()).containsExactly("/healthz", "/readyz", "/livez");
+    assertThat(settings.servingAccess().alwaysAllowPaths())
+        .containsExactly("/healthz", "/readyz", "/livez");
     client
         .serviceAccounts()
         .inNamespace("default")
@@ -173,6 +177,30 @@ class ManagementEndpointsIT {
           .pollInterval(Duration.ofSeconds(1))
           .until(() -> endpoint.get("/metrics", token).statusCode() == 200);
       assertThat(endpoint.get("/metrics", token).body()).contains("jvm_memory_used_bytes");
+
+      // --authentication-kubeconfig / --authorization-kubeconfig: the reviews go where they say;
+      // here to a user (the scraper) who may not review, so each refuses in its own way.
+      try (KubernetesClient asScraper =
+          new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+              .withConfig(
+                  io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                      controlPlane.kubeconfig(user, token)))
+              .build()) {
+        assertThat(
+                new DelegatedAccess(asScraper, client, List.of())
+                    .check("GET", "/metrics", Optional.of("Bearer " + token)))
+            .as("the token review is refused to the scraper: unauthenticated")
+            .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(401));
+        assertThat(
+                new DelegatedAccess(client, asScraper, List.of())
+                    .check("GET", "/metrics", Optional.of("Bearer " + token)))
+            .as("the access review is refused to the scraper: an error")
+            .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(500));
+        assertThat(
+                new DelegatedAccess(client, client, List.of())
+                    .check("GET", "/metrics", Optional.of("Bearer " + token)))
+            .isEmpty();
+      }
     } finally {
       client.rbac().clusterRoleBindings().withName(scraper).delete();
       client.rbac().clusterRoles().withName(scraper).delete();

@@ -55,6 +55,10 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--concurrent-node-syncs=many"),
             "--concurrent-node-syncs"),
         Arguments.of(
+            "unreadable authentication kubeconfig",
+            List.of("--cloud-provider=fake", "--authentication-kubeconfig=/nonexistent/kubeconfig"),
+            "--authentication-kubeconfig: cannot read /nonexistent/kubeconfig"),
+        Arguments.of(
             "a webhook named",
             List.of("--cloud-provider=fake", "--webhooks=nodes"),
             "--webhooks: ccm4j implements no webhooks, got [nodes]"),

@@ -9,13 +9,16 @@ import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.DelegatedAccess;
 import io.ccm4j.runtime.serving.ManagementServer;
+import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
@@ -60,6 +63,10 @@ public final class CloudControllerManager implements AutoCloseable {
   /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
 
+  // The token and access reviews' clients, when they have kubeconfigs of their own.
+  private static final double REVIEW_QPS = 20;
+  private static final int REVIEW_BURST = 30;
+
   /** The client a controller writes with, by its upstream client name. */
   @FunctionalInterface
   public interface ControllerClients {
@@ -75,17 +82,9 @@ public final class CloudControllerManager implements AutoCloseable {
       Optional<LeaderElection.Settings> leaderElection,
       Optional<InetSocketAddress> servingAddress,
       ServingKeys servingKeys,
-      List<String> alwaysAllowPaths) {
+      ServingAccess servingAccess) {
 
-    /** Upstream's {@code --authorization-always-allow-paths}: the health endpoints. */
-    public static final List<String> DEFAULT_ALWAYS_ALLOW_PATHS =
-        List.of("/healthz", "/readyz", "/livez");
-
-    public Settings {
-      alwaysAllowPaths = List.copyOf(alwaysAllowPaths);
-    }
-
-    /** With the default always-allowed paths: everything else needs a token allowed to read it. */
+    /** With the default access: everything but the health endpoints needs an allowed token. */
     public Settings(
         CloudProvider cloud,
         String clusterName,
@@ -102,7 +101,7 @@ public final class CloudControllerManager implements AutoCloseable {
           leaderElection,
           servingAddress,
           servingKeys,
-          DEFAULT_ALWAYS_ALLOW_PATHS);
+          ServingAccess.defaults());
     }
   }
 
@@ -111,6 +110,7 @@ public final class CloudControllerManager implements AutoCloseable {
   private final Map<String, ControllerFactory> factories;
   private final IntConsumer exit;
   private final ControllerClients controllerClients;
+  private final List<KubernetesClient> reviewClients = new ArrayList<>();
   private final PrometheusMeterRegistry metrics =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HealthChecks health = new HealthChecks();
@@ -172,7 +172,10 @@ public final class CloudControllerManager implements AutoCloseable {
                 settings.servingKeys(),
                 health,
                 metrics,
-                new DelegatedAccess(client, settings.alwaysAllowPaths()));
+                new DelegatedAccess(
+                    reviewClient(settings.servingAccess().authentication()),
+                    reviewClient(settings.servingAccess().authorization()),
+                    settings.servingAccess().alwaysAllowPaths()));
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot serve on %s: %s".formatted(settings.servingAddress().get(), e.getMessage()), e);
@@ -216,6 +219,16 @@ public final class CloudControllerManager implements AutoCloseable {
         .description("1 while this instance holds the leader Lease")
         .register(metrics);
     election.start();
+  }
+
+  /** The manager's own client, or one for the given kubeconfig (closed with the manager). */
+  private KubernetesClient reviewClient(Optional<Config> config) {
+    if (config.isEmpty()) {
+      return client;
+    }
+    KubernetesClient own = KubeClients.create(config.get(), REVIEW_QPS, REVIEW_BURST);
+    reviewClients.add(own);
+    return own;
   }
 
   /**
@@ -444,6 +457,7 @@ public final class CloudControllerManager implements AutoCloseable {
     if (server != null) {
       server.close();
     }
+    reviewClients.forEach(KubernetesClient::close);
     settings.cloud().close();
   }
 }

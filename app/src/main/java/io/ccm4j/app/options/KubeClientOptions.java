@@ -71,11 +71,7 @@ public final class KubeClientOptions {
   public Config clientConfig() {
     Config config;
     if (kubeconfig != null) {
-      try {
-        config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
-      } catch (IOException e) {
-        throw new IllegalArgumentException("--kubeconfig: cannot read " + kubeconfig, e);
-      }
+      config = fromKubeconfig("--kubeconfig", kubeconfig);
     } else {
       config = Config.autoConfigure(null);
     }
@@ -83,6 +79,15 @@ public final class KubeClientOptions {
       config = new ConfigBuilder(config).withMasterUrl(master).build();
     }
     return config;
+  }
+
+  /** The configuration a kubeconfig file gives; the error names the flag. */
+  static Config fromKubeconfig(String flag, Path file) {
+    try {
+      return Config.fromKubeconfig(null, Files.readString(file), file.toString());
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException(flag + ": cannot read " + file + ": " + e.getMessage(), e);
+    }
   }
 
   public double qps() {

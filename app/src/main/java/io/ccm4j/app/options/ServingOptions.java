@@ -1,5 +1,6 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.ccm4j.runtime.tls.PemKeyStores;
 import java.net.InetSocketAddress;
@@ -51,8 +52,34 @@ public final class ServingOptions {
               + " SubjectAccessReview). Default: ${DEFAULT-VALUE}.")
   List<String> alwaysAllowPaths;
 
-  public List<String> alwaysAllowPaths() {
+  @Option(
+      names = "--authentication-kubeconfig",
+      paramLabel = "<file>",
+      description =
+          "Kubeconfig of the API server that reviews the serving port's tokens (TokenReview)."
+              + " Default: the manager's own connection.")
+  Path authenticationKubeconfig;
+
+  @Option(
+      names = "--authorization-kubeconfig",
+      paramLabel = "<file>",
+      description =
+          "Kubeconfig of the API server that decides access to the serving port's paths"
+              + " (SubjectAccessReview). Default: the manager's own connection.")
+  Path authorizationKubeconfig;
+
+  List<String> alwaysAllowPaths() {
     return alwaysAllowPaths.stream().map(String::trim).filter(p -> !p.isEmpty()).toList();
+  }
+
+  /** Who may read what; the kubeconfigs are read here (validate() checked them). */
+  public ServingAccess access() {
+    return new ServingAccess(
+        alwaysAllowPaths(),
+        Optional.ofNullable(authenticationKubeconfig)
+            .map(file -> KubeClientOptions.fromKubeconfig("--authentication-kubeconfig", file)),
+        Optional.ofNullable(authorizationKubeconfig)
+            .map(file -> KubeClientOptions.fromKubeconfig("--authorization-kubeconfig", file)));
   }
 
   public Optional<String> validate() {
@@ -72,6 +99,12 @@ public final class ServingOptions {
       if (file != null && !Files.isReadable(file)) {
         return Optional.of("cannot read " + file);
       }
+    }
+    if (authenticationKubeconfig != null && !Files.isReadable(authenticationKubeconfig)) {
+      return Optional.of("--authentication-kubeconfig: cannot read " + authenticationKubeconfig);
+    }
+    if (authorizationKubeconfig != null && !Files.isReadable(authorizationKubeconfig)) {
+      return Optional.of("--authorization-kubeconfig: cannot read " + authorizationKubeconfig);
     }
     return Optional.empty();
   }

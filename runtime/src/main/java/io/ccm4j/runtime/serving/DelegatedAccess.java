@@ -58,7 +58,8 @@ public final class DelegatedAccess implements AccessControl {
 
   private record Question(User user, String verb, String path) {}
 
-  private final KubernetesClient client;
+  private final KubernetesClient authentication;
+  private final KubernetesClient authorization;
   private final List<String> alwaysAllowPaths;
   private final LongSupplier nanoTime;
   private final Map<String, Cached<Optional<User>>> tokens = new ConcurrentHashMap<>();
@@ -69,11 +70,27 @@ public final class DelegatedAccess implements AccessControl {
    *     {@code --authorization-always-allow-paths})
    */
   public DelegatedAccess(KubernetesClient client, List<String> alwaysAllowPaths) {
-    this(client, alwaysAllowPaths, System::nanoTime);
+    this(client, client, alwaysAllowPaths);
   }
 
-  DelegatedAccess(KubernetesClient client, List<String> alwaysAllowPaths, LongSupplier nanoTime) {
-    this.client = client;
+  /**
+   * @param authentication where TokenReviews go ({@code --authentication-kubeconfig})
+   * @param authorization where SubjectAccessReviews go ({@code --authorization-kubeconfig})
+   */
+  public DelegatedAccess(
+      KubernetesClient authentication,
+      KubernetesClient authorization,
+      List<String> alwaysAllowPaths) {
+    this(authentication, authorization, alwaysAllowPaths, System::nanoTime);
+  }
+
+  DelegatedAccess(
+      KubernetesClient authentication,
+      KubernetesClient authorization,
+      List<String> alwaysAllowPaths,
+      LongSupplier nanoTime) {
+    this.authentication = authentication;
+    this.authorization = authorization;
     this.alwaysAllowPaths = List.copyOf(alwaysAllowPaths);
     this.nanoTime = nanoTime;
   }
@@ -142,7 +159,8 @@ public final class DelegatedAccess implements AccessControl {
     GenericKubernetesResource review = review("authentication.k8s.io/v1", "TokenReview");
     review.setAdditionalProperty("spec", Map.of("token", token));
     Map<String, Object> status =
-        statusOf(client.genericKubernetesResources(TOKEN_REVIEWS).resource(review).create());
+        statusOf(
+            authentication.genericKubernetesResources(TOKEN_REVIEWS).resource(review).create());
     Optional<User> user = Optional.empty();
     if (Boolean.TRUE.equals(status.get("authenticated"))
         && status.get("user") instanceof Map<?, ?> info) {
@@ -177,7 +195,10 @@ public final class DelegatedAccess implements AccessControl {
     review.setAdditionalProperty("spec", spec);
     Map<String, Object> status =
         statusOf(
-            client.genericKubernetesResources(SUBJECT_ACCESS_REVIEWS).resource(review).create());
+            authorization
+                .genericKubernetesResources(SUBJECT_ACCESS_REVIEWS)
+                .resource(review)
+                .create());
     boolean allowed = Boolean.TRUE.equals(status.get("allowed"));
     remember(decisions, question, allowed);
     return allowed;
