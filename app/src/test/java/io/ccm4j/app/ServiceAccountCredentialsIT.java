@@ -9,15 +9,21 @@ import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -34,9 +40,70 @@ import org.junit.jupiter.api.Test;
 class ServiceAccountCredentialsIT {
 
   @Test
-  void theCloudNodeControllerWritesAsItsOwnServiceAccount(KubernetesClient admin) throws Exception {
+  void theCloudNodeControllerWritesAsItsOwnServiceAccount(
+      LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "sa-" + UUID.randomUUID().toString().substring(0, 6);
     String role = "sa-it-" + node;
+    // The manager's account may do no more than the chart's controller-accounts Role grants: read
+    // and create ServiceAccounts, and request their tokens, in kube-system.
+    String managerAccount = "sa-it-manager-" + node;
+    admin
+        .serviceAccounts()
+        .inNamespace("kube-system")
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(managerAccount)
+                .withNamespace("kube-system")
+                .endMetadata()
+                .build())
+        .create();
+    admin
+        .rbac()
+        .roles()
+        .inNamespace("kube-system")
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName(managerAccount)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("")
+                .withResources("serviceaccounts")
+                .withVerbs("get", "create")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("")
+                .withResources("serviceaccounts/token")
+                .withVerbs("create")
+                .endRule()
+                .build())
+        .create();
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace("kube-system")
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(managerAccount)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", managerAccount)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(managerAccount)
+                .withNamespace("kube-system")
+                .endSubject()
+                .build())
+        .create();
+    KubernetesClient asManager =
+        new KubernetesClientBuilder()
+            .withConfig(
+                Config.fromKubeconfig(
+                    controlPlane.kubeconfig(
+                        "system:serviceaccount:kube-system:" + managerAccount,
+                        ServiceAccountTokens.request(admin, "kube-system", managerAccount))))
+            .build();
     var settings =
         new CloudControllerManager.Settings(
             SimCloudProviderFactory.fromYaml(
@@ -47,7 +114,8 @@ class ServiceAccountCredentialsIT {
             Optional.empty(),
             Optional.empty(),
             null);
-    try (ServiceAccountClients serviceAccounts = new ServiceAccountClients(admin, 20, 30);
+    try (asManager;
+        ServiceAccountClients serviceAccounts = new ServiceAccountClients(asManager, 20, 30);
         KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults());
         CloudControllerManager manager =
             new CloudControllerManager(
@@ -118,6 +186,9 @@ class ServiceAccountCredentialsIT {
       assertThat(initialised.getStatus().getAddresses())
           .anyMatch(a -> a.getAddress().equals("10.9.1.1"));
     } finally {
+      admin.rbac().roleBindings().inNamespace("kube-system").withName(managerAccount).delete();
+      admin.rbac().roles().inNamespace("kube-system").withName(managerAccount).delete();
+      admin.serviceAccounts().inNamespace("kube-system").withName(managerAccount).delete();
       admin.rbac().clusterRoleBindings().withName(role).delete();
       admin.rbac().clusterRoles().withName(role).delete();
       admin.nodes().withName(node).delete();

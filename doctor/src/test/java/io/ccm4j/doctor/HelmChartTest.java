@@ -166,6 +166,53 @@ class HelmChartTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void serviceAccountCredentialsPassTheFlagBindTheControllersAndLetTheManagerMakeTheirTokens()
+      throws Exception {
+    assertThat(render(Map.of()))
+        .noneMatch(d -> d.kind().equals("Role") && name(d).endsWith(":controller-accounts"));
+
+    List<ManifestDocument> chart = render(Map.of("useServiceAccountCredentials", true));
+
+    CcmWorkload workload = Doctor.workloads(chart).getFirst();
+    assertThat(workload.pod().getContainers().getFirst().getArgs())
+        .contains("--use-service-account-credentials");
+    Map<String, Object> binding =
+        chart.stream()
+            .filter(d -> d.kind().equals("ClusterRoleBinding"))
+            .findFirst()
+            .orElseThrow()
+            .object();
+    assertThat((List<Map<String, Object>>) binding.get("subjects"))
+        .extracting(subject -> subject.get("namespace") + "/" + subject.get("name"))
+        .containsExactly(
+            "kube-system/cloud-controller-manager",
+            "kube-system/cloud-node-controller",
+            "kube-system/cloud-node-lifecycle-controller",
+            "kube-system/service-controller",
+            "kube-system/node-route-controller",
+            "kube-system/node-controller");
+    Map<String, Object> role =
+        chart.stream()
+            .filter(d -> d.kind().equals("Role") && name(d).endsWith(":controller-accounts"))
+            .findFirst()
+            .orElseThrow()
+            .object();
+    assertThat((List<Map<String, Object>>) role.get("rules"))
+        .extracting(rule -> rule.get("resources") + ":" + rule.get("verbs"))
+        .containsExactly("[serviceaccounts]:[get, create]", "[serviceaccounts/token]:[create]");
+    assertThat(((Map<String, Object>) role.get("metadata")).get("namespace"))
+        .isEqualTo("kube-system");
+    assertThat(chart)
+        .anyMatch(d -> d.kind().equals("RoleBinding") && name(d).endsWith(":controller-accounts"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String name(ManifestDocument document) {
+    return String.valueOf(((Map<String, Object>) document.object().get("metadata")).get("name"));
+  }
+
+  @Test
   void theCloudConfigSecretIsMountedAndPassed() throws Exception {
     List<ManifestDocument> chart =
         render(
