@@ -76,10 +76,11 @@ public final class ManagementServer implements AutoCloseable {
     server.createContext("/metrics", guarded(this::serveMetrics));
     server.createContext(
         "/", guarded(exchange -> respond(exchange, 404, "text/plain", "404 page not found\n")));
+    // A virtual thread per request: a request waiting on the API server (its token or access
+    // review) must not hold up the kubelet's health probes behind it.
     this.executor =
-        Executors.newFixedThreadPool(
-            2,
-            runnable -> Thread.ofPlatform().daemon().name("management-http").unstarted(runnable));
+        Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("management-http-", 0).factory());
     server.setExecutor(executor);
     server.start();
   }

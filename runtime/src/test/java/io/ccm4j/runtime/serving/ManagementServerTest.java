@@ -1,0 +1,107 @@
+package io.ccm4j.runtime.serving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.runtime.health.HealthChecks;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.Test;
+
+class ManagementServerTest {
+
+  /**
+   * Requests waiting on the API server (a token or access review that hangs) must not hold up the
+   * kubelet's health probe: with a fixed pool of two threads, two such requests did.
+   */
+  @Test
+  void healthAnswersWhileMetricsRequestsWaitForTheirReview() throws Exception {
+    CountDownLatch reviewAnswers = new CountDownLatch(1);
+    CountDownLatch reviewing = new CountDownLatch(4);
+    AccessControl hangingReviews =
+        (method, path, authorization) -> {
+          if (path.equals("/healthz")) {
+            return Optional.empty();
+          }
+          reviewing.countDown();
+          try {
+            reviewAnswers.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return Optional.empty();
+        };
+    HealthChecks health = new HealthChecks();
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            health,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            hangingReviews)) {
+      HttpClient http = trustingClient();
+      String base = "https://127.0.0.1:" + server.address().getPort();
+      List<CompletableFuture<HttpResponse<String>>> scrapes = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        scrapes.add(
+            http.sendAsync(
+                HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()));
+      }
+      assertThat(reviewing.await(10, TimeUnit.SECONDS)).as("four scrapes under review").isTrue();
+
+      HttpResponse<String> probe =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/healthz"))
+                  .timeout(Duration.ofSeconds(3))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+
+      assertThat(probe.statusCode()).isEqualTo(200);
+      reviewAnswers.countDown();
+      for (var scrape : scrapes) {
+        assertThat(scrape.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+      }
+    } finally {
+      reviewAnswers.countDown();
+    }
+  }
+
+  /** Trusts the server's in-memory self-signed certificate. */
+  private static HttpClient trustingClient() throws Exception {
+    TrustManager trustAll =
+        new X509TrustManager() {
+          @Override
+          public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+          @Override
+          public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+          @Override
+          public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+          }
+        };
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, new TrustManager[] {trustAll}, null);
+    return HttpClient.newBuilder()
+        .sslContext(context)
+        .connectTimeout(Duration.ofSeconds(3))
+        .build();
+  }
+}
