@@ -53,7 +53,7 @@ class DeployRbacIT {
         admin.resource(object).createOr(existing -> existing.update());
       }
     }
-    String token = ServiceAccountTokens.request(admin, "kube-system", SERVICE_ACCOUNT);
+    String token = ServiceAccounts.token(admin, "kube-system", SERVICE_ACCOUNT);
     Config asServiceAccount =
         Config.fromKubeconfig(
             controlPlane.kubeconfig("system:serviceaccount:kube-system:" + SERVICE_ACCOUNT, token));

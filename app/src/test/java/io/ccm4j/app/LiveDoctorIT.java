@@ -10,7 +10,6 @@ import io.ccm4j.doctor.Rule;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -31,16 +30,7 @@ class LiveDoctorIT {
     try (KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
       kubelets.registerAll(
           List.of(NodeSpec.named("doc-a-" + suffix), NodeSpec.named("doc-b-" + suffix)), 2);
-      admin
-          .serviceAccounts()
-          .inNamespace("kube-system")
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("ccm-" + suffix)
-                  .endMetadata()
-                  .build())
-          .create();
+      ServiceAccounts.create(admin, "kube-system", "ccm-" + suffix);
       String pod = "ccm-" + suffix;
       admin
           .pods()
@@ -119,16 +109,7 @@ class LiveDoctorIT {
   /** A CCM pod bound to a node by spec.nodeName (no kubelet runs it: it stays Pending). */
   private static void boundPod(
       KubernetesClient admin, String name, boolean hostNetwork, String... args) {
-    admin
-        .serviceAccounts()
-        .inNamespace("kube-system")
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("doctor-it")
-                .endMetadata()
-                .build())
-        .createOr(existing -> existing.update());
+    ServiceAccounts.create(admin, "kube-system", "doctor-it");
     admin
         .pods()
         .inNamespace("kube-system")

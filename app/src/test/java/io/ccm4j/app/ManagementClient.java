@@ -1,6 +1,6 @@
 package io.ccm4j.app;
 
-import io.ccm4j.app.bench.LocalManagerHttp;
+import io.ccm4j.runtime.serving.LocalManagerHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

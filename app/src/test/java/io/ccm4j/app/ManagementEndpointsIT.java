@@ -107,17 +107,8 @@ class ManagementEndpointsIT {
             ServingKeys.selfSigned());
     assertThat(settings.servingAccess().alwaysAllowPaths())
         .containsExactly("/healthz", "/readyz", "/livez");
-    client
-        .serviceAccounts()
-        .inNamespace("default")
-        .resource(
-            new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName(scraper)
-                .endMetadata()
-                .build())
-        .create();
-    String token = ServiceAccountTokens.request(client, "default", scraper);
+    ServiceAccounts.create(client, "default", scraper);
+    String token = ServiceAccounts.token(client, "default", scraper);
     String user = "system:serviceaccount:default:" + scraper;
     try (CloudControllerManager manager =
         new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {

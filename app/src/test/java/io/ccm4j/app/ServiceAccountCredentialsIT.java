@@ -16,7 +16,6 @@ import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -47,17 +46,7 @@ class ServiceAccountCredentialsIT {
     // The manager's account may do no more than the chart's controller-accounts Role grants: read
     // and create ServiceAccounts, and request their tokens, in kube-system.
     String managerAccount = "sa-it-manager-" + node;
-    admin
-        .serviceAccounts()
-        .inNamespace("kube-system")
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName(managerAccount)
-                .withNamespace("kube-system")
-                .endMetadata()
-                .build())
-        .create();
+    ServiceAccounts.create(admin, "kube-system", managerAccount);
     admin
         .rbac()
         .roles()
@@ -102,7 +91,7 @@ class ServiceAccountCredentialsIT {
                 Config.fromKubeconfig(
                     controlPlane.kubeconfig(
                         "system:serviceaccount:kube-system:" + managerAccount,
-                        ServiceAccountTokens.request(admin, "kube-system", managerAccount))))
+                        ServiceAccounts.token(admin, "kube-system", managerAccount))))
             .build();
     var settings =
         new CloudControllerManager.Settings(

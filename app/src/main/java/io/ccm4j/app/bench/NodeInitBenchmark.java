@@ -4,6 +4,7 @@ import io.ccm4j.app.Ccm4j;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.runtime.serving.LocalManagerHttp;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;

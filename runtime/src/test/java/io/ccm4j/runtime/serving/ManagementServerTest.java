@@ -10,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +17,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 
 class ManagementServerTest {
@@ -54,7 +50,7 @@ class ManagementServerTest {
             health,
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
             hangingReviews)) {
-      HttpClient http = trustingClient();
+      HttpClient http = LocalManagerHttp.client();
       String base = "https://127.0.0.1:" + server.address().getPort();
       List<CompletableFuture<HttpResponse<String>>> scrapes = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
@@ -80,28 +76,5 @@ class ManagementServerTest {
     } finally {
       reviewAnswers.countDown();
     }
-  }
-
-  /** Trusts the server's in-memory self-signed certificate. */
-  private static HttpClient trustingClient() throws Exception {
-    TrustManager trustAll =
-        new X509TrustManager() {
-          @Override
-          public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-          @Override
-          public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-          @Override
-          public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[0];
-          }
-        };
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, new TrustManager[] {trustAll}, null);
-    return HttpClient.newBuilder()
-        .sslContext(context)
-        .connectTimeout(Duration.ofSeconds(3))
-        .build();
   }
 }

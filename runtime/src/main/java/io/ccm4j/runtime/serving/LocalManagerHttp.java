@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.runtime.serving;
 
 import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;
@@ -10,9 +10,9 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * An HTTP client for a {@code ccm4j run} this process started on loopback, whose serving
- * certificate is the in-memory self-signed one: it trusts any certificate, so it is for such local
- * endpoints only (benchmarks and tests).
+ * An HTTP client for a {@link ManagementServer} on loopback serving the in-memory self-signed
+ * certificate ({@link ServingKeys#selfSigned()}): it trusts any certificate, so it is for such
+ * local endpoints only (benchmarks and tests).
  */
 public final class LocalManagerHttp {
 
