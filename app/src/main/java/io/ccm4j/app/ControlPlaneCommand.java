@@ -16,8 +16,9 @@ import picocli.CommandLine.Option;
       "Run a local control plane (etcd, kube-apiserver, kube-scheduler) until Ctrl-C.",
       "",
       "Start a local control plane (etcd, kube-apiserver with TLS, token auth and RBAC, kube-scheduler)",
-      "on free loopback ports, print its kubeconfig, and stop it on Ctrl-C. Builds the binaries from",
-      "Debian's packages on first use unless KUBEBUILDER_ASSETS points at them."
+      "on free loopback ports, print its kubeconfig, and stop it on Ctrl-C. Uses the binaries in",
+      "KUBEBUILDER_ASSETS if set, else builds the pinned Kubernetes from Go modules on first use (cached",
+      "in ~/.cache/ccm4j); CCM4J_KUBERNETES_VERSION=1.x.y selects another release."
     },
     mixinStandardHelpOptions = true)
 public final class ControlPlaneCommand implements Callable<Integer> {
@@ -67,10 +68,11 @@ public final class ControlPlaneCommand implements Callable<Integer> {
                 },
                 "control-plane-stop"));
     System.out.printf(
-        "Control plane ready at %s (started in %.1f s).%n"
+        "Control plane (Kubernetes %s) ready at %s (started in %.1f s).%n"
             + "  export KUBECONFIG=%s%n"
             + "  kubectl: %s%n"
             + "Logs are in %s. Press Ctrl-C to stop.%n",
+        controlPlane.binaries().version(),
         controlPlane.serverUrl(),
         controlPlane.startTime().toMillis() / 1000.0,
         controlPlane.kubeconfigPath(),

@@ -6,23 +6,23 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Where the control-plane binaries are: {@code $KUBEBUILDER_ASSETS} (the envtest convention), else
- * the cache that {@code install-control-plane.sh} fills ({@code $CCM4J_CACHE}, default {@code
- * ~/.cache/ccm4j}), else the result of running that script, which builds them from Debian's
- * packages.
+ * The control-plane binaries and the Kubernetes version they are. Where they come from is decided
+ * in one place, {@code install-control-plane.sh}: {@code $KUBEBUILDER_ASSETS} (the envtest
+ * convention), else the cache ({@code $CCM4J_CACHE}, default {@code ~/.cache/ccm4j}), else a build
+ * from Go modules of the version pinned in {@code control-plane.versions} (or the one {@code
+ * $CCM4J_KUBERNETES_VERSION} selects), else Debian's 1.20.2 source build. The script prints that
+ * choice in one line.
  */
-public record ControlPlaneBinaries(Path directory) {
-
-  /** The Kubernetes version the install script builds. */
-  public static final String KUBERNETES_VERSION = "1.20.2";
+public record ControlPlaneBinaries(Path directory, KubernetesVersion version) {
 
   private static final String INSTALL_SCRIPT = "install-control-plane.sh";
+  private static final String VERSIONS = "control-plane.versions";
+  private static ControlPlaneBinaries resolved;
 
   public Path etcd() {
     return directory.resolve("etcd");
@@ -44,51 +44,72 @@ public record ControlPlaneBinaries(Path directory) {
     return directory.resolve("kubectl");
   }
 
-  /** Finds the binaries, installing them if nothing provides them yet. */
-  public static ControlPlaneBinaries resolve() {
-    return find(System.getenv()).orElseGet(ControlPlaneBinaries::install);
-  }
-
-  /** Finds binaries already present, without installing anything. */
-  static Optional<ControlPlaneBinaries> find(Map<String, String> env) {
-    String assets = env.get("KUBEBUILDER_ASSETS");
-    if (assets != null && !assets.isBlank()) {
-      ControlPlaneBinaries candidate = new ControlPlaneBinaries(Path.of(assets));
-      if (Files.isExecutable(candidate.kubeApiserver()) && Files.isExecutable(candidate.etcd())) {
-        return Optional.of(candidate);
+  /** The Kubernetes version ccm4j pins: what a build from Go modules gives by default. */
+  public static String pinnedVersion() {
+    Properties versions = new Properties();
+    try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream(VERSIONS)) {
+      if (in == null) {
+        throw new IllegalStateException(VERSIONS + " is missing from the class path");
       }
+      versions.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + VERSIONS, e);
     }
-    ControlPlaneBinaries cached = new ControlPlaneBinaries(cacheDirectory(env));
-    if (List.of(cached.etcd(), cached.kubeApiserver(), cached.kubeScheduler(), cached.kubectl())
-        .stream()
-        .allMatch(Files::isExecutable)) {
-      return Optional.of(cached);
-    }
-    return Optional.empty();
+    return versions.getProperty("KUBERNETES_VERSION");
   }
 
-  static Path cacheDirectory(Map<String, String> env) {
-    String cache = env.get("CCM4J_CACHE");
-    Path root =
-        cache != null && !cache.isBlank()
-            ? Path.of(cache)
-            : Path.of(System.getProperty("user.home"), ".cache", "ccm4j");
-    return root.resolve("k8s-" + KUBERNETES_VERSION).resolve("bin");
+  /**
+   * The binaries in a directory, with the version {@code kube-apiserver --version} reports.
+   *
+   * @throws IllegalStateException when there is no kube-apiserver there or it names no version
+   */
+  public static ControlPlaneBinaries in(Path directory) {
+    Path apiserver = directory.resolve("kube-apiserver");
+    try {
+      Process process =
+          new ProcessBuilder(apiserver.toString(), "--version").redirectErrorStream(true).start();
+      process.getOutputStream().close();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        throw new IllegalStateException(apiserver + " --version failed: " + output.strip());
+      }
+      // "Kubernetes v1.37.2"
+      String[] words = output.strip().split("\\s+");
+      return new ControlPlaneBinaries(directory, KubernetesVersion.parse(words[words.length - 1]));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run " + apiserver + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking " + apiserver + " its version", e);
+    }
+  }
+
+  /**
+   * Finds the binaries, building them if nothing provides them yet; the same answer for the rest of
+   * this process.
+   */
+  public static synchronized ControlPlaneBinaries resolve() {
+    if (resolved == null) {
+      resolved = in(install());
+    }
+    return resolved;
   }
 
   /** Runs the bundled install script; its progress goes to this process's standard error. */
-  static ControlPlaneBinaries install() {
+  private static Path install() {
     try {
-      Path script = Files.createTempFile("ccm4j-install-control-plane", ".sh");
-      try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream(INSTALL_SCRIPT)) {
-        if (in == null) {
-          throw new IllegalStateException(INSTALL_SCRIPT + " is missing from the class path");
-        }
-        Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
-      }
+      Path dir = Files.createTempDirectory("ccm4j-install-control-plane");
       try {
+        for (String resource : List.of(INSTALL_SCRIPT, VERSIONS)) {
+          try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream(resource)) {
+            if (in == null) {
+              throw new IllegalStateException(resource + " is missing from the class path");
+            }
+            Files.copy(in, dir.resolve(resource));
+          }
+        }
         Process process =
-            new ProcessBuilder("bash", script.toString())
+            new ProcessBuilder("bash", dir.resolve(INSTALL_SCRIPT).toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         process.getOutputStream().close();
@@ -100,9 +121,12 @@ public record ControlPlaneBinaries(Path directory) {
               "installing the control-plane binaries failed (exit code %d); see the output above"
                   .formatted(exit));
         }
-        return new ControlPlaneBinaries(Path.of(lines.getLast().trim()));
+        return Path.of(lines.getLast().trim());
       } finally {
-        Files.deleteIfExists(script);
+        for (String file : List.of(INSTALL_SCRIPT, VERSIONS)) {
+          Files.deleteIfExists(dir.resolve(file));
+        }
+        Files.deleteIfExists(dir);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + INSTALL_SCRIPT, e);

@@ -198,30 +198,37 @@ public final class LocalControlPlane implements AutoCloseable {
               "--log-level=warn"));
 
       serverUrl = "https://127.0.0.1:" + apiserverPort;
-      start(
-          "kube-apiserver",
-          List.of(
-              binaries.kubeApiserver().toString(),
-              "--etcd-servers=" + etcdUrl,
-              "--bind-address=127.0.0.1",
-              "--advertise-address=127.0.0.1",
-              "--secure-port=" + apiserverPort,
-              "--insecure-port=0",
-              "--cert-dir=" + pki,
-              "--tls-cert-file=" + pki.resolve("apiserver.crt"),
-              "--tls-private-key-file=" + pki.resolve("apiserver.key"),
-              "--client-ca-file=" + pki.resolve("ca.crt"),
-              "--token-auth-file=" + pki.resolve("tokens.csv"),
-              "--authorization-mode=RBAC",
-              "--service-account-key-file=" + pki.resolve("sa.pub"),
-              "--service-account-signing-key-file=" + pki.resolve("sa.key"),
-              "--service-account-issuer=https://kubernetes.default.svc",
-              "--service-cluster-ip-range=" + SERVICE_CIDR,
-              // Keeps both of a dual-stack node's podCIDRs (alpha in 1.20, always on since 1.23).
-              "--feature-gates=IPv6DualStack=true",
-              "--endpoint-reconciler-type=none",
-              "--allow-privileged=true",
-              "--v=1"));
+      KubernetesVersion version = binaries.version();
+      List<String> apiserver =
+          new ArrayList<>(
+              List.of(
+                  binaries.kubeApiserver().toString(),
+                  "--etcd-servers=" + etcdUrl,
+                  "--bind-address=127.0.0.1",
+                  "--advertise-address=127.0.0.1",
+                  "--secure-port=" + apiserverPort,
+                  "--cert-dir=" + pki,
+                  "--tls-cert-file=" + pki.resolve("apiserver.crt"),
+                  "--tls-private-key-file=" + pki.resolve("apiserver.key"),
+                  "--client-ca-file=" + pki.resolve("ca.crt"),
+                  "--token-auth-file=" + pki.resolve("tokens.csv"),
+                  "--authorization-mode=RBAC",
+                  "--service-account-key-file=" + pki.resolve("sa.pub"),
+                  "--service-account-signing-key-file=" + pki.resolve("sa.key"),
+                  "--service-account-issuer=https://kubernetes.default.svc",
+                  "--service-cluster-ip-range=" + SERVICE_CIDR,
+                  "--endpoint-reconciler-type=none",
+                  "--allow-privileged=true",
+                  "--v=1"));
+      if (!version.atLeast(24)) {
+        // The insecure port is gone in 1.24; before, it was on unless switched off.
+        apiserver.add("--insecure-port=0");
+      }
+      if (!version.atLeast(23)) {
+        // Keeps both of a dual-stack node's podCIDRs (always on since 1.23, the gate gone in 1.25).
+        apiserver.add("--feature-gates=IPv6DualStack=true");
+      }
+      start("kube-apiserver", apiserver);
       awaitReady();
       write(directory.resolve("kubeconfig"), kubeconfig(ADMIN_USER, adminToken));
       if (withScheduler) {
@@ -235,10 +242,10 @@ public final class LocalControlPlane implements AutoCloseable {
                 "--authentication-kubeconfig=" + schedulerKubeconfig,
                 "--authorization-kubeconfig=" + schedulerKubeconfig,
                 "--leader-elect=false",
-                "--port=0",
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + freePort(),
-                "--v=1"));
+                "--v=1"),
+            insecurePortOff(version));
       }
       if (withControllerManager) {
         Path kubeconfig = directory.resolve("kube-controller-manager.kubeconfig");
@@ -255,19 +262,34 @@ public final class LocalControlPlane implements AutoCloseable {
                 "--root-ca-file=" + pki.resolve("ca.crt"),
                 "--use-service-account-credentials=true",
                 "--leader-elect=false",
-                "--port=0",
                 "--secure-port=0",
-                "--v=1"));
+                "--v=1"),
+            insecurePortOff(version));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the local control plane in " + directory, e);
     }
     startTime = Duration.ofNanos(System.nanoTime() - started);
-    log.info("local control plane ready at {} after {} ms", serverUrl, startTime.toMillis());
+    log.info(
+        "local control plane (Kubernetes {}) ready at {} after {} ms",
+        binaries.version(),
+        serverUrl,
+        startTime.toMillis());
   }
 
   private void start(String name, List<String> command) throws IOException {
     processes.add(ManagedProcess.start(name, command, directory.resolve(name + ".log")));
+  }
+
+  private void start(String name, List<String> command, List<String> more) throws IOException {
+    List<String> all = new ArrayList<>(command);
+    all.addAll(more);
+    start(name, all);
+  }
+
+  /** kube-scheduler and kube-controller-manager served plain HTTP on --port until 1.24. */
+  private static List<String> insecurePortOff(KubernetesVersion version) {
+    return version.atLeast(24) ? List.of() : List.of("--port=0");
   }
 
   private void awaitReady() {

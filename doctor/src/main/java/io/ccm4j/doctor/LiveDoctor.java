@@ -1,10 +1,13 @@
 package io.ccm4j.doctor;
 
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodehealth.Tolerations;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -17,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -59,7 +63,8 @@ public final class LiveDoctor {
     Instant now = Instant.now();
     List<Observation> observations = new ArrayList<>();
     List<Node> stuck = new ArrayList<>();
-    for (Node node : client.nodes().list().getItems()) {
+    List<Node> nodes = client.nodes().list().getItems();
+    for (Node node : nodes) {
       boolean tainted =
           node.getSpec() != null && Taints.hasKey(node, WellKnownTaints.UNINITIALIZED);
       if (!tainted) {
@@ -87,7 +92,11 @@ public final class LiveDoctor {
     for (Pod pod : ccmPods) {
       Optional<PodCondition> unscheduled = unscheduled(pod);
       if (unscheduled.isPresent()) {
-        String message = String.valueOf(unscheduled.get().getMessage());
+        // Today's scheduler no longer names the taints ("node(s) had untolerated taint(s)"), 1.20's
+        // did:
+        // which ones keep the pod out is read from the nodes.
+        String message =
+            String.valueOf(unscheduled.get().getMessage()) + untoleratedTaints(pod, nodes);
         pendingReasons.add(message);
         observations.add(
             new Observation(
@@ -118,8 +127,9 @@ public final class LiveDoctor {
       if (ccmPods.contains(pod) || !looksLikeCni(pod)) {
         continue;
       }
+      String untolerated = untoleratedTaints(pod, nodes);
       unscheduled(pod)
-          .filter(c -> String.valueOf(c.getMessage()).contains(WellKnownTaints.NODE_NOT_READY))
+          .filter(c -> untolerated.contains(WellKnownTaints.NODE_NOT_READY))
           .ifPresent(
               c ->
                   observations.add(
@@ -128,7 +138,7 @@ public final class LiveDoctor {
                           "CNI pod %s/%s is kept out by not-ready nodes"
                               .formatted(
                                   pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
-                          "the scheduler says: " + c.getMessage())));
+                          "the scheduler says: " + c.getMessage() + untolerated)));
     }
     if (ccmPods.isEmpty()) {
       observations.addAll(
@@ -315,6 +325,34 @@ public final class LiveDoctor {
     return pod.getStatus().getConditions().stream()
         .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
         .findFirst();
+  }
+
+  /**
+   * The NoSchedule and NoExecute taints the pod does not tolerate, with the number of nodes that
+   * carry each, as {@code "; it does not tolerate the taint(s) key (n nodes), ..."}; empty when it
+   * tolerates every one.
+   */
+  static String untoleratedTaints(Pod pod, List<Node> nodes) {
+    List<Toleration> tolerations =
+        pod.getSpec() == null || pod.getSpec().getTolerations() == null
+            ? List.of()
+            : pod.getSpec().getTolerations();
+    Map<String, Integer> nodesPerTaint = new TreeMap<>();
+    for (Node node : nodes) {
+      Taints.of(node).stream()
+          .filter(t -> "NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect()))
+          .filter(t -> tolerations.stream().noneMatch(tol -> Tolerations.tolerates(tol, t)))
+          .map(Taint::getKey)
+          .distinct()
+          .forEach(key -> nodesPerTaint.merge(key, 1, Integer::sum));
+    }
+    if (nodesPerTaint.isEmpty()) {
+      return "";
+    }
+    return nodesPerTaint.entrySet().stream()
+        .map(
+            e -> "%s (%d node%s)".formatted(e.getKey(), e.getValue(), e.getValue() == 1 ? "" : "s"))
+        .collect(Collectors.joining(", ", "; it does not tolerate the taint(s) ", ""));
   }
 
   private static boolean looksLikeCni(Pod pod) {

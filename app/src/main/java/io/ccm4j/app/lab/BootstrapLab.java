@@ -12,6 +12,7 @@ import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.LiveDoctor;
@@ -85,7 +86,7 @@ public final class BootstrapLab {
 
   private final Settings settings;
   private final PrintStream out;
-  private final Timeline timeline = new Timeline();
+  private Timeline timeline = new Timeline();
   private final Map<String, CloudControllerManager> managers = new ConcurrentHashMap<>();
   private final Set<String> startedPods = ConcurrentHashMap.newKeySet();
   private final Set<String> cniNodes = ConcurrentHashMap.newKeySet();
@@ -100,11 +101,19 @@ public final class BootstrapLab {
   }
 
   public LabResult run(String scenario, String manifest) throws Exception {
+    // Building the binaries on a first run is not part of the bootstrap: the clock starts after.
+    ControlPlaneBinaries binaries = ControlPlaneBinaries.resolve();
+    timeline = new Timeline();
     out.printf(
-        "lab: scenario %s: starting kube-apiserver, kube-scheduler, kube-controller-manager%n",
-        scenario);
+        "lab: scenario %s: starting Kubernetes %s (kube-apiserver, kube-scheduler,"
+            + " kube-controller-manager)%n",
+        scenario, binaries.version());
     try (LocalControlPlane controlPlane =
-            LocalControlPlane.builder().withScheduler(true).withControllerManager(true).start();
+            LocalControlPlane.builder()
+                .binaries(binaries)
+                .withScheduler(true)
+                .withControllerManager(true)
+                .start();
         KubernetesClient admin = controlPlane.newClient();
         KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
       timeline.record(

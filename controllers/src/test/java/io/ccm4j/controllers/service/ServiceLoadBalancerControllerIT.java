@@ -47,7 +47,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -498,9 +497,10 @@ class ServiceLoadBalancerControllerIT {
     run("");
     Service created =
         create("classy", b -> b.editSpec().withLoadBalancerClass("example.com/lb").endSpec());
-    Assumptions.assumeTrue(
-        created.getSpec().getLoadBalancerClass() != null,
-        "this API server drops spec.loadBalancerClass (added in Kubernetes 1.21); S4 is covered by LoadBalancerServicesTest");
+    assertThat(created.getSpec().getLoadBalancerClass())
+        .as(
+            "spec.loadBalancerClass as the API server stored it (Kubernetes 1.21 and newer keep it)")
+        .isEqualTo("example.com/lb");
     create("plain");
     awaitIngress("plain");
     await()
@@ -508,6 +508,98 @@ class ServiceLoadBalancerControllerIT {
         .atMost(5, TimeUnit.SECONDS)
         .until(() -> lbs().callsFor(namespace + "/classy").isEmpty());
     assertThat(service("classy").getMetadata().getFinalizers()).doesNotContain(FINALIZER);
+  }
+
+  @Test
+  void S13_ipModeIsWrittenAsTheCloudSaysAndTheServersVipDefaultCausesNoFurtherWrites()
+      throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    // "proxied" gets ipMode Proxy from the cloud; every other Service an IP without ipMode, which
+    // the API server (1.30 and newer) stores as VIP.
+    LoadBalancer proxying =
+        new LoadBalancer() {
+          @Override
+          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
+              throws CloudException {
+            return sim.getLoadBalancer(cluster, service).map(status -> proxied(service, status));
+          }
+
+          @Override
+          public LoadBalancerStatus ensureLoadBalancer(
+              String cluster, Service service, List<Node> nodes) throws CloudException {
+            return proxied(service, sim.ensureLoadBalancer(cluster, service, nodes));
+          }
+
+          @Override
+          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
+              throws CloudException {
+            sim.updateLoadBalancer(cluster, service, nodes);
+          }
+
+          @Override
+          public void ensureLoadBalancerDeleted(String cluster, Service service)
+              throws CloudException {
+            sim.ensureLoadBalancerDeleted(cluster, service);
+          }
+
+          private LoadBalancerStatus proxied(Service service, LoadBalancerStatus status) {
+            if (!"proxied".equals(service.getMetadata().getName())) {
+              return status;
+            }
+            return new LoadBalancerStatus(
+                status.ingress().stream()
+                    .map(i -> new LoadBalancerStatus.Ingress(i.ip(), i.hostname(), "Proxy"))
+                    .toList());
+          }
+        };
+    CloudProvider provider =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "sim";
+          }
+
+          @Override
+          public Optional<LoadBalancer> loadBalancer() {
+            return Optional.of(proxying);
+          }
+        };
+    harness =
+        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+    create("proxied");
+    create("plain");
+    awaitIngress("proxied", "plain");
+
+    assertThat(service("proxied").getStatus().getLoadBalancer().getIngress().get(0).getIpMode())
+        .isEqualTo("Proxy");
+    assertThat(service("plain").getStatus().getLoadBalancer().getIngress().get(0).getIpMode())
+        .as("defaulted by the API server")
+        .isEqualTo("VIP");
+    // A status that compared unequal to the server's defaulted one would be written again and
+    // again: each write an update event, each event a sync.
+    String proxiedVersion = service("proxied").getMetadata().getResourceVersion();
+    String plainVersion =
+        client
+            .services()
+            .inNamespace(namespace)
+            .withName("plain")
+            .edit(
+                s -> {
+                  s.getMetadata().setLabels(Map.of("touched", "true"));
+                  return s;
+                })
+            .getMetadata()
+            .getResourceVersion();
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(6, TimeUnit.SECONDS)
+        .until(
+            () ->
+                service("proxied").getMetadata().getResourceVersion().equals(proxiedVersion)
+                    && service("plain").getMetadata().getResourceVersion().equals(plainVersion));
+    assertThat(calls("plain", "EnsureLoadBalancer")).isEqualTo(1);
   }
 
   @Test
