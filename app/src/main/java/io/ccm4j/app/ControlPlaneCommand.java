@@ -47,7 +47,7 @@ public final class ControlPlaneCommand implements Callable<Integer> {
       paramLabel = "<bool>",
       description =
           "Also run kube-controller-manager with the workload controllers only (deployment, replicaset,"
-              + " daemonset, service accounts and their tokens). Default: ${DEFAULT-VALUE}.")
+              + " daemonset, service accounts and the root CA ConfigMap). Default: ${DEFAULT-VALUE}.")
   boolean controllerManager;
 
   @Override

@@ -51,11 +51,13 @@ public final class LocalControlPlane implements AutoCloseable {
   private static final String CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
 
   /**
-   * The kube-controller-manager controllers a workload needs (Deployments, DaemonSets, service
-   * account tokens); node lifecycle and cloud work are left to ccm4j.
+   * The kube-controller-manager controllers a workload needs (Deployments, DaemonSets, each
+   * namespace's default ServiceAccount and {@code kube-root-ca.crt}, which every projected token
+   * volume reads since 1.22; tokens of legacy token Secrets); node lifecycle and cloud work are left
+   * to ccm4j.
    */
   private static final String WORKLOAD_CONTROLLERS =
-      "deployment,replicaset,daemonset,serviceaccount,serviceaccount-token";
+      "deployment,replicaset,daemonset,serviceaccount,serviceaccount-token,root-ca-cert-publisher";
 
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
@@ -95,7 +97,8 @@ public final class LocalControlPlane implements AutoCloseable {
 
     /**
      * Also run kube-controller-manager with the workload controllers only (Deployments become pods,
-     * service accounts get tokens), as a cluster whose node controllers are ccm4j's has.
+     * namespaces get their default ServiceAccount and root CA ConfigMap), as a cluster whose node
+     * controllers are ccm4j's has.
      */
     public Builder withControllerManager(boolean controllerManager) {
       this.controllerManager = controllerManager;

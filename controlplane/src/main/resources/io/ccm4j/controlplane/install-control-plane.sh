@@ -78,7 +78,7 @@ go_unusable() {
 }
 
 build_from_go_modules() {
-  local minor work kmod info commit etcd_version ldflags staging out started
+  local minor work kmod info commit etcd_version ldflags staging out started go_line
   minor=$(echo "$K8S_VERSION" | cut -d. -f2)
   work="$CACHE/build-k8s-$K8S_VERSION"
   out="$CACHE/k8s-$K8S_VERSION/bin.partial"
@@ -104,10 +104,11 @@ build_from_go_modules() {
   mkdir -p "$work/kubernetes" "$work/etcd" "$out" || return 1
 
   # The throwaway module: k8s.io/kubernetes lists its staging modules at v0.0.0; each is published as v0.<minor>.<patch>.
+  go_line=$(sed -n 's/^go \([0-9.]*\).*/\1/p' "$kmod" | head -n 1)
   {
     echo "module ccm4j.local/build/kubernetes"
     echo
-    echo "go $(sed -n 's/^go \([0-9.]*\).*/\1/p' "$kmod" | head -n 1)"
+    echo "go $go_line"
     echo
     echo "require k8s.io/kubernetes v$K8S_VERSION"
     echo
@@ -134,7 +135,8 @@ build_from_go_modules() {
 
   (
     cd "$work/etcd"
-    printf 'module ccm4j.local/build/etcd\n\ngo 1.24\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' "$etcd_version" > go.mod || exit 1
+    printf 'module ccm4j.local/build/etcd\n\ngo %s\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' \
+      "$go_line" "$etcd_version" > go.mod || exit 1
     log "go build go.etcd.io/etcd/server/v3 (etcd v$etcd_version)"
     go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3 >&2 || exit 1
   ) || return 1

@@ -56,7 +56,7 @@ class LocalControlPlaneIT {
   }
 
   @Test
-  void withTheControllerManagerDeploymentsBecomePodsAndServiceAccountsGetTokens() {
+  void withTheControllerManagerDeploymentsBecomePodsAndNamespacesGetServiceAccountAndRootCa() {
     try (LocalControlPlane controlPlane =
             LocalControlPlane.builder().withControllerManager(true).start();
         KubernetesClient admin = controlPlane.newClient()) {
@@ -112,6 +112,12 @@ class LocalControlPlaneIT {
                       == 2);
       assertThat(admin.serviceAccounts().inNamespace("workloads").withName("default").get())
           .isNotNull();
+      org.awaitility.Awaitility.await()
+          .atMost(30, java.util.concurrent.TimeUnit.SECONDS)
+          .until(
+              () ->
+                  admin.configMaps().inNamespace("workloads").withName("kube-root-ca.crt").get()
+                      != null);
     }
   }
 

@@ -303,7 +303,7 @@ public final class Doctor {
         && ("Exists".equals(requirement.getOperator()) || "In".equals(requirement.getOperator()));
   }
 
-  private static List<NodeSelectorTerm> requiredNodeSelectorTerms(PodSpec pod) {
+  static List<NodeSelectorTerm> requiredNodeSelectorTerms(PodSpec pod) {
     var affinity = pod.getAffinity();
     if (affinity == null
         || affinity.getNodeAffinity() == null

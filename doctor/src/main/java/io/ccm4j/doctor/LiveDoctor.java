@@ -95,8 +95,7 @@ public final class LiveDoctor {
         // Today's scheduler no longer names the taints ("node(s) had untolerated taint(s)"), 1.20's
         // did:
         // which ones keep the pod out is read from the nodes.
-        String message =
-            String.valueOf(unscheduled.get().getMessage()) + untoleratedTaints(pod, nodes);
+        String message = sentence(unscheduled.get().getMessage()) + untoleratedTaints(pod, nodes);
         pendingReasons.add(message);
         observations.add(
             new Observation(
@@ -138,7 +137,7 @@ public final class LiveDoctor {
                           "CNI pod %s/%s is kept out by not-ready nodes"
                               .formatted(
                                   pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
-                          "the scheduler says: " + c.getMessage() + untolerated)));
+                          "the scheduler says: " + sentence(c.getMessage()) + untolerated)));
     }
     if (ccmPods.isEmpty()) {
       observations.addAll(
@@ -328,9 +327,9 @@ public final class LiveDoctor {
   }
 
   /**
-   * The NoSchedule and NoExecute taints the pod does not tolerate, with the number of nodes that
-   * carry each, as {@code "; it does not tolerate the taint(s) key (n nodes), ..."}; empty when it
-   * tolerates every one.
+   * The NoSchedule and NoExecute taints the pod does not tolerate on the nodes its node selector
+   * and required node affinity allow, with the number of nodes that carry each, as {@code "; it
+   * does not tolerate the taint(s) key (n nodes), ..."}; empty when it tolerates every one.
    */
   static String untoleratedTaints(Pod pod, List<Node> nodes) {
     List<Toleration> tolerations =
@@ -339,6 +338,9 @@ public final class LiveDoctor {
             : pod.getSpec().getTolerations();
     Map<String, Integer> nodesPerTaint = new TreeMap<>();
     for (Node node : nodes) {
+      if (!NodePlacement.allows(pod.getSpec(), node)) {
+        continue;
+      }
       Taints.of(node).stream()
           .filter(t -> "NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect()))
           .filter(t -> tolerations.stream().noneMatch(tol -> Tolerations.tolerates(tol, t)))
@@ -353,6 +355,12 @@ public final class LiveDoctor {
         .map(
             e -> "%s (%d node%s)".formatted(e.getKey(), e.getValue(), e.getValue() == 1 ? "" : "s"))
         .collect(Collectors.joining(", ", "; it does not tolerate the taint(s) ", ""));
+  }
+
+  /** The scheduler's message without its closing full stop, so that more can follow. */
+  private static String sentence(String message) {
+    String text = String.valueOf(message).strip();
+    return text.endsWith(".") ? text.substring(0, text.length() - 1) : text;
   }
 
   private static boolean looksLikeCni(Pod pod) {

@@ -28,6 +28,17 @@ class LiveDoctorTest {
     return new NodeBuilder().withNewSpec().withTaints(taints).endSpec().build();
   }
 
+  private static Node controlPlaneNode(Taint... taints) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .addToLabels("node-role.kubernetes.io/control-plane", "")
+        .endMetadata()
+        .withNewSpec()
+        .withTaints(taints)
+        .endSpec()
+        .build();
+  }
+
   private static Pod tolerating(String keys) {
     List<Toleration> tolerations =
         keys.isEmpty()
@@ -59,5 +70,19 @@ class LiveDoctorTest {
 
     assertThat(LiveDoctor.untoleratedTaints(tolerating(keys == null ? "" : keys), nodes))
         .isEqualTo(expected == null ? "" : expected);
+  }
+
+  @org.junit.jupiter.api.Test
+  void countsOnlyTheNodesThePodsSelectorAllows() {
+    Pod pod = tolerating("node.cloudprovider.kubernetes.io/uninitialized");
+    pod.getSpec().setNodeSelector(java.util.Map.of("node-role.kubernetes.io/control-plane", ""));
+    List<Node> nodes =
+        List.of(
+            controlPlaneNode(UNINITIALIZED, CONTROL_PLANE),
+            node(UNINITIALIZED, NOT_READY),
+            node(UNINITIALIZED, NOT_READY));
+
+    assertThat(LiveDoctor.untoleratedTaints(pod, nodes))
+        .isEqualTo("; it does not tolerate the taint(s) node-role.kubernetes.io/control-plane (1 node)");
   }
 }

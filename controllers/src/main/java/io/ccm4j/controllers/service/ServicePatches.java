@@ -58,25 +58,35 @@ final class ServicePatches {
   }
 
   /**
-   * S13: writes {@code status.loadBalancer} and, with it, ccm4j's applied annotation ({@code null}
-   * removes it).
+   * The ingress entries as the status patch carries them. An {@code ipMode} goes only with an
+   * {@code ip}: the API server refuses it on a hostname-only entry ("may not be specified when `ip`
+   * is not set"), which would fail every status write of that Service.
    */
-  static void patchStatus(
-      KubernetesClient client, Service service, LoadBalancerStatus status, String applied) {
+  static List<Map<String, Object>> ingress(LoadBalancerStatus status) {
     List<Map<String, Object>> ingress = new ArrayList<>();
     for (LoadBalancerStatus.Ingress point : status.ingress()) {
       Map<String, Object> entry = new LinkedHashMap<>();
       if (!point.ip().isEmpty()) {
         entry.put("ip", point.ip());
+        if (!point.ipMode().isEmpty()) {
+          entry.put("ipMode", point.ipMode());
+        }
       }
       if (!point.hostname().isEmpty()) {
         entry.put("hostname", point.hostname());
       }
-      if (!point.ipMode().isEmpty()) {
-        entry.put("ipMode", point.ipMode());
-      }
       ingress.add(entry);
     }
+    return ingress;
+  }
+
+  /**
+   * S13: writes {@code status.loadBalancer} and, with it, ccm4j's applied annotation ({@code null}
+   * removes it).
+   */
+  static void patchStatus(
+      KubernetesClient client, Service service, LoadBalancerStatus status, String applied) {
+    List<Map<String, Object>> ingress = ingress(status);
     Map<String, Object> annotations = new HashMap<>();
     annotations.put(WellKnownAnnotations.LOAD_BALANCER_APPLIED, applied);
     Map<String, Object> loadBalancer = new HashMap<>();
@@ -116,10 +126,14 @@ final class ServicePatches {
 
   /**
    * Since Kubernetes 1.30 the API server defaults {@code ipMode} to {@code VIP} on every IP
-   * ingress; a provider that leaves it unset means the same.
+   * ingress; a provider that leaves it unset means the same. A hostname-only entry has none: the
+   * server refuses one there, so it is never written ({@link #ingress}).
    */
   private static String ipMode(String ip, String ipMode) {
-    return ipMode.isEmpty() && !ip.isEmpty() ? WellKnownServices.IP_MODE_VIP : ipMode;
+    if (ip.isEmpty()) {
+      return "";
+    }
+    return ipMode.isEmpty() ? WellKnownServices.IP_MODE_VIP : ipMode;
   }
 
   private static String orEmpty(String value) {

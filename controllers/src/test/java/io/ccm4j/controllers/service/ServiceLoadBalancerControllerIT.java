@@ -516,8 +516,9 @@ class ServiceLoadBalancerControllerIT {
     kubelets.register(NodeSpec.named(node("a")));
     cloud = SimCloudProviderFactory.fromYaml("");
     LoadBalancer sim = cloud.loadBalancer().orElseThrow();
-    // "proxied" gets ipMode Proxy from the cloud; every other Service an IP without ipMode, which
-    // the API server (1.30 and newer) stores as VIP.
+    // "proxied" gets ipMode Proxy from the cloud, "hostnamed" a hostname with ipMode Proxy (which
+    // the API server refuses without an ip); every other Service an IP without ipMode, which the
+    // API server (1.30 and newer) stores as VIP.
     LoadBalancer proxying =
         new LoadBalancer() {
           @Override
@@ -545,6 +546,10 @@ class ServiceLoadBalancerControllerIT {
           }
 
           private LoadBalancerStatus proxied(Service service, LoadBalancerStatus status) {
+            if ("hostnamed".equals(service.getMetadata().getName())) {
+              return new LoadBalancerStatus(
+                  List.of(new LoadBalancerStatus.Ingress("", "lb.example.com", "Proxy")));
+            }
             if (!"proxied".equals(service.getMetadata().getName())) {
               return status;
             }
@@ -570,7 +575,17 @@ class ServiceLoadBalancerControllerIT {
         new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
     create("proxied");
     create("plain");
+    create("hostnamed");
     awaitIngress("proxied", "plain");
+    await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(
+            () ->
+                service("hostnamed").getStatus().getLoadBalancer().getIngress().size() == 1
+                    && service("hostnamed").getStatus().getLoadBalancer().getIngress().get(0).getHostname()
+                        != null);
+    assertThat(service("hostnamed").getStatus().getLoadBalancer().getIngress().get(0).getIpMode())
+        .isNull();
 
     assertThat(service("proxied").getStatus().getLoadBalancer().getIngress().get(0).getIpMode())
         .isEqualTo("Proxy");

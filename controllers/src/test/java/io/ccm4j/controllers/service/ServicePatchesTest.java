@@ -6,6 +6,7 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -48,14 +49,28 @@ class ServicePatchesTest {
     assertThat(ServicePatches.ingressEquals(service, cloud)).isEqualTo(equal);
   }
 
-  @ParameterizedTest(name = "hostname ingress, ipMode {0}")
-  @CsvSource({"''", "VIP"})
-  void aHostnameIngressGetsNoDefaultIpMode(String cloudIpMode) {
+  @ParameterizedTest(name = "hostname ingress, cloud ipMode {0}")
+  @CsvSource({"''", "VIP", "Proxy"})
+  void aHostnameIngressHasNoIpModeWhateverTheCloudSays(String cloudIpMode) {
     Service service = withIngress(null, "lb.example.com", null);
     LoadBalancerStatus cloud =
         new LoadBalancerStatus(
             List.of(new LoadBalancerStatus.Ingress("", "lb.example.com", cloudIpMode)));
 
-    assertThat(ServicePatches.ingressEquals(service, cloud)).isEqualTo(cloudIpMode.isEmpty());
+    // The API server refuses ipMode without ip ("may not be specified when `ip` is not set").
+    assertThat(ServicePatches.ingress(cloud))
+        .containsExactly(Map.of("hostname", "lb.example.com"));
+    assertThat(ServicePatches.ingressEquals(service, cloud)).isTrue();
+  }
+
+  @ParameterizedTest(name = "ip ingress, cloud ipMode {0}")
+  @CsvSource({"'', 10.0.0.1", "Proxy, 10.0.0.1"})
+  void anIpIngressCarriesTheCloudsIpModeWhenItGivesOne(String cloudIpMode, String ip) {
+    LoadBalancerStatus cloud =
+        new LoadBalancerStatus(List.of(new LoadBalancerStatus.Ingress(ip, "", cloudIpMode)));
+
+    assertThat(ServicePatches.ingress(cloud))
+        .containsExactly(
+            cloudIpMode.isEmpty() ? Map.of("ip", ip) : Map.of("ip", ip, "ipMode", cloudIpMode));
   }
 }

@@ -47,6 +47,7 @@ public final class KubeletFleet implements AutoCloseable {
   private final ScheduledExecutorService timers;
   private final Map<String, SimulatedKubelet> kubelets = new ConcurrentHashMap<>();
   private volatile boolean leaseNamespaceReady;
+  private volatile String kubeletVersion;
 
   public KubeletFleet(KubernetesClient client, Options options) {
     this.client = client;
@@ -59,7 +60,8 @@ public final class KubeletFleet implements AutoCloseable {
   /** Registers one node and starts its heartbeats. */
   public SimulatedKubelet register(NodeSpec spec) {
     ensureLeaseNamespace();
-    Node node = client.nodes().resource(KubeletObjects.registration(spec)).create();
+    Node node =
+        client.nodes().resource(KubeletObjects.registration(spec, kubeletVersion())).create();
     SimulatedKubelet kubelet = new SimulatedKubelet(client, spec, options.heartbeats());
     if (options.heartbeats()) {
       client
@@ -121,6 +123,16 @@ public final class KubeletFleet implements AutoCloseable {
 
   public List<SimulatedKubelet> kubelets() {
     return List.copyOf(kubelets.values());
+  }
+
+  /** A kubelet of the control plane's own release, as a cluster without version skew has. */
+  private String kubeletVersion() {
+    String version = kubeletVersion;
+    if (version == null) {
+      version = client.getKubernetesVersion().getGitVersion();
+      kubeletVersion = version;
+    }
+    return version;
   }
 
   private void ensureLeaseNamespace() {

@@ -28,11 +28,14 @@ final class KubeletObjects {
   static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
   static final int LEASE_DURATION_SECONDS = 40;
   static final String READY_MESSAGE = "kubelet is posting ready status";
-  private static final String KUBELET_VERSION = "v1.20.2";
 
   private KubeletObjects() {}
 
-  static Node registration(NodeSpec spec) {
+  /**
+   * @param kubeletVersion what {@code status.nodeInfo.kubeletVersion} says (the API server's own;
+   *     {@code kubeProxyVersion} is left out, as today's kubelets leave it)
+   */
+  static Node registration(NodeSpec spec, String kubeletVersion) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("beta.kubernetes.io/arch", "amd64");
     labels.put("beta.kubernetes.io/os", "linux");
@@ -91,8 +94,7 @@ final class KubeletObjects {
         .withOsImage("ccm4j simulated kubelet")
         .withKernelVersion("6.1.0-sim")
         .withContainerRuntimeVersion("sim://1.0")
-        .withKubeletVersion(KUBELET_VERSION)
-        .withKubeProxyVersion(KUBELET_VERSION)
+        .withKubeletVersion(kubeletVersion)
         .withMachineID(UUID.randomUUID().toString().replace("-", ""))
         .withSystemUUID(UUID.randomUUID().toString())
         .withBootID(UUID.randomUUID().toString())
