@@ -2,6 +2,7 @@ package io.ccm4j.app;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Finding;
@@ -134,8 +135,7 @@ public final class DoctorCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--kubeconfig: cannot read " + kubeconfig);
     }
     io.fabric8.kubernetes.client.Config config =
-        io.fabric8.kubernetes.client.Config.fromKubeconfig(
-            null, Files.readString(kubeconfig), kubeconfig.toString());
+        KubeClientOptions.fromKubeconfig("--kubeconfig", kubeconfig);
     List<io.ccm4j.doctor.LiveDoctor.Observation> observations;
     try (var client =
         new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {

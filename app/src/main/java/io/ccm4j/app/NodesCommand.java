@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import io.ccm4j.app.options.GoDurationConverter;
+import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.provider.sim.SimCloud;
@@ -137,8 +138,7 @@ public final class NodesCommand implements Callable<Integer> {
         nodes.add(kubeProxies ? node.withNodeIp(KUBE_PROXY_SUBNET + (i + 1)) : node);
       }
     }
-    Config config =
-        Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+    Config config = KubeClientOptions.fromKubeconfig("--kubeconfig", kubeconfig);
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
         KubeletFleet fleet =
             new KubeletFleet(

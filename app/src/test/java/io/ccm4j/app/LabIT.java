@@ -34,16 +34,24 @@ class LabIT {
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource({
-    "recommended, bootstrapped,",
-    "missing-uninitialized-toleration, deadlocked,",
-    "not-ready-noexecute, deadlocked,",
-    "pod-network, deadlocked, deadlock: the cloud-controller-manager waits for the pod network",
-    "control-plane-only-taint, deadlocked,",
-    "replicas-without-leader-election, collision,",
-  })
-  void eachScenarioReachesItsVerdict(String scenario, String verdict, String explainedBy)
-      throws Exception {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // scenario | verdict | an explanation starts with | the scheduler's words the verdict
+        // quotes
+        "recommended | bootstrapped | |",
+        "missing-uninitialized-toleration | deadlocked"
+            + " | deadlock: nodes wait for the cloud-controller-manager, which waits for a node"
+            + " | node(s) had untolerated taint(s)",
+        "not-ready-noexecute | deadlocked | |",
+        "pod-network | deadlocked | deadlock: the cloud-controller-manager waits for the pod network |",
+        "control-plane-only-taint | deadlocked"
+            + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
+            + " | node(s) had untolerated taint(s)",
+        "replicas-without-leader-election | collision | |",
+      })
+  void eachScenarioReachesItsVerdict(
+      String scenario, String verdict, String explainedBy, String schedulerSays) throws Exception {
     LabResult result = run(scenario, Scenarios.manifest(scenario));
     System.out.printf(
         "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
@@ -58,6 +66,13 @@ class LabIT {
     }
     if (explainedBy != null) {
       assertThat(result.explanation()).anySatisfy(e -> assertThat(e).startsWith(explainedBy));
+    }
+    if (schedulerSays != null) {
+      assertThat(result.explanation())
+          .anySatisfy(
+              e ->
+                  assertThat(e)
+                      .contains("the scheduler says: 0/6 nodes are available: ", schedulerSays));
     }
     Path report = LabReport.write(result, temp);
     assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);

@@ -53,8 +53,8 @@ public final class LocalControlPlane implements AutoCloseable {
   /**
    * The kube-controller-manager controllers a workload needs (Deployments, DaemonSets, each
    * namespace's default ServiceAccount and {@code kube-root-ca.crt}, which every projected token
-   * volume reads since 1.22; tokens of legacy token Secrets); node lifecycle and cloud work are left
-   * to ccm4j.
+   * volume reads since 1.22; tokens of legacy token Secrets); node lifecycle and cloud work are
+   * left to ccm4j.
    */
   private static final String WORKLOAD_CONTROLLERS =
       "deployment,replicaset,daemonset,serviceaccount,serviceaccount-token,root-ca-cert-publisher";

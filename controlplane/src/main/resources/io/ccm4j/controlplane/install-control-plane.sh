@@ -99,7 +99,7 @@ build_from_go_modules() {
   etcd_version=${CCM4J_ETCD_VERSION:-$(sed -n 's/^ETCD_VERSION=\${ETCD_VERSION:-\([0-9.]*\)}.*/\1/p' "$ksrc/hack/lib/etcd.sh")}
   [ -n "$etcd_version" ] || die "cannot read the etcd version from $ksrc/hack/lib/etcd.sh; set CCM4J_ETCD_VERSION"
 
-  log "building Kubernetes v$K8S_VERSION and etcd v$etcd_version from Go modules in $work (once; about 20 minutes on 2 cores)"
+  log "building Kubernetes v$K8S_VERSION and etcd v$etcd_version from Go modules in $work (once; about 8 minutes on 2 cores)"
   rm -rf "$work" "$out"
   mkdir -p "$work/kubernetes" "$work/etcd" "$out" || return 1
 

@@ -328,19 +328,20 @@ public final class LiveDoctor {
 
   /**
    * The NoSchedule and NoExecute taints the pod does not tolerate on the nodes its node selector
-   * and required node affinity allow, with the number of nodes that carry each, as {@code "; it
-   * does not tolerate the taint(s) key (n nodes), ..."}; empty when it tolerates every one.
+   * and required node affinity allow, with the number of nodes that carry each: {@code "; it does
+   * not tolerate the taint(s) key (n nodes), ..."}, or {@code "; on the m nodes its placement
+   * allows, it does not tolerate ..."} when the placement rules out some; empty when it tolerates
+   * every one.
    */
   static String untoleratedTaints(Pod pod, List<Node> nodes) {
     List<Toleration> tolerations =
         pod.getSpec() == null || pod.getSpec().getTolerations() == null
             ? List.of()
             : pod.getSpec().getTolerations();
+    List<Node> allowed =
+        nodes.stream().filter(n -> NodePlacement.allows(pod.getSpec(), n)).toList();
     Map<String, Integer> nodesPerTaint = new TreeMap<>();
-    for (Node node : nodes) {
-      if (!NodePlacement.allows(pod.getSpec(), node)) {
-        continue;
-      }
+    for (Node node : allowed) {
       Taints.of(node).stream()
           .filter(t -> "NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect()))
           .filter(t -> tolerations.stream().noneMatch(tol -> Tolerations.tolerates(tol, t)))
@@ -351,10 +352,15 @@ public final class LiveDoctor {
     if (nodesPerTaint.isEmpty()) {
       return "";
     }
+    String where =
+        allowed.size() == nodes.size()
+            ? "; it"
+            : "; on the %d node%s its placement allows, it"
+                .formatted(allowed.size(), allowed.size() == 1 ? "" : "s");
     return nodesPerTaint.entrySet().stream()
         .map(
             e -> "%s (%d node%s)".formatted(e.getKey(), e.getValue(), e.getValue() == 1 ? "" : "s"))
-        .collect(Collectors.joining(", ", "; it does not tolerate the taint(s) ", ""));
+        .collect(Collectors.joining(", ", where + " does not tolerate the taint(s) ", ""));
   }
 
   /** The scheduler's message without its closing full stop, so that more can follow. */

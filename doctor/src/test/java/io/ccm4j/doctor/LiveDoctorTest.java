@@ -83,6 +83,7 @@ class LiveDoctorTest {
             node(UNINITIALIZED, NOT_READY));
 
     assertThat(LiveDoctor.untoleratedTaints(pod, nodes))
-        .isEqualTo("; it does not tolerate the taint(s) node-role.kubernetes.io/control-plane (1 node)");
+        .isEqualTo(
+            "; it does not tolerate the taint(s) node-role.kubernetes.io/control-plane (1 node)");
   }
 }

@@ -82,9 +82,12 @@ public final class KubeClientOptions {
   }
 
   /** The configuration a kubeconfig file gives; the error names the flag. */
-  static Config fromKubeconfig(String flag, Path file) {
+  public static Config fromKubeconfig(String flag, Path file) {
     try {
-      return Config.fromKubeconfig(null, Files.readString(file), file.toString());
+      if (!Files.isReadable(file)) {
+        throw new IOException("no readable file");
+      }
+      return Config.fromKubeconfig(file.toFile());
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException(flag + ": cannot read " + file + ": " + e.getMessage(), e);
     }

@@ -582,7 +582,12 @@ class ServiceLoadBalancerControllerIT {
         .until(
             () ->
                 service("hostnamed").getStatus().getLoadBalancer().getIngress().size() == 1
-                    && service("hostnamed").getStatus().getLoadBalancer().getIngress().get(0).getHostname()
+                    && service("hostnamed")
+                            .getStatus()
+                            .getLoadBalancer()
+                            .getIngress()
+                            .get(0)
+                            .getHostname()
                         != null);
     assertThat(service("hostnamed").getStatus().getLoadBalancer().getIngress().get(0).getIpMode())
         .isNull();

@@ -58,8 +58,7 @@ class ServicePatchesTest {
             List.of(new LoadBalancerStatus.Ingress("", "lb.example.com", cloudIpMode)));
 
     // The API server refuses ipMode without ip ("may not be specified when `ip` is not set").
-    assertThat(ServicePatches.ingress(cloud))
-        .containsExactly(Map.of("hostname", "lb.example.com"));
+    assertThat(ServicePatches.ingress(cloud)).containsExactly(Map.of("hostname", "lb.example.com"));
     assertThat(ServicePatches.ingressEquals(service, cloud)).isTrue();
   }
 
