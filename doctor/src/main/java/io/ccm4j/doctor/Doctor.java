@@ -325,9 +325,10 @@ public final class Doctor {
   }
 
   /**
-   * Requires either control-plane label: the two ORed terms, or, when the pod already requires node
-   * terms, each of them twice, once with each label (the terms are ORed, their expressions ANDed).
-   * A selector on the master label alone is dropped: the affinity replaces it.
+   * Requires the control-plane label, in each of the pod's required node terms (ORed; their
+   * expressions ANDed), or in one new term. Not the master label: every cluster since 1.24 has the
+   * control-plane label, and the API server warns about a selector on the master label. A selector
+   * on the master label alone is dropped: the affinity replaces it.
    */
   private static void placeOnControlPlane(PodSpec pod) {
     if (pod.getNodeSelector() != null
@@ -339,17 +340,14 @@ public final class Doctor {
     List<NodeSelectorTerm> existing = requiredNodeSelectorTerms(pod);
     List<NodeSelectorTerm> terms = new ArrayList<>();
     for (NodeSelectorTerm base : existing.isEmpty() ? List.of(new NodeSelectorTerm()) : existing) {
-      for (String label :
-          List.of(WellKnownLabels.ROLE_CONTROL_PLANE, WellKnownLabels.ROLE_MASTER)) {
-        terms.add(
-            new NodeSelectorTermBuilder(base)
-                .addToMatchExpressions(
-                    new NodeSelectorRequirementBuilder()
-                        .withKey(label)
-                        .withOperator("Exists")
-                        .build())
-                .build());
-      }
+      terms.add(
+          new NodeSelectorTermBuilder(base)
+              .addToMatchExpressions(
+                  new NodeSelectorRequirementBuilder()
+                      .withKey(WellKnownLabels.ROLE_CONTROL_PLANE)
+                      .withOperator("Exists")
+                      .build())
+              .build());
     }
     pod.setAffinity(
         new AffinityBuilder(affinityOf(pod))

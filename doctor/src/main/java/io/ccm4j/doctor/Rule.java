@@ -45,8 +45,8 @@ public enum Rule {
       Severity.WARNING,
       "004",
       "The CCM may land on worker nodes, which it must initialise first, and compete with workloads.",
-      "Select control-plane nodes: a required node affinity with two terms,"
-          + " node-role.kubernetes.io/control-plane Exists or node-role.kubernetes.io/master Exists."),
+      "Select control-plane nodes: a required node affinity on node-role.kubernetes.io/control-plane"
+          + " Exists (set on every cluster since 1.24; the API server warns about the master label)."),
   MASTER_SELECTOR(
       "master-selector",
       Severity.WARNING,

@@ -193,7 +193,7 @@ class DoctorTest {
                 .getRequiredDuringSchedulingIgnoredDuringExecution()
                 .getNodeSelectorTerms())
         .extracting(t -> t.getMatchExpressions().getFirst().getKey())
-        .containsExactly("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master");
+        .containsExactly("node-role.kubernetes.io/control-plane");
     assertThat(fixed.pod().getTolerations())
         .extracting("key")
         .contains("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master");

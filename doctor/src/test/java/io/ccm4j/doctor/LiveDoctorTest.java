@@ -84,6 +84,7 @@ class LiveDoctorTest {
 
     assertThat(LiveDoctor.untoleratedTaints(pod, nodes))
         .isEqualTo(
-            "; it does not tolerate the taint(s) node-role.kubernetes.io/control-plane (1 node)");
+            "; on the 1 node its placement allows, it does not tolerate the taint(s)"
+                + " node-role.kubernetes.io/control-plane (1 node)");
   }
 }

@@ -1,0 +1,75 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.Manifests;
+import io.ccm4j.doctor.Scenarios;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What users apply passes the API server's strict validation without a warning: kubectl prints the
+ * server's warnings (deprecated labels, unknown fields) on every apply, and users learn to ignore
+ * them.
+ */
+@WithControlPlane
+class ServerSideValidationIT {
+
+  @TempDir Path temp;
+
+  private static String dryRun(LocalControlPlane controlPlane, Path manifests) throws Exception {
+    Process kubectl =
+        new ProcessBuilder(
+                controlPlane.binaries().kubectl().toString(),
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "apply",
+                "--dry-run=server",
+                "--validate=strict",
+                "-f",
+                manifests.toString())
+            .redirectErrorStream(true)
+            .start();
+    kubectl.getOutputStream().close();
+    String output = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(kubectl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(kubectl.exitValue()).as(output).isZero();
+    return output;
+  }
+
+  @Test
+  void theRecommendedManifestsApplyWithoutWarnings(LocalControlPlane controlPlane)
+      throws Exception {
+    String output = dryRun(controlPlane, Path.of("..", "deploy"));
+
+    assertThat(output)
+        .contains("deployment.apps/cloud-controller-manager")
+        .doesNotContain("Warning");
+  }
+
+  @Test
+  void theDoctorsFixesApplyWithoutWarnings(LocalControlPlane controlPlane) throws Exception {
+    for (String scenario : Scenarios.NAMES) {
+      Path broken = temp.resolve(scenario + ".yaml");
+      Files.writeString(broken, Scenarios.manifest(scenario));
+      List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+      for (CcmWorkload workload : workloads) {
+        Doctor.fix(workload);
+      }
+      Path fixed = temp.resolve(scenario + "-fixed.yaml");
+      Files.writeString(
+          fixed, workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n")));
+
+      assertThat(dryRun(controlPlane, fixed)).as(scenario).doesNotContain("Warning");
+    }
+  }
+}
