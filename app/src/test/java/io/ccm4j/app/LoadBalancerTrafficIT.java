@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +162,12 @@ class LoadBalancerTrafficIT {
                     .withProtocol("TCP")
                     .withPort(8080)
                     .endPort()
+                    // Mixed protocols on one LoadBalancer Service: refused by 1.20, GA since 1.26.
+                    .addNewPort()
+                    .withName("dns")
+                    .withProtocol("UDP")
+                    .withPort(5353)
+                    .endPort()
                     .endSpec()
                     .build())
             .create();
@@ -174,6 +182,15 @@ class LoadBalancerTrafficIT {
 
     // Traffic reaches both nodes, and each answer names the node and the Service.
     awaitAnswersFrom(address, Set.of(first, second), namespace + "/web");
+    // The UDP port too: a datagram to the load balancer comes back from a node's node port.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(udp(address, 5353, "hello"))
+                    .matches(
+                        "node=(%s|%s) service=%s/web port=5353 nodePort=\\d+ echo=hello"
+                            .formatted(first, second, namespace)));
 
     // A third node joins: the load balancer gets it as a backend (S15).
     String third = node(3);
@@ -322,6 +339,20 @@ class LoadBalancerTrafficIT {
       return matcher.find() ? Map.of(matcher.group(1), matcher.group(2)) : Map.of();
     } catch (IOException e) {
       return Map.of();
+    }
+  }
+
+  /** One datagram and its answer; empty when none comes within 2 s. */
+  private static String udp(String address, int port, String payload) {
+    try (DatagramSocket socket = new DatagramSocket()) {
+      socket.setSoTimeout(2000);
+      byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+      socket.send(new DatagramPacket(bytes, bytes.length, new InetSocketAddress(address, port)));
+      DatagramPacket reply = new DatagramPacket(new byte[2048], 2048);
+      socket.receive(reply);
+      return new String(reply.getData(), 0, reply.getLength(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
     }
   }
 

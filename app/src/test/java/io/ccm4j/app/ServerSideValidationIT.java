@@ -32,7 +32,11 @@ class ServerSideValidationIT {
         new ProcessBuilder(
                 controlPlane.binaries().kubectl().toString(),
                 "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                // Server-side: objects other tests created without kubectl's last-applied
+                // annotation are no reason for a warning.
                 "apply",
+                "--server-side",
+                "--force-conflicts",
                 "--dry-run=server",
                 "--validate=strict",
                 "-f",

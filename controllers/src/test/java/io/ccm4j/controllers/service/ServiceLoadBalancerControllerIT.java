@@ -130,6 +130,24 @@ class ServiceLoadBalancerControllerIT {
         new ControllerHarness(client, cloud, SETTINGS).start(ServiceLoadBalancerController::new);
   }
 
+  /** The controller on a cloud whose load balancers are the test's (wrapping the sim's). */
+  private void startControllerWith(LoadBalancer loadBalancer) throws Exception {
+    CloudProvider provider =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "sim";
+          }
+
+          @Override
+          public Optional<LoadBalancer> loadBalancer() {
+            return Optional.of(loadBalancer);
+          }
+        };
+    harness =
+        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+  }
+
   private SimLoadBalancers lbs() {
     return cloud.loadBalancers();
   }
@@ -430,48 +448,17 @@ class ServiceLoadBalancerControllerIT {
     LoadBalancer sim = cloud.loadBalancer().orElseThrow();
     AtomicInteger refusals = new AtomicInteger(1);
     LoadBalancer refusingOneDeletion =
-        new LoadBalancer() {
-          @Override
-          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
-              throws CloudException {
-            return sim.getLoadBalancer(cluster, service);
-          }
-
-          @Override
-          public LoadBalancerStatus ensureLoadBalancer(
-              String cluster, Service service, List<Node> nodes) throws CloudException {
-            return sim.ensureLoadBalancer(cluster, service, nodes);
-          }
-
-          @Override
-          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
-              throws CloudException {
-            sim.updateLoadBalancer(cluster, service, nodes);
-          }
-
+        new ForwardingLoadBalancer(sim) {
           @Override
           public void ensureLoadBalancerDeleted(String cluster, Service service)
               throws CloudException {
             if (refusals.getAndDecrement() > 0) {
               throw new InvalidServiceFieldException("spec.ports", "refused once by the test");
             }
-            sim.ensureLoadBalancerDeleted(cluster, service);
+            super.ensureLoadBalancerDeleted(cluster, service);
           }
         };
-    CloudProvider provider =
-        new CloudProvider() {
-          @Override
-          public String providerName() {
-            return "sim";
-          }
-
-          @Override
-          public Optional<LoadBalancer> loadBalancer() {
-            return Optional.of(refusingOneDeletion);
-          }
-        };
-    harness =
-        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+    startControllerWith(refusingOneDeletion);
     create("web");
     awaitIngress("web");
 
@@ -520,29 +507,17 @@ class ServiceLoadBalancerControllerIT {
     // the API server refuses without an ip); every other Service an IP without ipMode, which the
     // API server (1.30 and newer) stores as VIP.
     LoadBalancer proxying =
-        new LoadBalancer() {
+        new ForwardingLoadBalancer(sim) {
           @Override
           public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
               throws CloudException {
-            return sim.getLoadBalancer(cluster, service).map(status -> proxied(service, status));
+            return super.getLoadBalancer(cluster, service).map(status -> proxied(service, status));
           }
 
           @Override
           public LoadBalancerStatus ensureLoadBalancer(
               String cluster, Service service, List<Node> nodes) throws CloudException {
-            return proxied(service, sim.ensureLoadBalancer(cluster, service, nodes));
-          }
-
-          @Override
-          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
-              throws CloudException {
-            sim.updateLoadBalancer(cluster, service, nodes);
-          }
-
-          @Override
-          public void ensureLoadBalancerDeleted(String cluster, Service service)
-              throws CloudException {
-            sim.ensureLoadBalancerDeleted(cluster, service);
+            return proxied(service, super.ensureLoadBalancer(cluster, service, nodes));
           }
 
           private LoadBalancerStatus proxied(Service service, LoadBalancerStatus status) {
@@ -559,20 +534,7 @@ class ServiceLoadBalancerControllerIT {
                     .toList());
           }
         };
-    CloudProvider provider =
-        new CloudProvider() {
-          @Override
-          public String providerName() {
-            return "sim";
-          }
-
-          @Override
-          public Optional<LoadBalancer> loadBalancer() {
-            return Optional.of(proxying);
-          }
-        };
-    harness =
-        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+    startControllerWith(proxying);
     create("proxied");
     create("plain");
     create("hostnamed");

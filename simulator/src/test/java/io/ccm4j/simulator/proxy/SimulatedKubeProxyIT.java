@@ -77,7 +77,7 @@ class SimulatedKubeProxyIT {
     return client.services().inNamespace(namespace).resource(service).create();
   }
 
-  /** TCP only: the v1.20 API server refuses mixed protocols on a LoadBalancer Service. */
+  /** A LoadBalancer Service with one TCP port. */
   private ServiceBuilder loadBalancer(String name) {
     return new ServiceBuilder()
         .withNewMetadata()
