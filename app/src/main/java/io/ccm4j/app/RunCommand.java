@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.app.manager.ExitOnFatalError;
 import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.CompatibilityOptions;
 import io.ccm4j.app.options.ControllerOptions;
@@ -77,6 +78,7 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     CloudControllerManager.Settings settings = settings();
+    Thread.setDefaultUncaughtExceptionHandler(new ExitOnFatalError(System::exit));
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
     KubernetesClient client = KubeClients.create(kube.clientConfig(), kube.qps(), kube.burst());
     ServiceAccountClients serviceAccounts =

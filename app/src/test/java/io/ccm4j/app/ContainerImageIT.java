@@ -73,6 +73,9 @@ class ContainerImageIT {
                 "--userspec=65532:65532",
                 root.toString()));
     config.at("/config/Entrypoint").forEach(part -> command.add(part.asText()));
+    assertThat(command)
+        .as("out of memory, the process ends and a standby leads")
+        .contains("-XX:+ExitOnOutOfMemoryError");
     command.addAll(
         List.of(
             "run",

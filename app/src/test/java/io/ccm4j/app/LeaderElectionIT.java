@@ -196,6 +196,54 @@ class LeaderElectionIT {
     }
   }
 
+  /**
+   * A provider whose initialisation throws what no one expects (not a CloudException): the new
+   * leader runs nothing, so it must exit and let a standby lead, not hold the Lease.
+   */
+  @Test
+  void aProviderWhoseInitialisationThrowsEndsTheLeaderWithANonZeroExitCode(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-init-" + UUID.randomUUID().toString().substring(0, 8);
+    CloudProvider throwing =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "throwing";
+          }
+
+          @Override
+          public void initialize(io.ccm4j.cloudprovider.ProviderContext context) {
+            throw new IllegalStateException("the provider's bug");
+          }
+        };
+    var settings =
+        new CloudControllerManager.Settings(
+            throwing,
+            "kubernetes",
+            ControllerSelection.parse(List.of("cloud-node"), Set.of()),
+            ControllerSettings.defaults(),
+            Optional.of(
+                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
+                    "kube-system",
+                    lease,
+                    "init_" + UUID.randomUUID(),
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(3),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(20))),
+            Optional.empty(),
+            ServingKeys.selfSigned());
+    AtomicInteger exitCode = new AtomicInteger(-1);
+    try (CloudControllerManager manager =
+        new CloudControllerManager(
+            client, settings, Controllers.factories(), code -> exitCode.compareAndSet(-1, code))) {
+      manager.start();
+
+      await("the leader exits").atMost(15, TimeUnit.SECONDS).until(() -> exitCode.get() != -1);
+      assertThat(exitCode.get()).isEqualTo(1);
+    }
+  }
+
   private static void takeOver(KubernetesClient client, String lease) {
     // The manager renews every second, so the intruder's write may conflict with a renewal.
     await()

@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -36,17 +37,20 @@ final class ManagerProcess implements AutoCloseable {
         new ArrayList<>(
             List.of(
                 java,
+                "-XX:+ExitOnOutOfMemoryError", // as the launcher and the image run it
                 "-cp",
                 System.getProperty("java.class.path"),
                 Ccm4j.class.getName(),
                 "run",
-                "--cloud-provider=fake",
                 "--kubeconfig=" + controlPlane.kubeconfigPath(),
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + port,
                 // Read without a token on loopback: the tests poll its metrics.
                 "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
                 "--leader-elect-resource-name=" + leaseName));
+    if (Arrays.stream(extraFlags).noneMatch(flag -> flag.startsWith("--cloud-provider="))) {
+      command.add("--cloud-provider=fake");
+    }
     command.addAll(List.of(extraFlags));
     Path log = Files.createTempFile("ccm4j-run-" + leaseName, ".log");
     Process process =

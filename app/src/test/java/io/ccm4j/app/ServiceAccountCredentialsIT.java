@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -16,14 +17,12 @@ import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -32,8 +31,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code --use-service-account-credentials}: a controller writes as its own ServiceAccount, so it
- * can do exactly what that account is granted.
+ * {@code --use-service-account-credentials}: a controller writes as its own ServiceAccount,
+ * upstream's name for it, which a stock API server's bootstrap policy already grants what the
+ * controller does.
  */
 @WithControlPlane
 class ServiceAccountCredentialsIT {
@@ -42,7 +42,6 @@ class ServiceAccountCredentialsIT {
   void theCloudNodeControllerWritesAsItsOwnServiceAccount(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "sa-" + UUID.randomUUID().toString().substring(0, 6);
-    String role = "sa-it-" + node;
     // The manager's account may do no more than the chart's controller-accounts Role grants: read
     // and create ServiceAccounts, and request their tokens, in kube-system.
     String managerAccount = "sa-it-manager-" + node;
@@ -121,54 +120,15 @@ class ServiceAccountCredentialsIT {
                   admin
                           .serviceAccounts()
                           .inNamespace("kube-system")
-                          .withName("cloud-node-controller")
+                          .withName("node-controller")
                           .get()
                       != null);
       kubelets.register(NodeSpec.named(node));
 
-      await("nothing granted to the ServiceAccount: the node stays uninitialised")
-          .during(Duration.ofSeconds(4))
-          .atMost(6, TimeUnit.SECONDS)
-          .until(() -> uninitialised(admin, node));
-
-      admin
-          .rbac()
-          .clusterRoles()
-          .resource(
-              new ClusterRoleBuilder()
-                  .withNewMetadata()
-                  .withName(role)
-                  .endMetadata()
-                  .addNewRule()
-                  .withApiGroups("")
-                  .withResources("nodes")
-                  .withVerbs("get", "list", "watch", "update", "patch")
-                  .endRule()
-                  .addNewRule()
-                  .withApiGroups("")
-                  .withResources("nodes/status")
-                  .withVerbs("patch", "update")
-                  .endRule()
-                  .build())
-          .create();
-      admin
-          .rbac()
-          .clusterRoleBindings()
-          .resource(
-              new ClusterRoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName(role)
-                  .endMetadata()
-                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", role)
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName("cloud-node-controller")
-                  .withNamespace("kube-system")
-                  .endSubject()
-                  .build())
-          .create();
-
-      await("initialised once the ServiceAccount may write nodes (after the key's backoff)")
+      // Nothing was granted to any controller's account: kube-system/node-controller may write
+      // nodes through the API server's bootstrap role system:controller:node-controller, and the
+      // manager's own account may not, so the writes are the controller's.
+      await("initialised through the bootstrap role of upstream's node-controller")
           .atMost(60, TimeUnit.SECONDS)
           .until(() -> !uninitialised(admin, node));
       Node initialised = admin.nodes().withName(node).get();
@@ -178,9 +138,29 @@ class ServiceAccountCredentialsIT {
       admin.rbac().roleBindings().inNamespace("kube-system").withName(managerAccount).delete();
       admin.rbac().roles().inNamespace("kube-system").withName(managerAccount).delete();
       admin.serviceAccounts().inNamespace("kube-system").withName(managerAccount).delete();
-      admin.rbac().clusterRoleBindings().withName(role).delete();
-      admin.rbac().clusterRoles().withName(role).delete();
       admin.nodes().withName(node).delete();
+    }
+  }
+
+  /**
+   * Each controller's client name is an account a stock API server already grants its job: the
+   * subject of the bootstrap binding {@code system:controller:<name>}.
+   */
+  @Test
+  void everyControllersAccountIsBoundByTheApiServersBootstrapPolicy(KubernetesClient admin) {
+    for (String controller : ControllerNames.ALL) {
+      String account = ControllerNames.clientName(controller);
+      ClusterRoleBinding binding =
+          admin.rbac().clusterRoleBindings().withName("system:controller:" + account).get();
+
+      assertThat(binding).as("system:controller:%s for %s", account, controller).isNotNull();
+      assertThat(binding.getSubjects())
+          .anySatisfy(
+              subject -> {
+                assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+                assertThat(subject.getNamespace()).isEqualTo("kube-system");
+                assertThat(subject.getName()).isEqualTo(account);
+              });
     }
   }
 

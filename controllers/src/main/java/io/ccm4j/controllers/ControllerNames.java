@@ -66,14 +66,17 @@ public final class ControllerNames {
   }
 
   /**
-   * The name a controller has as an API client, upstream's {@code ClientName}: its ServiceAccount
-   * in {@code kube-system} with {@code --use-service-account-credentials}. Node IPAM and node
-   * lifecycle share kube-controller-manager's {@code node-controller}.
+   * The name a controller has as an API client, upstream's {@code ClientName} (cloud-provider's
+   * {@code app/controllermanager.go}): its ServiceAccount in {@code kube-system} with {@code
+   * --use-service-account-credentials}. These are the accounts the API server's bootstrap policy
+   * binds to {@code system:controller:<name>}, so a stock cluster grants them their job. The node
+   * controllers share kube-controller-manager's {@code node-controller}.
    */
   public static String clientName(String controller) {
     return switch (controller) {
       case SERVICE_LB -> "service-controller";
-      case NODE_IPAM, NODE_LIFECYCLE -> "node-controller";
+      case NODE_ROUTE -> "route-controller";
+      case CLOUD_NODE, CLOUD_NODE_LIFECYCLE, NODE_IPAM, NODE_LIFECYCLE -> "node-controller";
       default -> controller;
     };
   }

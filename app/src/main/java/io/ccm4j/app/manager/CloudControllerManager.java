@@ -63,6 +63,16 @@ public final class CloudControllerManager implements AutoCloseable {
   /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
 
+  /**
+   * How long a stopping manager lets its controllers finish the key in hand before it releases the
+   * Lease without them. The released Lease stays valid one second more, so a standby may act two
+   * seconds after the stop at the earliest, as after a lost Lease.
+   */
+  static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(1);
+
+  /** How long a stopping manager waits for its Lease to be released. */
+  static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
+
   // The token and access reviews' clients, when they have kubeconfigs of their own.
   private static final double REVIEW_QPS = 20;
   private static final int REVIEW_BURST = 30;
@@ -252,6 +262,12 @@ public final class CloudControllerManager implements AutoCloseable {
       if (!closed.get() && !leaseLost) {
         startControllersLocked();
       }
+    } catch (RuntimeException | Error e) {
+      // A provider's or a controller's bug while starting: a leader that runs nothing must not
+      // hold the Lease with /healthz green. Exiting lets a standby take over.
+      log.error("starting the controllers failed, exiting: {}", e.toString(), e);
+      stopControllers(LOST_LEASE_GRACE);
+      exitLater(1);
     } finally {
       lifecycle.unlock();
     }
@@ -267,6 +283,9 @@ public final class CloudControllerManager implements AutoCloseable {
           e.getMessage());
       exitLater(1);
       return;
+    }
+    if (closed.get() || leaseLost) {
+      return; // stopped while the cloud initialised, without waiting for it
     }
     informers = client.informers();
     for (String name : settings.selection().enabled()) {
@@ -414,6 +433,25 @@ public final class CloudControllerManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops campaigning and releases the Lease, waiting at most {@link #RELEASE_TIMEOUT}: against an
+   * API server that does not answer, the release could take the client's retries; the Lease then
+   * expires on its own.
+   */
+  private void releaseLease() {
+    Thread releasing =
+        Thread.ofPlatform().daemon().name("ccm4j-release-lease").start(election::close);
+    try {
+      if (!releasing.join(RELEASE_TIMEOUT)) {
+        log.warn(
+            "leader Lease not released within {} ms; it expires on its own",
+            RELEASE_TIMEOUT.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Writes the pending events (at most 5 s per recorder set). */
   private synchronized void flushEvents() {
     for (KubernetesEventRecorder recorder : recorders.values()) {
@@ -439,7 +477,13 @@ public final class CloudControllerManager implements AutoCloseable {
     return health;
   }
 
-  /** Stops the controllers, releases the Lease, stops serving and closes the cloud provider. */
+  /**
+   * Stops the controllers, releases the Lease, stops serving and closes the cloud provider. Bounded
+   * whatever the workers and the API server do: the controllers get {@link #SHUTDOWN_GRACE} to
+   * finish the key in hand (a worker stuck in a cloud call is left behind, and ends with the
+   * process), the release {@link #RELEASE_TIMEOUT}; a terminating leader must not sit idle on the
+   * Lease until it is killed. Upstream neither waits nor releases (kubernetes#119905).
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -447,11 +491,11 @@ public final class CloudControllerManager implements AutoCloseable {
     }
     log.info("shutting down");
     interruptStarter();
-    stopControllers(leaseLost ? LOST_LEASE_GRACE : null);
+    stopControllers(leaseLost ? LOST_LEASE_GRACE : SHUTDOWN_GRACE);
     // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
     // and the next leader need not wait for this one's events.
     if (election != null) {
-      election.close();
+      releaseLease();
     }
     flushEvents();
     if (server != null) {

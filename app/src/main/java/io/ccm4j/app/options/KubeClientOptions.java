@@ -45,9 +45,9 @@ public final class KubeClientOptions {
       fallbackValue = "true",
       defaultValue = "false",
       description =
-          "Each controller talks to the API server as a ServiceAccount of its own in kube-system"
-              + " (cloud-node-controller, service-controller, ...; created when missing), with"
-              + " tokens from the TokenRequest API. Default: ${DEFAULT-VALUE}.")
+          "Each controller talks to the API server as upstream's ServiceAccount for it in"
+              + " kube-system (node-controller, service-controller, route-controller; created when"
+              + " missing), with tokens from the TokenRequest API. Default: ${DEFAULT-VALUE}.")
   boolean useServiceAccountCredentials;
 
   public boolean useServiceAccountCredentials() {

@@ -20,6 +20,7 @@ import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
@@ -63,6 +64,7 @@ public final class CloudNodeController implements Controller {
   private final QueueWorkers<String> workers;
   private final ScheduledExecutorService statusLoop;
   private final ExecutorService statusWorkers;
+  private volatile PeriodicPass statusPass;
 
   public CloudNodeController(ControllerContext context) throws ControllerUnavailableException {
     // N1: without instances there is nothing to initialise from; not fatal to the manager.
@@ -117,12 +119,20 @@ public final class CloudNodeController implements Controller {
   /** N3: the address refresh runs now and then a period after each pass ends; then the workers. */
   @Override
   public void start() {
-    statusLoop.scheduleWithFixedDelay(
-        PeriodicPass.of("node status update", this::updateNodeStatus),
-        0,
-        settings.nodeStatusUpdateFrequency().toMillis(),
-        TimeUnit.MILLISECONDS);
+    statusPass =
+        PeriodicPass.withFixedDelay(
+            statusLoop,
+            "node status update",
+            this::updateNodeStatus,
+            Duration.ZERO,
+            settings.nodeStatusUpdateFrequency());
     workers.start();
+  }
+
+  @Override
+  public Optional<String> health() {
+    PeriodicPass pass = statusPass;
+    return HealthChecks.problems(workers.health(), pass == null ? Optional.empty() : pass.health());
   }
 
   /** Level-triggered sync of one node (N4–N10). */

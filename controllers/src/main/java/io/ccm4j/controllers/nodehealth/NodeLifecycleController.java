@@ -12,6 +12,7 @@ import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -43,8 +44,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +106,7 @@ public final class NodeLifecycleController implements Controller {
   private final QueueWorkers<String> taintManagerWorkers;
   private final NoExecuteTaintManager taintManager;
   private final ScheduledExecutorService loops;
+  private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
 
   public NodeLifecycleController(ControllerContext context) {
     this(context, context.settings().nodeHealth(), InstantSource.system());
@@ -197,16 +201,28 @@ public final class NodeLifecycleController implements Controller {
   public void start() {
     noScheduleWorkers.start();
     taintManagerWorkers.start();
-    loops.scheduleWithFixedDelay(
-        PeriodicPass.of("node health pass", this::monitorNodeHealth),
-        0,
-        settings.monitorPeriod().toMillis(),
-        TimeUnit.MILLISECONDS);
-    loops.scheduleWithFixedDelay(
-        PeriodicPass.of("NoExecute tainting pass", this::doNoExecuteTaintingPass),
-        0,
-        TAINTING_PERIOD.toMillis(),
-        TimeUnit.MILLISECONDS);
+    passes.add(
+        PeriodicPass.withFixedDelay(
+            loops,
+            "node health pass",
+            this::monitorNodeHealth,
+            Duration.ZERO,
+            settings.monitorPeriod()));
+    passes.add(
+        PeriodicPass.withFixedDelay(
+            loops,
+            "NoExecute tainting pass",
+            this::doNoExecuteTaintingPass,
+            Duration.ZERO,
+            TAINTING_PERIOD));
+  }
+
+  @Override
+  public Optional<String> health() {
+    return HealthChecks.problems(
+        noScheduleWorkers.health(),
+        taintManagerWorkers.health(),
+        HealthChecks.problems(passes.stream().map(PeriodicPass::health).toArray(Optional[]::new)));
   }
 
   private void taintManagerSync(String key) {

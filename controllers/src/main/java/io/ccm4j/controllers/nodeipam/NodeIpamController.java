@@ -144,6 +144,11 @@ public final class NodeIpamController implements Controller {
     workers.start();
   }
 
+  @Override
+  public Optional<String> health() {
+    return workers.health();
+  }
+
   /** A waiting node may fit now that a CIDR was freed. */
   private void wakeWaiting() {
     waiting.forEach(queue::add);

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,7 @@ public final class CloudNodeLifecycleController implements Controller {
   private final SharedIndexInformer<Node> nodes;
   private final Duration period;
   private final ScheduledExecutorService loop;
+  private volatile PeriodicPass pass;
 
   public CloudNodeLifecycleController(ControllerContext context)
       throws ControllerUnavailableException {
@@ -76,11 +78,15 @@ public final class CloudNodeLifecycleController implements Controller {
   /** L2: a pass now, then one a period after each pass ends. */
   @Override
   public void start() {
-    loop.scheduleWithFixedDelay(
-        PeriodicPass.of("cloud node lifecycle pass", this::monitorNodes),
-        0,
-        period.toMillis(),
-        TimeUnit.MILLISECONDS);
+    pass =
+        PeriodicPass.withFixedDelay(
+            loop, "cloud node lifecycle pass", this::monitorNodes, Duration.ZERO, period);
+  }
+
+  @Override
+  public Optional<String> health() {
+    PeriodicPass started = pass;
+    return started == null ? Optional.empty() : started.health();
   }
 
   void monitorNodes() {

@@ -21,6 +21,7 @@ import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.workqueue.RateLimiter;
 import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
 import io.ccm4j.runtime.workqueue.WorkQueue;
@@ -39,6 +40,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -90,6 +92,7 @@ public final class NodeRouteController implements Controller {
   private final SharedIndexInformer<Node> nodes;
   private final Counter syncTotal;
   private final ScheduledExecutorService loop;
+  private volatile PeriodicPass pass;
   private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
   private final Semaphore inFlight = new Semaphore(MAX_CONCURRENT_ROUTE_OPERATIONS);
 
@@ -213,8 +216,8 @@ public final class NodeRouteController implements Controller {
   }
 
   /**
-   * R2: a pass now, then one every period counted from the start of the previous one; R3: the
-   * worker, fed by node events.
+   * R2: a pass now, then one every period counted from the start of the previous one (after a slow
+   * pass one at once, not one per missed period); R3: the worker, fed by node events.
    */
   @Override
   public void start() {
@@ -225,11 +228,15 @@ public final class NodeRouteController implements Controller {
     }
     log.info(
         "Starting route controller: cluster CIDRs {}, every {}", clusterCidrs, goDuration(period));
-    loop.scheduleAtFixedRate(
-        PeriodicPass.of("route reconciliation", this::reconcileLogged),
-        0,
-        period.toMillis(),
-        TimeUnit.MILLISECONDS);
+    pass = PeriodicPass.nonSliding(loop, "route reconciliation", this::reconcileLogged, period);
+  }
+
+  @Override
+  public Optional<String> health() {
+    PeriodicPass started = pass;
+    return HealthChecks.problems(
+        worker == null ? Optional.empty() : worker.health(),
+        started == null ? Optional.empty() : started.health());
   }
 
   private void reconcileLogged() {

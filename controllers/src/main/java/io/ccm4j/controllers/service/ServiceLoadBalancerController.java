@@ -14,6 +14,7 @@ import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
@@ -198,6 +199,11 @@ public final class ServiceLoadBalancerController implements Controller {
   public void start() {
     serviceWorkers.start();
     nodeWorker.start();
+  }
+
+  @Override
+  public Optional<String> health() {
+    return HealthChecks.problems(serviceWorkers.health(), nodeWorker.health());
   }
 
   /** S9: level-triggered sync of one Service key. Informer objects are read, never mutated. */

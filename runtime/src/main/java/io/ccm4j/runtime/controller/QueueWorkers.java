@@ -5,12 +5,19 @@ import io.ccm4j.runtime.workqueue.WorkQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The worker side of every queue-driven controller: {@code workers} threads take keys, reconcile
  * them, and forget them on success or requeue them on failure (upstream's {@code processNextItem}).
+ *
+ * <p>A bug hit by one key (any {@link Error} but the JVM's own) is logged and the key backs off:
+ * upstream's worker would crash the process and the pod restart, here one bad object cannot stop a
+ * controller. An error of the JVM itself ({@link VirtualMachineError} but a stack overflow, which
+ * unwinds cleanly) ends the worker: {@link #health()} reports it and the error reaches the thread's
+ * uncaught exception handler, which in {@code ccm4j run} ends the process.
  */
 public final class QueueWorkers<K> implements AutoCloseable {
 
@@ -21,6 +28,8 @@ public final class QueueWorkers<K> implements AutoCloseable {
   private final Reconciler<K> reconciler;
   private final int workers;
   private final List<Thread> threads = new ArrayList<>();
+  private final AtomicReference<Throwable> fatal = new AtomicReference<>();
+  private volatile boolean closing;
 
   public QueueWorkers(
       String controllerName, WorkQueue<K> queue, Reconciler<K> reconciler, int workers) {
@@ -50,7 +59,37 @@ public final class QueueWorkers<K> implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (VirtualMachineError e) {
+      fatal.compareAndSet(null, e);
+      log.error(
+          "{}: worker {} stops: {}",
+          controllerName,
+          Thread.currentThread().getName(),
+          e.toString());
+      throw e;
     }
+  }
+
+  /**
+   * Empty while every worker runs (or the workers were closed); otherwise which worker stopped and
+   * why. Served in the controller's health check, so a controller that does nothing shows red.
+   */
+  public Optional<String> health() {
+    if (closing) {
+      return Optional.empty();
+    }
+    List<Thread> started;
+    synchronized (this) {
+      started = List.copyOf(threads);
+    }
+    List<String> stopped =
+        started.stream().filter(thread -> !thread.isAlive()).map(Thread::getName).toList();
+    if (stopped.isEmpty()) {
+      return Optional.empty();
+    }
+    Throwable cause = fatal.get();
+    return Optional.of(
+        "%s stopped%s".formatted(String.join(", ", stopped), cause == null ? "" : ": " + cause));
   }
 
   /**
@@ -81,10 +120,12 @@ public final class QueueWorkers<K> implements AutoCloseable {
         log.warn("{}: error syncing {}, requeuing: {}", controllerName, key, describe(e));
         queue.addRateLimited(key);
       }
-    } catch (StackOverflowError | LinkageError | AssertionError e) {
-      // A bug hit by one key: upstream's worker would crash the process (HandleCrash) and the
-      // pod restart; here the key backs off and the worker goes on with the others, so one bad
-      // object cannot stop a controller. Errors of the JVM itself (out of memory) still propagate.
+    } catch (StackOverflowError e) {
+      log.error("{}: bug while syncing {}, requeuing", controllerName, key, e);
+      queue.addRateLimited(key);
+    } catch (VirtualMachineError e) {
+      throw e; // the JVM's own: this worker ends (runWorker)
+    } catch (Error e) {
       log.error("{}: bug while syncing {}, requeuing", controllerName, key, e);
       queue.addRateLimited(key);
     } finally {
@@ -110,6 +151,7 @@ public final class QueueWorkers<K> implements AutoCloseable {
   /** Shuts the queue down and waits for every worker to finish its current key. */
   @Override
   public void close() throws InterruptedException {
+    closing = true;
     queue.close();
     List<Thread> started;
     synchronized (this) {

@@ -1,6 +1,8 @@
 package io.ccm4j.runtime.health;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -46,6 +48,13 @@ public final class HealthChecks {
       check = checks.get(name);
     }
     return check == null ? Optional.empty() : Optional.of(runOne(check));
+  }
+
+  /** Every problem among the given results, joined; empty when there is none. */
+  @SafeVarargs
+  public static Optional<String> problems(Optional<String>... results) {
+    List<String> problems = Arrays.stream(results).flatMap(Optional::stream).toList();
+    return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
   }
 
   private static Optional<String> runOne(Supplier<Optional<String>> check) {

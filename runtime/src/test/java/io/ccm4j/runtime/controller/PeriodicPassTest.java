@@ -1,10 +1,11 @@
 package io.ccm4j.runtime.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ class PeriodicPassTest {
           switch (passes.incrementAndGet()) {
             case 1 -> throw new IllegalStateException("informer cache broken");
             case 2 -> throw new StackOverflowError();
+            case 3 -> throw new NoClassDefFoundError("io/ccm4j/Missing");
             default -> {
               // a good pass
             }
@@ -28,11 +30,11 @@ class PeriodicPassTest {
         };
     ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
     try {
-      var scheduled =
-          loop.scheduleWithFixedDelay(
-              PeriodicPass.of("test pass", failingTwice), 0, 10, TimeUnit.MILLISECONDS);
+      PeriodicPass pass =
+          PeriodicPass.withFixedDelay(
+              loop, "test pass", failingTwice, Duration.ZERO, Duration.ofMillis(10));
       await().atMost(Duration.ofSeconds(5)).until(() -> passes.get() >= 4);
-      assertThat(scheduled.isDone()).as("the schedule goes on").isFalse();
+      assertThat(pass.health()).as("the schedule goes on").isEmpty();
     } finally {
       loop.shutdownNow();
     }
@@ -59,14 +61,72 @@ class PeriodicPassTest {
     }
   }
 
+  /** An error of the JVM itself stops the loop, shows in its health and reaches the handler. */
   @Test
-  void errorsOfTheJvmItselfPropagate() {
-    Runnable pass =
-        PeriodicPass.of(
-            "test pass",
-            () -> {
-              throw new OutOfMemoryError("Java heap space");
+  void anErrorOfTheJvmStopsTheLoopTurnsHealthRedAndReachesTheUncaughtHandler() {
+    List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    AtomicInteger passes = new AtomicInteger();
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "test-loop");
+              thread.setUncaughtExceptionHandler((t, error) -> uncaught.add(error));
+              return thread;
             });
-    assertThatThrownBy(pass::run).isInstanceOf(OutOfMemoryError.class);
+    try {
+      PeriodicPass pass =
+          PeriodicPass.withFixedDelay(
+              loop,
+              "test pass",
+              () -> {
+                passes.incrementAndGet();
+                throw new InternalError(
+                    "the JVM's own"); // as OutOfMemoryError, which surefire dislikes
+              },
+              Duration.ZERO,
+              Duration.ofMillis(10));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> pass.health().isPresent());
+      assertThat(pass.health())
+          .hasValue("test pass stopped: java.lang.InternalError: the JVM's own");
+      assertThat(uncaught).singleElement().isInstanceOf(InternalError.class);
+      assertThat(passes).hasValue(1);
+    } finally {
+      loop.shutdownNow();
+    }
+  }
+
+  /**
+   * After a pass that took three periods, one pass follows at once and the next a period after it
+   * starts: the missed periods are not run back to back (what scheduleAtFixedRate does).
+   */
+  @Test
+  void aSlowPassIsFollowedByOnePassNotByOnePerMissedPeriod() {
+    java.util.List<Long> starts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Runnable slowFirst =
+        () -> {
+          starts.add(System.nanoTime());
+          if (starts.size() == 1) {
+            try {
+              Thread.sleep(300);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+    try {
+      PeriodicPass.nonSliding(loop, "test pass", slowFirst, Duration.ofMillis(100));
+      await().atMost(Duration.ofSeconds(5)).until(() -> starts.size() >= 4);
+
+      // A scheduler never runs early: each start after the slow pass is a full period after the
+      // one before it.
+      assertThat(Duration.ofNanos(starts.get(2) - starts.get(1)))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(100));
+      assertThat(Duration.ofNanos(starts.get(3) - starts.get(2)))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    } finally {
+      loop.shutdownNow();
+    }
   }
 }

@@ -74,6 +74,50 @@ class QueueWorkersTest {
   }
 
   @Test
+  void anErrorOfTheJvmEndsItsWorkerTurnsHealthRedAndReachesTheUncaughtHandler()
+      throws InterruptedException {
+    List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((thread, error) -> uncaught.add(error));
+    List<String> synced = new CopyOnWriteArrayList<>();
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "fatal",
+            queue,
+            key -> {
+              if (key.equals("oom")) {
+                throw new InternalError(
+                    "the JVM's own"); // as OutOfMemoryError, which surefire dislikes
+              }
+              if (key.equals("linkage")) {
+                throw new NoClassDefFoundError("io/ccm4j/Missing"); // a bug, not the JVM's own
+              }
+              synced.add(key);
+            },
+            2);
+    try {
+      workers.start();
+      assertThat(workers.health()).isEmpty();
+      queue.add("linkage");
+      queue.add("oom");
+
+      await().atMost(5, TimeUnit.SECONDS).until(() -> workers.health().isPresent());
+      assertThat(workers.health().orElseThrow())
+          .startsWith("fatal-worker-")
+          .contains("stopped: java.lang.InternalError: the JVM's own");
+      assertThat(uncaught).singleElement().isInstanceOf(InternalError.class);
+      // The other worker goes on, and the bug's key only backs off.
+      queue.add("good");
+      await().atMost(5, TimeUnit.SECONDS).until(() -> synced.contains("good"));
+      assertThat(queue.numRequeues("linkage")).isPositive();
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(before);
+      workers.close();
+    }
+    assertThat(workers.health()).as("closed workers are not reported").isEmpty();
+  }
+
+  @Test
   void aRetryAfterErrorRequeuesAfterItsFixedDelay() throws InterruptedException {
     List<Long> attemptsAt = new CopyOnWriteArrayList<>();
     QueueWorkers<String> workers =

@@ -1,0 +1,158 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults injected from outside into two {@code ccm4j run} processes that share a Lease, as a
+ * cluster runs them: a provider that misbehaves (issue 12). Each test prints what it measured.
+ */
+@WithControlPlane
+class FaultInjectionIT {
+
+  /** The failover target: a standby leads within this after the leader goes (issue 12). */
+  private static final Duration FAILOVER_TARGET = Duration.ofSeconds(17);
+
+  @TempDir Path temp;
+
+  /**
+   * A provider throws {@code OutOfMemoryError} once from a worker: the worker is gone, so the
+   * leader would hold the Lease while its cloud-node controller does nothing. The process exits
+   * non-zero instead, and the standby leads and initialises the node.
+   */
+  @Test
+  void anErrorOfTheJvmInAWorkerEndsTheLeaderAndTheStandbyTakesOver(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    Path config = cloudConfig("outOfMemoryOnce");
+    String lease = "faults-oom-" + UUID.randomUUID().toString().substring(0, 8);
+    String node = "faults-oom-" + UUID.randomUUID().toString().substring(0, 8);
+    try (ManagerProcess first = start(controlPlane, lease, config);
+        ManagerProcess second = start(controlPlane, lease, config)) {
+      ManagerProcess leader = leaderOf(first, second);
+      ManagerProcess standby = leader == first ? second : first;
+
+      client.resource(uninitialisedNode(node)).create();
+      assertThat(leader.process().waitFor(60, TimeUnit.SECONDS))
+          .as("the leader exits; log:%n%s", leader.log())
+          .isTrue();
+      long exitedAt = System.nanoTime();
+      assertThat(leader.process().exitValue()).isEqualTo(1);
+      assertThat(leader.log())
+          .contains("faulty: OutOfMemoryError from instanceMetadata(" + node + ")")
+          .contains("fatal error in thread cloud-node-controller-worker-");
+
+      await("the standby leads")
+          .atMost(FAILOVER_TARGET.plusSeconds(5))
+          .pollInterval(Duration.ofMillis(100))
+          .until(standby::isLeader);
+      Duration failover = Duration.ofNanos(System.nanoTime() - exitedAt);
+      await("the standby initialises the node")
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> providerId(client, node), ("faulty://" + node)::equals);
+      System.out.printf(
+          "fault: OutOfMemoryError in a worker: leader exited with 1, standby led %.2f s later%n",
+          failover.toMillis() / 1000.0);
+      assertThat(failover).isLessThan(FAILOVER_TARGET);
+    } finally {
+      client.nodes().withName(node).delete();
+    }
+  }
+
+  /**
+   * The leader's worker is stuck in a cloud call that never returns (and ignores interrupts) when
+   * SIGTERM comes: the leader gives its workers 1 s, releases its Lease (valid one second more)
+   * instead of sitting on it until it is killed, and the standby leads within 3 s.
+   */
+  @Test
+  void aCloudCallThatNeverReturnsDoesNotHoldTheLeaseAfterSigterm(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    Path config = cloudConfig("hang");
+    String lease = "faults-hang-" + UUID.randomUUID().toString().substring(0, 8);
+    String node = "faults-hang-" + UUID.randomUUID().toString().substring(0, 8);
+    try (ManagerProcess first = start(controlPlane, lease, config);
+        ManagerProcess second = start(controlPlane, lease, config)) {
+      ManagerProcess leader = leaderOf(first, second);
+      ManagerProcess standby = leader == first ? second : first;
+      client.resource(uninitialisedNode(node)).create();
+      await("the leader's worker is stuck in the cloud")
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> leader.log().contains("faulty: instanceMetadata(" + node + ") hangs"));
+
+      long terminatedAt = System.nanoTime();
+      leader.terminate();
+      await("the standby leads")
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(50))
+          .until(standby::isLeader);
+      Duration failover = Duration.ofNanos(System.nanoTime() - terminatedAt);
+      assertThat(leader.process().waitFor(10, TimeUnit.SECONDS))
+          .as("the old leader exits; log:%n%s", leader.log())
+          .isTrue();
+      System.out.printf(
+          "fault: SIGTERM with a cloud call that never returns: standby led %.2f s later%n",
+          failover.toMillis() / 1000.0);
+      assertThat(failover).isLessThan(Duration.ofSeconds(3));
+    } finally {
+      client.nodes().withName(node).delete();
+    }
+  }
+
+  private Path cloudConfig(String instanceMetadata) throws Exception {
+    Path config = Files.createTempFile(temp, "faulty", ".properties");
+    Files.writeString(
+        config,
+        "instanceMetadata=%s%nonceMarker=%s%n"
+            .formatted(instanceMetadata, temp.resolve("once-" + UUID.randomUUID())));
+    return config;
+  }
+
+  private static ManagerProcess start(LocalControlPlane controlPlane, String lease, Path config)
+      throws Exception {
+    return ManagerProcess.start(
+        controlPlane,
+        lease,
+        "--cloud-provider=faulty",
+        "--cloud-config=" + config,
+        "--controllers=cloud-node");
+  }
+
+  private static ManagerProcess leaderOf(ManagerProcess first, ManagerProcess second) {
+    await("one of two instances leads")
+        .atMost(60, TimeUnit.SECONDS)
+        .until(() -> first.isLeader() || second.isLeader());
+    return first.isLeader() ? first : second;
+  }
+
+  private static Node uninitialisedNode(String name) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .addNewTaint()
+        .withKey("node.cloudprovider.kubernetes.io/uninitialized")
+        .withValue("true")
+        .withEffect("NoSchedule")
+        .endTaint()
+        .endSpec()
+        .build();
+  }
+
+  private static String providerId(KubernetesClient client, String name) {
+    Node node = client.nodes().withName(name).get();
+    return node == null || node.getSpec() == null ? null : node.getSpec().getProviderID();
+  }
+}

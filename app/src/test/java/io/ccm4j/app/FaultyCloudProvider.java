@@ -1,0 +1,125 @@
+package io.ccm4j.app;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.fabric8.kubernetes.api.model.Node;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * A cloud whose instance metadata call misbehaves as its cloud-config says, selectable as {@code
+ * --cloud-provider=faulty} in a {@link ManagerProcess}. The cloud-config is a properties file:
+ *
+ * <pre>
+ * instanceMetadata=outOfMemoryOnce   # or hang (never returns, ignores interrupts), or ok
+ * onceMarker=/tmp/...                # "once" across processes: whoever creates this file throws
+ * </pre>
+ *
+ * Each misbehaviour is announced on standard error first ({@code faulty: ...}), so a test can see
+ * it happen in the process's log.
+ */
+public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
+
+  private final String mode;
+  private final Optional<Path> onceMarker;
+
+  private FaultyCloudProvider(String mode, Optional<Path> onceMarker) {
+    this.mode = mode;
+    this.onceMarker = onceMarker;
+  }
+
+  @Override
+  public String providerName() {
+    return "faulty";
+  }
+
+  @Override
+  public Optional<InstancesV2> instancesV2() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public boolean instanceExists(Node node) {
+    return true;
+  }
+
+  @Override
+  public boolean instanceShutdown(Node node) {
+    return false;
+  }
+
+  @Override
+  public Optional<InstanceMetadata> instanceMetadata(Node node) {
+    String name = node.getMetadata().getName();
+    switch (mode) {
+      case "outOfMemoryOnce" -> {
+        if (firstHere()) {
+          System.err.println("faulty: OutOfMemoryError from instanceMetadata(" + name + ")");
+          throw new OutOfMemoryError("faulty provider: Java heap space");
+        }
+      }
+      case "hang" -> {
+        System.err.println("faulty: instanceMetadata(" + name + ") hangs");
+        while (true) {
+          try {
+            Thread.sleep(60_000);
+          } catch (InterruptedException ignored) {
+            // a cloud SDK that does not honour interrupts
+          }
+        }
+      }
+      default -> {
+        // answers
+      }
+    }
+    return Optional.of(
+        new InstanceMetadata("faulty://" + name, "faulty.small", List.of(), "", "", Map.of()));
+  }
+
+  private boolean firstHere() {
+    if (onceMarker.isEmpty()) {
+      return true;
+    }
+    try {
+      Files.createFile(onceMarker.get());
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Registered in {@code META-INF/services} of the test class path. */
+  public static final class Factory implements CloudProviderFactory {
+    @Override
+    public String name() {
+      return "faulty";
+    }
+
+    @Override
+    public CloudProvider create(Optional<Path> cloudConfig) throws CloudConfigException {
+      Properties properties = new Properties();
+      if (cloudConfig.isPresent()) {
+        try (Reader reader = Files.newBufferedReader(cloudConfig.get())) {
+          properties.load(reader);
+        } catch (IOException e) {
+          throw new CloudConfigException("cannot read " + cloudConfig.get() + ": " + e);
+        }
+      }
+      return new FaultyCloudProvider(
+          properties.getProperty("instanceMetadata", "ok"),
+          Optional.ofNullable(properties.getProperty("onceMarker")).map(Path::of));
+    }
+  }
+}
