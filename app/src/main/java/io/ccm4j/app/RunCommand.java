@@ -15,11 +15,9 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.runtime.client.KubeClients;
-import io.ccm4j.runtime.client.ServiceAccountClients;
+import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -80,28 +78,18 @@ public final class RunCommand implements Callable<Integer> {
     CloudControllerManager.Settings settings = settings();
     Thread.setDefaultUncaughtExceptionHandler(new ExitOnFatalError(System::exit));
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
-    KubernetesClient client = KubeClients.create(kube.clientConfig(), kube.qps(), kube.burst());
-    ServiceAccountClients serviceAccounts =
-        kube.useServiceAccountCredentials()
-            ? new ServiceAccountClients(client, kube.qps(), kube.burst())
-            : null;
+    ManagerClients clients =
+        ManagerClients.create(
+            kube.clientConfig(), kube.qps(), kube.burst(), kube.useServiceAccountCredentials());
     CloudControllerManager manager =
-        new CloudControllerManager(
-            client,
-            settings,
-            Controllers.factories(),
-            System::exit,
-            serviceAccounts == null ? name -> client : serviceAccounts::forController);
+        new CloudControllerManager(clients, settings, Controllers.factories(), System::exit);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   manager.close();
-                  if (serviceAccounts != null) {
-                    serviceAccounts.close();
-                  }
-                  client.close();
+                  clients.close();
                   stopped.countDown();
                 },
                 "ccm4j-shutdown"));

@@ -10,6 +10,7 @@ import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.runtime.client.KubeClients;
+import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -73,10 +74,6 @@ public final class CloudControllerManager implements AutoCloseable {
   /** How long a stopping manager waits for its Lease to be released. */
   static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
-  // The token and access reviews' clients, when they have kubeconfigs of their own.
-  private static final double REVIEW_QPS = 20;
-  private static final int REVIEW_BURST = 30;
-
   /** The client a controller writes with, by its upstream client name. */
   @FunctionalInterface
   public interface ControllerClients {
@@ -115,11 +112,10 @@ public final class CloudControllerManager implements AutoCloseable {
     }
   }
 
-  private final KubernetesClient client;
+  private final ManagerClients clients;
   private final Settings settings;
   private final Map<String, ControllerFactory> factories;
   private final IntConsumer exit;
-  private final ControllerClients controllerClients;
   private final List<KubernetesClient> reviewClients = new ArrayList<>();
   private final PrometheusMeterRegistry metrics =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -138,6 +134,8 @@ public final class CloudControllerManager implements AutoCloseable {
   private LeaderElection election;
 
   /**
+   * One client for everything (tests, the lab, benchmarks).
+   *
    * @param exit called with 1 when leadership is lost; {@code System::exit} in production
    */
   public CloudControllerManager(
@@ -145,13 +143,12 @@ public final class CloudControllerManager implements AutoCloseable {
       Settings settings,
       Map<String, ControllerFactory> factories,
       IntConsumer exit) {
-    this(client, settings, factories, exit, name -> client);
+    this(ManagerClients.sharing(client), settings, factories, exit);
   }
 
   /**
-   * @param controllerClients the client each controller writes with, by its upstream client name
-   *     ({@code --use-service-account-credentials}); informers, the Lease and events use {@code
-   *     client}
+   * @param controllerClients the client each controller writes with, by its upstream client name;
+   *     everything else uses {@code client}
    */
   public CloudControllerManager(
       KubernetesClient client,
@@ -159,8 +156,23 @@ public final class CloudControllerManager implements AutoCloseable {
       Map<String, ControllerFactory> factories,
       IntConsumer exit,
       ControllerClients controllerClients) {
-    this.controllerClients = controllerClients;
-    this.client = client;
+    this(
+        ManagerClients.sharing(client, controllerClients::forController),
+        settings,
+        factories,
+        exit);
+  }
+
+  /**
+   * @param clients a client per concern (the caller closes them after this manager)
+   * @param exit called with 1 when leadership is lost; {@code System::exit} in production
+   */
+  public CloudControllerManager(
+      ManagerClients clients,
+      Settings settings,
+      Map<String, ControllerFactory> factories,
+      IntConsumer exit) {
+    this.clients = clients;
     this.settings = settings;
     this.factories = factories;
     this.exit = exit;
@@ -185,7 +197,8 @@ public final class CloudControllerManager implements AutoCloseable {
                 new DelegatedAccess(
                     reviewClient(settings.servingAccess().authentication()),
                     reviewClient(settings.servingAccess().authorization()),
-                    settings.servingAccess().alwaysAllowPaths()));
+                    settings.servingAccess().alwaysAllowPaths(),
+                    metrics));
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot serve on %s: %s".formatted(settings.servingAddress().get(), e.getMessage()), e);
@@ -199,7 +212,7 @@ public final class CloudControllerManager implements AutoCloseable {
     LeaderElection.Settings le = settings.leaderElection().get();
     election =
         new LeaderElection(
-            client,
+            clients.leaderElection(),
             le,
             new LeaderElection.Listener() {
               @Override
@@ -231,12 +244,13 @@ public final class CloudControllerManager implements AutoCloseable {
     election.start();
   }
 
-  /** The manager's own client, or one for the given kubeconfig (closed with the manager). */
+  /** The reviews' own client, or one for the given kubeconfig (closed with the manager). */
   private KubernetesClient reviewClient(Optional<Config> config) {
     if (config.isEmpty()) {
-      return client;
+      return clients.reviews();
     }
-    KubernetesClient own = KubeClients.create(config.get(), REVIEW_QPS, REVIEW_BURST);
+    KubernetesClient own =
+        KubeClients.create(config.get(), ManagerClients.REVIEW_QPS, ManagerClients.REVIEW_BURST);
     reviewClients.add(own);
     return own;
   }
@@ -287,7 +301,7 @@ public final class CloudControllerManager implements AutoCloseable {
     if (closed.get() || leaseLost) {
       return; // stopped while the cloud initialised, without waiting for it
     }
-    informers = client.informers();
+    informers = clients.manager().informers();
     for (String name : settings.selection().enabled()) {
       ControllerFactory factory = factories.get(name);
       if (factory == null) {
@@ -295,7 +309,7 @@ public final class CloudControllerManager implements AutoCloseable {
       }
       KubernetesClient controllerClient;
       try {
-        controllerClient = controllerClients.forController(ControllerNames.clientName(name));
+        controllerClient = clients.forController(ControllerNames.clientName(name));
       } catch (KubernetesClientException e) {
         log.error(
             "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
@@ -357,7 +371,7 @@ public final class CloudControllerManager implements AutoCloseable {
     } catch (UnknownHostException e) {
       host = "unknown";
     }
-    return new KubernetesEventRecorder(client, component, host);
+    return new KubernetesEventRecorder(clients.manager(), component, host);
   }
 
   /**

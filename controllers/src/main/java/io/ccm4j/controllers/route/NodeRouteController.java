@@ -75,6 +75,14 @@ public final class NodeRouteController implements Controller {
   /** R6: cloud route calls in flight at once (kubernetes#26263). */
   static final int MAX_CONCURRENT_ROUTE_OPERATIONS = 200;
 
+  /**
+   * How many NetworkUnavailable patches a pass has in flight at once. Upstream starts one goroutine
+   * per node and lets the client's rate limiter queue them; with a thousand nodes whose condition a
+   * CNI wrote that is a thousand requests waiting at once. Here the rest wait for a slot, so the
+   * queue stays short and the client's limiter (its own, the route controller's) stays fair.
+   */
+  static final int MAX_CONCURRENT_CONDITION_WRITES = 16;
+
   /** R3: the one key of the watch-based queue. */
   static final String ROUTES_KEY = "routes";
 
@@ -95,6 +103,7 @@ public final class NodeRouteController implements Controller {
   private volatile PeriodicPass pass;
   private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
   private final Semaphore inFlight = new Semaphore(MAX_CONCURRENT_ROUTE_OPERATIONS);
+  private final Semaphore conditionWrites = new Semaphore(MAX_CONCURRENT_CONDITION_WRITES);
 
   /** R3 only: the queue of the single key {@value #ROUTES_KEY} and its one worker. */
   private final WorkQueue<String> queue;
@@ -382,6 +391,20 @@ public final class NodeRouteController implements Controller {
    * the one condition into the list by type.
    */
   private void updateNetworkCondition(Node node, NetworkCondition condition) {
+    try {
+      conditionWrites.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      writeNetworkCondition(node, condition);
+    } finally {
+      conditionWrites.release();
+    }
+  }
+
+  private void writeNetworkCondition(Node node, NetworkCondition condition) {
     String name = node.getMetadata().getName();
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     Map<String, Object> entry = new LinkedHashMap<>();

@@ -21,11 +21,16 @@ import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -180,6 +185,65 @@ class NodeRouteControllerIT {
     assertThat(client.nodes().withName(a).get().getMetadata().getResourceVersion())
         .isEqualTo(version);
     assertThat(cloud.calls().get("CreateRoute")).isEqualTo(3L);
+  }
+
+  /**
+   * A hundred nodes need their NetworkUnavailable condition written in one pass: at most {@link
+   * NodeRouteController#MAX_CONCURRENT_CONDITION_WRITES} patches are in flight at once, where one
+   * thread per node used to put them all in the client's queue together.
+   */
+  @Test
+  void conditionWritesOfAPassAreBoundedNotOnePerNodeAtOnce() throws Exception {
+    int nodes = 100;
+    IntStream.range(0, nodes)
+        .forEach(i -> createNode(prefix + "n" + i, "10.110.%d.0/24".formatted(i + 1)));
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger mostInFlight = new AtomicInteger();
+    Interceptor slowStatusPatches =
+        new Interceptor() {
+          @Override
+          public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+            if (!request.method().equals("PATCH") || !request.uri().getPath().endsWith("/status")) {
+              return;
+            }
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            try {
+              Thread.sleep(50);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            } finally {
+              inFlight.decrementAndGet();
+            }
+          }
+        };
+    try (KubernetesClient counting =
+        new KubernetesClientBuilder()
+            .withConfig(client.getConfiguration())
+            .withHttpClientBuilderConsumer(
+                builder -> builder.addOrReplaceInterceptor("slow-status", slowStatusPatches))
+            .build()) {
+      harness =
+          new ControllerHarness(counting, cloud, settings(CLUSTER_CIDRS, false))
+              .start(NodeRouteController::new);
+
+      await()
+          .atMost(60, TimeUnit.SECONDS)
+          .until(
+              () ->
+                  IntStream.range(0, nodes)
+                      .allMatch(
+                          i ->
+                              networkUnavailable(prefix + "n" + i)
+                                  .filter(c -> c.getStatus().equals("False"))
+                                  .isPresent()));
+      harness.close();
+      harness = null;
+    }
+    System.out.printf(
+        "routes: %d NetworkUnavailable writes, at most %d in flight%n", nodes, mostInFlight.get());
+    assertThat(mostInFlight.get())
+        .isPositive()
+        .isLessThanOrEqualTo(NodeRouteController.MAX_CONCURRENT_CONDITION_WRITES);
   }
 
   @Test

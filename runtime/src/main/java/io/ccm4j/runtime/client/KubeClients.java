@@ -14,7 +14,12 @@ public final class KubeClients {
 
   /** A client throttled to {@code qps} requests a second with bursts of {@code burst}. */
   public static KubernetesClient create(Config config, double qps, int burst) {
-    config.setUserAgent(USER_AGENT);
+    return create(config, USER_AGENT, qps, burst);
+  }
+
+  /** The same, with the given user agent (set on {@code config}). */
+  public static KubernetesClient create(Config config, String userAgent, double qps, int burst) {
+    config.setUserAgent(userAgent);
     RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
     return new KubernetesClientBuilder()
         .withConfig(config)

@@ -26,6 +26,10 @@ public final class HealthChecks {
     }
   }
 
+  public synchronized boolean has(String name) {
+    return checks.containsKey(name);
+  }
+
   public synchronized void remove(String name) {
     checks.remove(name);
   }

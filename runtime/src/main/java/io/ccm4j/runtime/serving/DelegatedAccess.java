@@ -1,10 +1,15 @@
 package io.ccm4j.runtime.serving;
 
+import io.ccm4j.runtime.client.ManagerClients;
+import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +30,13 @@ import org.slf4j.LoggerFactory;
  * user may read the path when a {@code SubjectAccessReview} for the non-resource URL allows it
  * ({@code system:masters} always may). The always-allowed paths (by default the health endpoints,
  * for the kubelet's probes) skip both. Answers are cached for 10 s, as upstream's.
+ *
+ * <p>The reviews have a budget of {@link ManagerClients#REVIEW_QPS} a second (bursts of {@link
+ * ManagerClients#REVIEW_BURST}): a request that would need a review beyond it is refused with 429
+ * at once rather than queued, so a flood of unknown tokens costs the API server no more than the
+ * budget, and no thread waits. Counted as upstream's {@code
+ * apiserver_delegated_authn_request_total} and {@code apiserver_delegated_authz_request_total} by
+ * status code.
  *
  * <p>Unlike upstream, client certificates are not accepted: scrapers authenticate with a token.
  */
@@ -64,6 +77,8 @@ public final class DelegatedAccess implements AccessControl {
   private final LongSupplier nanoTime;
   private final Map<String, Cached<Optional<User>>> tokens = new ConcurrentHashMap<>();
   private final Map<Question, Cached<Boolean>> decisions = new ConcurrentHashMap<>();
+  private final TokenBucketRateLimiter<Object> budget;
+  private final MeterRegistry metrics;
 
   /**
    * @param alwaysAllowPaths paths served to anyone; one ending in {@code *} is a prefix (upstream's
@@ -81,17 +96,38 @@ public final class DelegatedAccess implements AccessControl {
       KubernetesClient authentication,
       KubernetesClient authorization,
       List<String> alwaysAllowPaths) {
-    this(authentication, authorization, alwaysAllowPaths, System::nanoTime);
+    this(authentication, authorization, alwaysAllowPaths, new SimpleMeterRegistry());
+  }
+
+  /**
+   * @param metrics where the reviews are counted
+   */
+  public DelegatedAccess(
+      KubernetesClient authentication,
+      KubernetesClient authorization,
+      List<String> alwaysAllowPaths,
+      MeterRegistry metrics) {
+    this(
+        authentication,
+        authorization,
+        alwaysAllowPaths,
+        metrics,
+        new TokenBucketRateLimiter<>(ManagerClients.REVIEW_QPS, ManagerClients.REVIEW_BURST),
+        System::nanoTime);
   }
 
   DelegatedAccess(
       KubernetesClient authentication,
       KubernetesClient authorization,
       List<String> alwaysAllowPaths,
+      MeterRegistry metrics,
+      TokenBucketRateLimiter<Object> budget,
       LongSupplier nanoTime) {
     this.authentication = authentication;
     this.authorization = authorization;
     this.alwaysAllowPaths = List.copyOf(alwaysAllowPaths);
+    this.metrics = metrics;
+    this.budget = budget;
     this.nanoTime = nanoTime;
   }
 
@@ -109,6 +145,8 @@ public final class DelegatedAccess implements AccessControl {
       Optional<User> reviewed;
       try {
         reviewed = authenticate(header.substring(7).trim());
+      } catch (OverBudget e) {
+        return Optional.of(TOO_MANY);
       } catch (KubernetesClientException e) {
         log.warn("serving: token review failed: {}", e.getMessage());
         return Optional.of(new Denial(401, "Unauthorized", "Unauthorized"));
@@ -125,6 +163,8 @@ public final class DelegatedAccess implements AccessControl {
     boolean allowed;
     try {
       allowed = authorize(new Question(user, verb, path));
+    } catch (OverBudget e) {
+      return Optional.of(TOO_MANY);
     } catch (KubernetesClientException e) {
       log.warn("serving: subject access review failed: {}", e.getMessage());
       return Optional.of(
@@ -156,11 +196,18 @@ public final class DelegatedAccess implements AccessControl {
     if (cached != null) {
       return cached.value();
     }
+    spend();
     GenericKubernetesResource review = review("authentication.k8s.io/v1", "TokenReview");
     review.setAdditionalProperty("spec", Map.of("token", token));
     Map<String, Object> status =
         statusOf(
-            authentication.genericKubernetesResources(TOKEN_REVIEWS).resource(review).create());
+            counted(
+                "apiserver_delegated_authn_request_total",
+                () ->
+                    authentication
+                        .genericKubernetesResources(TOKEN_REVIEWS)
+                        .resource(review)
+                        .create()));
     Optional<User> user = Optional.empty();
     if (Boolean.TRUE.equals(status.get("authenticated"))
         && status.get("user") instanceof Map<?, ?> info) {
@@ -191,17 +238,59 @@ public final class DelegatedAccess implements AccessControl {
       spec.put("extra", question.user().extra());
     }
     spec.put("nonResourceAttributes", Map.of("path", question.path(), "verb", question.verb()));
+    spend();
     GenericKubernetesResource review = review("authorization.k8s.io/v1", "SubjectAccessReview");
     review.setAdditionalProperty("spec", spec);
     Map<String, Object> status =
         statusOf(
-            authorization
-                .genericKubernetesResources(SUBJECT_ACCESS_REVIEWS)
-                .resource(review)
-                .create());
+            counted(
+                "apiserver_delegated_authz_request_total",
+                () ->
+                    authorization
+                        .genericKubernetesResources(SUBJECT_ACCESS_REVIEWS)
+                        .resource(review)
+                        .create()));
     boolean allowed = Boolean.TRUE.equals(status.get("allowed"));
     remember(decisions, question, allowed);
     return allowed;
+  }
+
+  /** A review would go beyond the budget: the request is refused, nothing is sent. */
+  private static final class OverBudget extends RuntimeException {
+    OverBudget() {
+      super(null, null, false, false);
+    }
+  }
+
+  private static final Denial TOO_MANY =
+      new Denial(
+          429,
+          "TooManyRequests",
+          "too many requests: the serving port's token and access reviews are limited to %s/s"
+              .formatted(ManagerClients.REVIEW_QPS));
+
+  private void spend() {
+    if (!budget.tryAcquire()) {
+      throw new OverBudget();
+    }
+  }
+
+  /** Sends a review and counts it by the HTTP status code of its answer. */
+  private GenericKubernetesResource counted(
+      String counter, Supplier<GenericKubernetesResource> review) {
+    String code = "201";
+    try {
+      return review.get();
+    } catch (KubernetesClientException e) {
+      code = e.getCode() == 0 ? "<error>" : String.valueOf(e.getCode());
+      throw e;
+    } finally {
+      Counter.builder(counter)
+          .description("Number of HTTP requests partitioned by status code.")
+          .tag("code", code)
+          .register(metrics)
+          .increment();
+    }
   }
 
   private static GenericKubernetesResource review(String apiVersion, String kind) {

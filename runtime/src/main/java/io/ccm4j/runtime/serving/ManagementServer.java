@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Predicate;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 
@@ -55,7 +56,7 @@ public final class ManagementServer implements AutoCloseable {
    * Binds at once (so a port conflict fails start-up) and starts serving.
    *
    * @param keys the serving key and certificate
-   * @param access who may read what (the 404 for an unknown path is answered only to those who may)
+   * @param access who may read what (asked only for paths that exist)
    */
   public ManagementServer(
       InetSocketAddress address,
@@ -71,11 +72,10 @@ public final class ManagementServer implements AutoCloseable {
     server.setHttpsConfigurator(
         new HttpsConfigurator(sslContext(keys.keyStore(), keys.password())));
     for (String path : new String[] {"/healthz", "/livez", "/readyz"}) {
-      server.createContext(path, guarded(this::serveHealth));
+      server.createContext(path, guarded(this::isHealthPath, this::serveHealth));
     }
-    server.createContext("/metrics", guarded(this::serveMetrics));
-    server.createContext(
-        "/", guarded(exchange -> respond(exchange, 404, "text/plain", "404 page not found\n")));
+    server.createContext("/metrics", guarded("/metrics"::equals, this::serveMetrics));
+    server.createContext("/", guarded(path -> false, exchange -> {}));
     // A virtual thread per request: a request waiting on the API server (its token or access
     // review) must not hold up the kubelet's health probes behind it.
     this.executor =
@@ -99,8 +99,37 @@ public final class ManagementServer implements AutoCloseable {
     }
   }
 
-  private HttpHandler guarded(HttpHandler handler) {
+  /** {@code /healthz}, {@code /livez}, {@code /readyz}, each alone or with a check's name. */
+  private boolean isHealthPath(String path) {
+    for (String endpoint : new String[] {"/healthz", "/livez", "/readyz"}) {
+      if (path.equals(endpoint)) {
+        return true;
+      }
+      if (path.startsWith(endpoint + "/")) {
+        return health.has(path.substring(endpoint.length() + 1));
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Answers a path that does not exist (404) or a method other than GET and HEAD (405) at once;
+   * asks {@link AccessControl} about the rest. Only the few paths that exist can cost a token or
+   * access review, so requests for random paths cannot spend the API server's quota (upstream
+   * reviews first and answers 403).
+   */
+  private HttpHandler guarded(Predicate<String> exists, HttpHandler handler) {
     return exchange -> {
+      if (!exists.test(exchange.getRequestURI().getPath())) {
+        respond(exchange, 404, "text/plain", "404 page not found\n");
+        return;
+      }
+      String method = exchange.getRequestMethod();
+      if (!method.equals("GET") && !method.equals("HEAD")) {
+        exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+        respond(exchange, 405, "text/plain", "405 method not allowed\n");
+        return;
+      }
       Optional<AccessControl.Denial> denial;
       try {
         denial =

@@ -44,6 +44,21 @@ public final class TokenBucketRateLimiter<T> implements RateLimiter<T> {
     return Duration.ofNanos((long) Math.ceil(-tokens / qps * 1e9));
   }
 
+  /**
+   * Takes a token only if one is saved up now, without borrowing ahead: for callers that would
+   * rather refuse than wait (golang's {@code rate.Limiter.Allow}).
+   */
+  public synchronized boolean tryAcquire() {
+    long now = nanoTime.getAsLong();
+    tokens = Math.min(burst, tokens + (now - lastNanos) / 1e9 * qps);
+    lastNanos = now;
+    if (tokens < 1) {
+      return false;
+    }
+    tokens -= 1;
+    return true;
+  }
+
   @Override
   public void forget(T item) {}
 

@@ -101,14 +101,20 @@ class QueueWorkersTest {
       queue.add("linkage");
       queue.add("oom");
 
-      await().atMost(5, TimeUnit.SECONDS).until(() -> workers.health().isPresent());
+      await() // not Awaitility's own handler: the test's must see the error
+          .dontCatchUncaughtExceptions()
+          .atMost(5, TimeUnit.SECONDS)
+          .until(() -> workers.health().isPresent());
       assertThat(workers.health().orElseThrow())
           .startsWith("fatal-worker-")
           .contains("stopped: java.lang.InternalError: the JVM's own");
       assertThat(uncaught).singleElement().isInstanceOf(InternalError.class);
       // The other worker goes on, and the bug's key only backs off.
       queue.add("good");
-      await().atMost(5, TimeUnit.SECONDS).until(() -> synced.contains("good"));
+      await()
+          .dontCatchUncaughtExceptions()
+          .atMost(5, TimeUnit.SECONDS)
+          .until(() -> synced.contains("good"));
       assertThat(queue.numRequeues("linkage")).isPositive();
     } finally {
       Thread.setDefaultUncaughtExceptionHandler(before);

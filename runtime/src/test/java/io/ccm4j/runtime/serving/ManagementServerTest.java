@@ -77,4 +77,59 @@ class ManagementServerTest {
       reviewAnswers.countDown();
     }
   }
+
+  /**
+   * Only paths that exist, read with GET or HEAD, are worth a review: anything else is answered at
+   * once, so requests for random paths cannot spend the API server's quota on reviews.
+   */
+  @Test
+  void pathsThatDoNotExistAndOtherMethodsAreAnsweredWithoutAReview() throws Exception {
+    List<String> reviewed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AccessControl counting =
+        (method, path, authorization) -> {
+          reviewed.add(method + " " + path);
+          return Optional.empty();
+        };
+    HealthChecks health = new HealthChecks();
+    health.add("cloud-node-controller", Optional::empty);
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            health,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            counting)) {
+      HttpClient http = LocalManagerHttp.client();
+      String base = "https://127.0.0.1:" + server.address().getPort();
+      for (String path :
+          List.of("/x3f9a", "/metricsx", "/metrics/x", "/healthz/no-such-check", "/livezz", "/")) {
+        HttpResponse<String> answer =
+            http.send(
+                HttpRequest.newBuilder(URI.create(base + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as(path).isEqualTo(404);
+      }
+      HttpResponse<String> post =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(post.statusCode()).isEqualTo(405);
+      assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+      assertThat(reviewed).isEmpty();
+
+      for (String path : List.of("/metrics", "/healthz/cloud-node-controller", "/readyz")) {
+        assertThat(
+                http.send(
+                        HttpRequest.newBuilder(URI.create(base + path)).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                    .statusCode())
+            .as(path)
+            .isEqualTo(200);
+      }
+      assertThat(reviewed)
+          .containsExactly("GET /metrics", "GET /healthz/cloud-node-controller", "GET /readyz");
+    }
+  }
 }

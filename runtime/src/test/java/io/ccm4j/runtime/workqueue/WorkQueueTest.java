@@ -124,6 +124,21 @@ class WorkQueueTest {
   }
 
   @Test
+  void tryAcquireTakesOnlyTokensSavedUpNeverBorrowing() {
+    long[] now = {0};
+    TokenBucketRateLimiter<String> bucket = new TokenBucketRateLimiter<>(10, 2, () -> now[0]);
+
+    assertThat(bucket.tryAcquire()).isTrue();
+    assertThat(bucket.tryAcquire()).isTrue();
+    assertThat(bucket.tryAcquire()).as("empty").isFalse();
+    assertThat(bucket.tryAcquire()).as("a refusal borrows nothing").isFalse();
+    now[0] = TimeUnit.MILLISECONDS.toNanos(100);
+    assertThat(bucket.tryAcquire()).as("one token earned").isTrue();
+    assertThat(bucket.tryAcquire()).isFalse();
+    assertThat(bucket.when("x")).as("nothing was borrowed").isEqualTo(Duration.ofMillis(100));
+  }
+
+  @Test
   void controllerDefaultIsTheLongerOfBackoffAndTheGlobalBucket() {
     RateLimiter<String> limiter = RateLimiters.controllerDefault();
     // The first 100 retries fit the burst, so only the per-item backoff counts.

@@ -1,0 +1,142 @@
+package io.ccm4j.runtime.client;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The manager's API clients, one per concern as upstream's (each client-go clientset has a rate
+ * limiter of its own): the Lease, the shared informers and events, the serving port's token and
+ * access reviews, and each controller by its upstream client name. So no concern can queue requests
+ * in front of another's: a thousand route condition patches or a flood of reviews never delay a
+ * Lease renewal. Each has {@code --kube-api-qps} and {@code --kube-api-burst}, as upstream (the
+ * reviews: {@link #REVIEW_QPS}), and a user agent naming its concern ({@code
+ * cloud-controller-manager/leader-election}, ...), as upstream's {@code AddUserAgent}, so the API
+ * server's audit log and its priority and fairness tell them apart.
+ */
+public final class ManagerClients implements AutoCloseable {
+
+  /** The rate of the serving port's token and access reviews. */
+  public static final double REVIEW_QPS = 10;
+
+  public static final int REVIEW_BURST = 20;
+
+  private final KubernetesClient manager;
+  private final KubernetesClient leaderElection;
+  private final KubernetesClient reviews;
+  private final Function<String, KubernetesClient> controllers;
+  private final Map<String, KubernetesClient> controllerClients = new LinkedHashMap<>();
+  private final List<AutoCloseable> owned = new ArrayList<>();
+  private boolean closesControllerClients;
+
+  private ManagerClients(
+      KubernetesClient manager,
+      KubernetesClient leaderElection,
+      KubernetesClient reviews,
+      Function<String, KubernetesClient> controllers) {
+    this.manager = manager;
+    this.leaderElection = leaderElection;
+    this.reviews = reviews;
+    this.controllers = controllers;
+  }
+
+  /**
+   * Clients for {@code ccm4j run}, closed with this object.
+   *
+   * @param serviceAccountCredentials each controller as its ServiceAccount ({@code
+   *     --use-service-account-credentials}) rather than with the manager's credentials
+   */
+  public static ManagerClients create(
+      Config config, double qps, int burst, boolean serviceAccountCredentials) {
+    KubernetesClient manager = concern(config, "shared-informers", qps, burst);
+    KubernetesClient leaderElection = concern(config, "leader-election", qps, burst);
+    KubernetesClient reviews = concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST);
+    ManagerClients clients;
+    if (serviceAccountCredentials) {
+      ServiceAccountClients accounts = new ServiceAccountClients(manager, qps, burst);
+      clients = new ManagerClients(manager, leaderElection, reviews, accounts::forController);
+      clients.owned.add(accounts);
+    } else {
+      clients =
+          new ManagerClients(
+              manager, leaderElection, reviews, name -> concern(config, name, qps, burst));
+      clients.closesControllerClients = true;
+    }
+    clients.owned.addAll(List.of(manager, leaderElection, reviews));
+    return clients;
+  }
+
+  /**
+   * One client for every concern, not closed here: for tests and the lab, which run managers in
+   * their own process.
+   */
+  public static ManagerClients sharing(KubernetesClient client) {
+    return new ManagerClients(client, client, client, name -> client);
+  }
+
+  /**
+   * One client for the manager's own concerns, and the given ones for the controllers, neither
+   * closed here.
+   */
+  public static ManagerClients sharing(
+      KubernetesClient client, Function<String, KubernetesClient> controllers) {
+    return new ManagerClients(client, client, client, controllers);
+  }
+
+  /** A client of its own for one concern; the configuration is copied, not changed. */
+  public static KubernetesClient concern(Config config, String concern, double qps, int burst) {
+    return KubeClients.create(
+        new ConfigBuilder(config).build(), KubeClients.USER_AGENT + "/" + concern, qps, burst);
+  }
+
+  /** The shared informers' and the event recorders' client. */
+  public KubernetesClient manager() {
+    return manager;
+  }
+
+  /** The Lease's. */
+  public KubernetesClient leaderElection() {
+    return leaderElection;
+  }
+
+  /** The serving port's TokenReviews and SubjectAccessReviews. */
+  public KubernetesClient reviews() {
+    return reviews;
+  }
+
+  /**
+   * The client a controller writes with, by its upstream client name ({@code node-controller},
+   * ...), made on first use. With ServiceAccount credentials this may throw a {@code
+   * KubernetesClientException} when the account cannot be read or created.
+   */
+  public synchronized KubernetesClient forController(String clientName) {
+    KubernetesClient existing = controllerClients.get(clientName);
+    if (existing != null) {
+      return existing;
+    }
+    KubernetesClient client = controllers.apply(clientName);
+    controllerClients.put(clientName, client);
+    return client;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closesControllerClients) {
+      controllerClients.values().forEach(KubernetesClient::close);
+    }
+    controllerClients.clear();
+    for (AutoCloseable closeable : owned) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        // closing: nothing left to do about it
+      }
+    }
+    owned.clear();
+  }
+}
