@@ -29,7 +29,7 @@ class RunCommandTest {
         Arguments.of(
             "unknown provider name",
             List.of("--cloud-provider=nimbus"),
-            "--cloud-provider: unknown cloud provider \"nimbus\"; known providers: fake"),
+            "--cloud-provider: unknown cloud provider \"nimbus\"; known providers: fake, faulty"),
         Arguments.of(
             "node concurrency 0",
             List.of("--cloud-provider=fake", "--concurrent-node-syncs=0"),
@@ -38,6 +38,10 @@ class RunCommandTest {
             "service concurrency 0",
             List.of("--cloud-provider=fake", "--concurrent-service-syncs=0"),
             "--concurrent-service-syncs must be greater than 0, got 0"),
+        Arguments.of(
+            "load balancer resync under a minute",
+            List.of("--cloud-provider=fake", "--load-balancer-resync-period=30s"),
+            "--load-balancer-resync-period must be 0 (off) or at least 1m, got 30s"),
         Arguments.of(
             "lock other than leases",
             List.of("--cloud-provider=fake", "--leader-elect-resource-lock=configmaps"),

@@ -17,6 +17,8 @@ import java.time.Duration;
  *     --concurrent-service-syncs})
  * @param nodeHealth the node-lifecycle controller's periods, grace periods and eviction rates
  * @param network the pod network: cluster CIDRs, routes and node IPAM
+ * @param loadBalancerResyncPeriod every load balancer is ensured again once per this period, spread
+ *     over it; zero turns that off ({@code --load-balancer-resync-period})
  */
 public record ControllerSettings(
     int concurrentNodeSyncs,
@@ -25,7 +27,37 @@ public record ControllerSettings(
     Duration nodeMonitorPeriod,
     int concurrentServiceSyncs,
     NodeHealthSettings nodeHealth,
-    NetworkSettings network) {
+    NetworkSettings network,
+    Duration loadBalancerResyncPeriod) {
+
+  /** {@code --load-balancer-resync-period}'s default. */
+  public static final Duration DEFAULT_LOAD_BALANCER_RESYNC_PERIOD = Duration.ofHours(1);
+
+  /**
+   * The shortest resync period the flag accepts: below it the re-ensures would come close to a
+   * storm (tests use shorter ones).
+   */
+  public static final Duration MIN_LOAD_BALANCER_RESYNC_PERIOD = Duration.ofMinutes(1);
+
+  /** With the default load balancer resync period. */
+  public ControllerSettings(
+      int concurrentNodeSyncs,
+      int concurrentNodeStatusUpdates,
+      Duration nodeStatusUpdateFrequency,
+      Duration nodeMonitorPeriod,
+      int concurrentServiceSyncs,
+      NodeHealthSettings nodeHealth,
+      NetworkSettings network) {
+    this(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        DEFAULT_LOAD_BALANCER_RESYNC_PERIOD);
+  }
 
   public ControllerSettings {
     if (concurrentNodeSyncs < 1 || concurrentServiceSyncs < 1 || concurrentNodeStatusUpdates < 0) {
@@ -33,6 +65,9 @@ public record ControllerSettings(
     }
     if (!nodeStatusUpdateFrequency.isPositive() || !nodeMonitorPeriod.isPositive()) {
       throw new IllegalArgumentException("controller periods must be positive");
+    }
+    if (loadBalancerResyncPeriod.isNegative()) {
+      throw new IllegalArgumentException("the load balancer resync period must not be negative");
     }
   }
 

@@ -44,4 +44,43 @@ public final class GoDurations {
     }
     return Duration.ofNanos((long) nanos);
   }
+
+  /**
+   * A duration as Go's {@code time.Duration} prints it ({@code 1.5s}, {@code 2m0.5s}, {@code 3ms}).
+   */
+  public static String format(Duration duration) {
+    long ns = duration.toNanos();
+    if (ns == 0) {
+      return "0s";
+    }
+    String sign = ns < 0 ? "-" : "";
+    ns = Math.abs(ns);
+    if (ns < 1_000) {
+      return sign + ns + "ns";
+    }
+    if (ns < 1_000_000) {
+      return sign + decimal(ns, 1_000) + "µs";
+    }
+    if (ns < 1_000_000_000) {
+      return sign + decimal(ns, 1_000_000) + "ms";
+    }
+    long hours = ns / 3_600_000_000_000L;
+    long minutes = ns / 60_000_000_000L % 60;
+    String seconds = decimal(ns % 60_000_000_000L, 1_000_000_000) + "s";
+    if (hours > 0) {
+      return sign + hours + "h" + minutes + "m" + seconds;
+    }
+    return sign + (minutes > 0 ? minutes + "m" : "") + seconds;
+  }
+
+  private static String decimal(long value, long unit) {
+    long whole = value / unit;
+    long fraction = value % unit;
+    if (fraction == 0) {
+      return Long.toString(whole);
+    }
+    int digits = Long.toString(unit).length() - 1;
+    String text = String.format("%0" + digits + "d", fraction).replaceAll("0+$", "");
+    return whole + "." + text;
+  }
 }

@@ -1,5 +1,6 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
@@ -124,6 +125,18 @@ public final class ControllerOptions {
           "Workers syncing load balancers (service-lb-controller). Default: ${DEFAULT-VALUE}.")
   int concurrentServiceSyncs;
 
+  @Option(
+      names = "--load-balancer-resync-period",
+      paramLabel = "<duration>",
+      defaultValue = "1h",
+      converter = GoDurationConverter.class,
+      description =
+          "service-lb-controller: every load balancer is ensured again once per this period,"
+              + " spread evenly over it, so drift in the cloud is corrected at a bounded rate"
+              + " (ccm4j's; upstream ensures all of them at each start instead). 0 turns it off;"
+              + " otherwise at least 1m. Default: ${DEFAULT-VALUE}.")
+  Duration loadBalancerResyncPeriod;
+
   public Optional<String> validate() {
     try {
       selection();
@@ -166,6 +179,15 @@ public final class ControllerOptions {
       return Optional.of(
           "--concurrent-service-syncs must be greater than 0, got " + concurrentServiceSyncs);
     }
+    if (loadBalancerResyncPeriod.isNegative()
+        || (!loadBalancerResyncPeriod.isZero()
+            && loadBalancerResyncPeriod.compareTo(
+                    ControllerSettings.MIN_LOAD_BALANCER_RESYNC_PERIOD)
+                < 0)) {
+      return Optional.of(
+          "--load-balancer-resync-period must be 0 (off) or at least 1m, got "
+              + GoDurations.format(loadBalancerResyncPeriod));
+    }
     return Optional.empty();
   }
 
@@ -191,6 +213,7 @@ public final class ControllerOptions {
             secondaryNodeEvictionRate,
             unhealthyZoneThreshold,
             largeClusterSizeThreshold),
-        network);
+        network,
+        loadBalancerResyncPeriod);
   }
 }

@@ -1,6 +1,7 @@
 package io.ccm4j.controllers.route;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.cloudprovider.Routes;
 import io.ccm4j.controllers.ControllerContext;
@@ -236,7 +237,9 @@ public final class NodeRouteController implements Controller {
       return;
     }
     log.info(
-        "Starting route controller: cluster CIDRs {}, every {}", clusterCidrs, goDuration(period));
+        "Starting route controller: cluster CIDRs {}, every {}",
+        clusterCidrs,
+        GoDurations.format(period));
     pass = PeriodicPass.nonSliding(loop, "route reconciliation", this::reconcileLogged, period);
   }
 
@@ -445,46 +448,7 @@ public final class NodeRouteController implements Controller {
   }
 
   private static String since(long startedNanos) {
-    return goDuration(Duration.ofNanos(System.nanoTime() - startedNanos));
-  }
-
-  /**
-   * A duration as Go's {@code time.Duration} prints it ({@code 1.5s}, {@code 2m0.5s}, {@code 3ms}).
-   */
-  static String goDuration(Duration duration) {
-    long ns = duration.toNanos();
-    if (ns == 0) {
-      return "0s";
-    }
-    String sign = ns < 0 ? "-" : "";
-    ns = Math.abs(ns);
-    if (ns < 1_000) {
-      return sign + ns + "ns";
-    }
-    if (ns < 1_000_000) {
-      return sign + decimal(ns, 1_000) + "µs";
-    }
-    if (ns < 1_000_000_000) {
-      return sign + decimal(ns, 1_000_000) + "ms";
-    }
-    long hours = ns / 3_600_000_000_000L;
-    long minutes = ns / 60_000_000_000L % 60;
-    String seconds = decimal(ns % 60_000_000_000L, 1_000_000_000) + "s";
-    if (hours > 0) {
-      return sign + hours + "h" + minutes + "m" + seconds;
-    }
-    return sign + (minutes > 0 ? minutes + "m" : "") + seconds;
-  }
-
-  private static String decimal(long value, long unit) {
-    long whole = value / unit;
-    long fraction = value % unit;
-    if (fraction == 0) {
-      return Long.toString(whole);
-    }
-    int digits = Long.toString(unit).length() - 1;
-    String text = String.format("%0" + digits + "d", fraction).replaceAll("0+$", "");
-    return whole + "." + text;
+    return GoDurations.format(Duration.ofNanos(System.nanoTime() - startedNanos));
   }
 
   @Override

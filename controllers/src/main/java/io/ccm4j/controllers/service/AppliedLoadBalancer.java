@@ -3,27 +3,26 @@ package io.ccm4j.controllers.service;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * What a load balancer was last ensured with, kept in the Service's annotation {@value
  * WellKnownAnnotations#LOAD_BALANCER_APPLIED} as {@code spec=<digest>,nodes=<digest>}: a digest of
- * the fields S6 compares and one of the backend set ({name → provider ID}, S15). A new leader that
- * finds both digests equal to what it would ensure now, and the cloud reporting the load balancer
- * with the ingress in the Service's status, has nothing to ensure (ccm4j's answer to the start-up
- * storm, §8.8).
+ * everything of the Service an ensure may depend on and of the provider's fingerprint, and one of
+ * the backend set ({name → provider ID}, S15). A new leader that finds both digests equal to what
+ * it would ensure now, and the cloud reporting the load balancer with the ingress in the Service's
+ * status, has nothing to ensure (ccm4j's answer to the start-up storm, §8.8).
  *
  * <p>A node-sync pass (S15) that moves the backends away from the recorded set first records {@code
  * nodes=}{@value #NODES_UNRECORDED}: a new leader then updates the backends instead of trusting a
@@ -38,9 +37,12 @@ record AppliedLoadBalancer(String specDigest, String nodesDigest) {
       Pattern.compile("spec=([0-9a-f]{16}),nodes=([0-9a-f]{16}|" + NODES_UNRECORDED + ")");
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
-  /** What the controller would record after ensuring {@code service} with {@code nodes}. */
-  static AppliedLoadBalancer of(Service service, List<Node> nodes) {
-    return new AppliedLoadBalancer(specDigest(service), nodesDigest(nodes));
+  /**
+   * What the controller would record after ensuring {@code service} with {@code nodes} by a
+   * provider of the given fingerprint.
+   */
+  static AppliedLoadBalancer of(Service service, List<Node> nodes, String providerFingerprint) {
+    return new AppliedLoadBalancer(specDigest(service, providerFingerprint), nodesDigest(nodes));
   }
 
   /** The recorded value; empty when absent or not in ccm4j's format (then it is ignored). */
@@ -69,49 +71,43 @@ record AppliedLoadBalancer(String specDigest, String nodesDigest) {
     return new AppliedLoadBalancer(specDigest, NODES_UNRECORDED);
   }
 
-  /** The S6 fields, in a fixed order; the UID ties the digest to this very Service. */
-  static String specDigest(Service service) {
-    ServiceSpec spec = service.getSpec() == null ? new ServiceSpec() : service.getSpec();
+  /**
+   * Everything of the Service an ensure may depend on, not only the S6 fields: the whole spec, the
+   * labels and every annotation but ccm4j's own record, the UID (which ties the digest to this very
+   * Service), and the provider's {@link io.ccm4j.cloudprovider.LoadBalancer#fingerprint()}. A field
+   * S6 ignores, an upgraded provider or a changed cloud-config makes a new leader ensure again.
+   */
+  static String specDigest(Service service, String providerFingerprint) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("uid", service.getMetadata().getUid());
-    fields.put("wantsLoadBalancer", LoadBalancerServices.wantsLoadBalancer(service));
-    fields.put("loadBalancerSourceRanges", orEmpty(spec.getLoadBalancerSourceRanges()));
-    List<Object> ports = new ArrayList<>();
-    if (spec.getPorts() != null) {
-      spec.getPorts()
-          .forEach(
-              port ->
-                  ports.add(
-                      List.of(
-                          String.valueOf(port.getName()),
-                          String.valueOf(port.getProtocol()),
-                          String.valueOf(port.getPort()),
-                          String.valueOf(port.getNodePort()),
-                          port.getTargetPort() == null ? "null" : JSON.asJson(port.getTargetPort()),
-                          String.valueOf(port.getAppProtocol()))));
-    }
-    fields.put("ports", ports);
-    fields.put("sessionAffinity", String.valueOf(spec.getSessionAffinity()));
-    fields.put(
-        "sessionAffinityConfig",
-        spec.getSessionAffinityConfig() == null
-            ? "null"
-            : JSON.asJson(spec.getSessionAffinityConfig()));
-    fields.put("loadBalancerIP", String.valueOf(spec.getLoadBalancerIP()));
-    fields.put("externalIPs", orEmpty(spec.getExternalIPs()));
-    fields.put("annotations", LoadBalancerServices.relevantAnnotations(service));
-    fields.put("externalTrafficPolicy", String.valueOf(spec.getExternalTrafficPolicy()));
-    fields.put("healthCheckNodePort", String.valueOf(spec.getHealthCheckNodePort()));
-    fields.put("ipFamilies", orEmpty(spec.getIpFamilies()).size());
+    fields.put("provider", providerFingerprint);
+    fields.put("spec", service.getSpec() == null ? Map.of() : service.getSpec());
+    fields.put("labels", new TreeMap<>(orEmpty(service.getMetadata().getLabels())));
+    Map<String, String> annotations =
+        new TreeMap<>(orEmpty(service.getMetadata().getAnnotations()));
+    annotations.remove(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
+    fields.put("annotations", annotations);
     return digest(JSON.asJson(fields));
+  }
+
+  /**
+   * Which record a node sync must first mark {@code nodes=}{@value #NODES_UNRECORDED}; empty when
+   * none. The record this instance wrote last counts before the one in the informer's cache, which
+   * may not hold that write yet: decided from the cache alone, a sync right after an ensure found
+   * no record, changed the backends unmarked, and left the record of the ensure vouching for them.
+   */
+  static Optional<AppliedLoadBalancer> toMarkBeforeBackendChange(
+      Optional<AppliedLoadBalancer> writtenHere, Optional<AppliedLoadBalancer> cached) {
+    Optional<AppliedLoadBalancer> current = writtenHere.isPresent() ? writtenHere : cached;
+    return current.filter(AppliedLoadBalancer::nodesRecorded);
   }
 
   static String nodesDigest(List<Node> nodes) {
     return digest(JSON.asJson(LoadBalancerNodes.backends(nodes)));
   }
 
-  private static <T> List<T> orEmpty(List<T> list) {
-    return list == null ? List.of() : list;
+  private static Map<String, String> orEmpty(Map<String, String> map) {
+    return map == null ? Map.of() : map;
   }
 
   private static String digest(String text) {

@@ -1,6 +1,7 @@
 package io.ccm4j.controllers.service;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.ImplementedElsewhereException;
 import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -12,6 +13,7 @@ import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -36,6 +38,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +110,17 @@ public final class ServiceLoadBalancerController implements Controller {
   /** The backend set each load balancer was last given (S12 step 4, S15). */
   private final Map<String, List<Node>> lastSyncedNodes = new ConcurrentHashMap<>();
 
+  /**
+   * The record of each Service as this instance last wrote or adopted it: the informer's cache may
+   * not hold the write yet when a node sync follows right after an ensure.
+   */
+  private final Map<String, AppliedLoadBalancer> records = new ConcurrentHashMap<>();
+
+  private final String fingerprint;
+  private final Duration resyncPeriod;
+  private final ScheduledExecutorService resyncLoop;
+  private volatile PeriodicPass resync;
+
   public ServiceLoadBalancerController(ControllerContext context)
       throws ControllerUnavailableException {
     // S1: not fatal to the manager; it logs this and goes on without the controller.
@@ -118,6 +132,11 @@ public final class ServiceLoadBalancerController implements Controller {
                 () ->
                     new ControllerUnavailableException(
                         "the cloud provider does not support external load balancers"));
+    this.fingerprint = balancer.fingerprint();
+    this.resyncPeriod = context.settings().loadBalancerResyncPeriod();
+    this.resyncLoop =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
     this.client = context.client();
     this.clusterName = context.clusterName();
     this.events = context.eventRecorders().apply(COMPONENT);
@@ -199,11 +218,51 @@ public final class ServiceLoadBalancerController implements Controller {
   public void start() {
     serviceWorkers.start();
     nodeWorker.start();
+    if (resyncPeriod.isPositive()) {
+      resync =
+          PeriodicPass.withFixedDelay(
+              resyncLoop,
+              "load balancer resync",
+              this::resyncLoadBalancers,
+              resyncPeriod,
+              resyncPeriod);
+    }
   }
 
   @Override
   public Optional<String> health() {
-    return HealthChecks.problems(serviceWorkers.health(), nodeWorker.health());
+    PeriodicPass started = resync;
+    return HealthChecks.problems(
+        serviceWorkers.health(),
+        nodeWorker.health(),
+        started == null ? Optional.empty() : started.health());
+  }
+
+  /**
+   * ccm4j's convergence (no upstream counterpart; upstream re-ensures everything at each start
+   * instead, §8.8): every load balancer this instance synced is ensured again once per {@code
+   * --load-balancer-resync-period}, spread evenly over it, so drift in the cloud and anything the
+   * record does not cover reach every load balancer at a bounded rate, never as a storm.
+   */
+  void resyncLoadBalancers() {
+    List<String> keys =
+        cache.entrySet().stream()
+            .filter(entry -> LoadBalancerServices.wantsLoadBalancer(entry.getValue()))
+            .map(Map.Entry::getKey)
+            .sorted()
+            .toList();
+    if (keys.isEmpty()) {
+      return;
+    }
+    Duration spacing = resyncPeriod.dividedBy(keys.size() + 1L);
+    for (int i = 0; i < keys.size(); i++) {
+      serviceQueue.addAfter(keys.get(i), spacing.multipliedBy(i + 1L));
+    }
+    log.info(
+        "ensuring {} load balancers again over the next {} (one every {} ms)",
+        keys.size(),
+        GoDurations.format(resyncPeriod),
+        spacing.toMillis());
   }
 
   /** S9: level-triggered sync of one Service key. Informer objects are read, never mutated. */
@@ -281,6 +340,7 @@ public final class ServiceLoadBalancerController implements Controller {
   private void forget(String key) {
     cache.remove(key);
     lastSyncedNodes.remove(key);
+    records.remove(key);
   }
 
   /** S11 (delete branch) and S12 (ensure branch), then S13 (status). */
@@ -372,7 +432,7 @@ public final class ServiceLoadBalancerController implements Controller {
       throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
     }
     events.normal(service, ENSURED, "Ensured load balancer");
-    writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet).annotationValue());
+    writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet, fingerprint));
   }
 
   /**
@@ -386,7 +446,10 @@ public final class ServiceLoadBalancerController implements Controller {
     Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(service);
     if (!LoadBalancerServices.hasCleanupFinalizer(service)
         || recorded.isEmpty()
-        || !recorded.get().specDigest().equals(AppliedLoadBalancer.specDigest(service))) {
+        || !recorded
+            .get()
+            .specDigest()
+            .equals(AppliedLoadBalancer.specDigest(service, fingerprint))) {
       return false;
     }
     Optional<LoadBalancerStatus> existing;
@@ -403,20 +466,24 @@ public final class ServiceLoadBalancerController implements Controller {
     // As in ensureLoadBalancer: read after the cloud call, right before it is stored.
     List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     lastSyncedNodes.put(key, nodeSet);
-    AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet);
+    AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet, fingerprint);
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
       if (!updateBackends(service, nodeSet)) {
         return false; // as after a failed node sync: a full ensure (S15)
       }
-      writeStatus(service, existing.get(), now.annotationValue());
+      writeStatus(service, existing.get(), now);
+    } else {
+      records.put(key, recorded.get());
     }
     log.debug("load balancer of {} is as recorded; not ensuring it again", key);
     return true;
   }
 
   /** S13: one patch, only when the ingress (or ccm4j's record of the inputs) changed. */
-  private void writeStatus(Service service, LoadBalancerStatus status, String applied)
+  private void writeStatus(
+      Service service, LoadBalancerStatus status, AppliedLoadBalancer appliedRecord)
       throws SyncFailure {
+    String applied = appliedRecord == null ? null : appliedRecord.annotationValue();
     String recorded =
         service.getMetadata().getAnnotations() == null
             ? null
@@ -424,16 +491,20 @@ public final class ServiceLoadBalancerController implements Controller {
                 .getMetadata()
                 .getAnnotations()
                 .get(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
-    if (ServicePatches.ingressEquals(service, status) && Objects.equals(recorded, applied)) {
-      return;
-    }
-    try {
-      ServicePatches.patchStatus(client, service, status, applied);
-    } catch (KubernetesClientException e) {
-      // NotFound: the Service went away once its finalizer was removed.
-      if (e.getCode() != 404) {
-        throw new SyncFailure("failed to update load balancer status: " + e.getMessage(), e);
+    if (!ServicePatches.ingressEquals(service, status) || !Objects.equals(recorded, applied)) {
+      try {
+        ServicePatches.patchStatus(client, service, status, applied);
+      } catch (KubernetesClientException e) {
+        // NotFound: the Service went away once its finalizer was removed.
+        if (e.getCode() != 404) {
+          throw new SyncFailure("failed to update load balancer status: " + e.getMessage(), e);
+        }
       }
+    }
+    if (appliedRecord == null) {
+      records.remove(key(service));
+    } else {
+      records.put(key(service), appliedRecord);
     }
   }
 
@@ -516,13 +587,16 @@ public final class ServiceLoadBalancerController implements Controller {
     if (current == null) {
       return true; // deleted: nothing to vouch for
     }
-    Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(current);
-    if (recorded.isEmpty() || !recorded.get().nodesRecorded()) {
+    Optional<AppliedLoadBalancer> toMark =
+        AppliedLoadBalancer.toMarkBeforeBackendChange(
+            Optional.ofNullable(records.get(key)), AppliedLoadBalancer.recorded(current));
+    if (toMark.isEmpty()) {
       return true;
     }
     try {
-      ServicePatches.patchApplied(
-          client, current, recorded.get().withNodesUnrecorded().annotationValue());
+      AppliedLoadBalancer marked = toMark.get().withNodesUnrecorded();
+      ServicePatches.patchApplied(client, current, marked.annotationValue());
+      records.put(key, marked);
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
@@ -608,6 +682,7 @@ public final class ServiceLoadBalancerController implements Controller {
         task.cancel(false);
       }
     }
+    resyncLoop.shutdownNow();
     serviceWorkers.close();
     nodeWorker.close();
     nodeSyncPool.awaitTermination(10, TimeUnit.SECONDS);

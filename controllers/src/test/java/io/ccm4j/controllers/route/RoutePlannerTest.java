@@ -218,6 +218,7 @@ class RoutePlannerTest {
     "3600000000000, 1h0m0s",
   })
   void failureMessagesPrintDurationsAsGoDoes(long nanos, String printed) {
-    assertThat(NodeRouteController.goDuration(Duration.ofNanos(nanos))).isEqualTo(printed);
+    assertThat(io.ccm4j.cloudprovider.GoDurations.format(Duration.ofNanos(nanos)))
+        .isEqualTo(printed);
   }
 }

@@ -18,7 +18,7 @@ class AppliedLoadBalancerTest {
   @Test
   void roundTripsThroughTheAnnotation() {
     Service service = loadBalancer().build();
-    AppliedLoadBalancer applied = AppliedLoadBalancer.of(service, nodes);
+    AppliedLoadBalancer applied = AppliedLoadBalancer.of(service, nodes, "");
     Service annotated =
         loadBalancer()
             .editMetadata()
@@ -28,35 +28,96 @@ class AppliedLoadBalancerTest {
 
     assertThat(applied.annotationValue()).matches("spec=[0-9a-f]{16},nodes=[0-9a-f]{16}");
     assertThat(AppliedLoadBalancer.recorded(annotated)).contains(applied);
-    assertThat(AppliedLoadBalancer.of(annotated, nodes))
+    assertThat(AppliedLoadBalancer.of(annotated, nodes, ""))
         .as("its own annotation does not change the digest")
         .isEqualTo(applied);
   }
 
+  /**
+   * Everything an ensure may read counts, not only the S6 fields: a field S6 ignores, a label, an
+   * annotation, the provider's fingerprint (its version, its cloud-config) all make a new leader
+   * ensure again instead of trusting the record.
+   */
   @Test
-  void theSpecDigestFollowsTheFieldsThatTriggerAnUpdate() {
+  void theSpecDigestCoversEverythingAnEnsureMayDependOn() {
     Service service = loadBalancer().build();
-    String digest = AppliedLoadBalancer.specDigest(service);
+    String digest = AppliedLoadBalancer.specDigest(service, "v1");
 
-    assertThat(AppliedLoadBalancer.specDigest(loadBalancer().build())).isEqualTo(digest);
+    assertThat(AppliedLoadBalancer.specDigest(loadBalancer().build(), "v1")).isEqualTo(digest);
+    assertThat(AppliedLoadBalancer.specDigest(service, "v2"))
+        .as("another provider version or cloud-config")
+        .isNotEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
-                loadBalancer().editMetadata().addToLabels("app", "web").endMetadata().build()))
-        .as("labels do not count (S6)")
+                loadBalancer().editSpec().editFirstPort().withPort(81).endPort().endSpec().build(),
+                "v1"))
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer()
+                    .editSpec()
+                    .withAllocateLoadBalancerNodePorts(false)
+                    .endSpec()
+                    .build(),
+                "v1"))
+        .as("a field S6 does not compare")
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editMetadata().addToLabels("app", "web").endMetadata().build(),
+                "v1"))
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer().editMetadata().addToAnnotations("a", "b").endMetadata().build(),
+                "v1"))
+        .isNotEqualTo(digest);
+    assertThat(
+            AppliedLoadBalancer.specDigest(
+                loadBalancer()
+                    .editMetadata()
+                    .addToAnnotations(WellKnownAnnotations.LOAD_BALANCER_APPLIED, "spec=x")
+                    .endMetadata()
+                    .build(),
+                "v1"))
+        .as("ccm4j's own record does not count")
         .isEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
-                loadBalancer().editSpec().editFirstPort().withPort(81).endPort().endSpec().build()))
-        .isNotEqualTo(digest);
-    assertThat(
-            AppliedLoadBalancer.specDigest(
-                loadBalancer().editMetadata().addToAnnotations("a", "b").endMetadata().build()))
-        .isNotEqualTo(digest);
-    assertThat(
-            AppliedLoadBalancer.specDigest(
-                loadBalancer().editMetadata().withUid("recreated").endMetadata().build()))
+                loadBalancer().editMetadata().withUid("recreated").endMetadata().build(), "v1"))
         .as("a recreated Service with a copied annotation is not adopted")
         .isNotEqualTo(digest);
+  }
+
+  /**
+   * A node sync right after an ensure: the informer's cache may not hold the ensure's record yet.
+   * The record written here decides, or the backends change under a record that still vouches for
+   * the old ones.
+   */
+  @Test
+  void theRecordWrittenHereDecidesTheMarkBeforeABackendChange() {
+    AppliedLoadBalancer written = AppliedLoadBalancer.of(loadBalancer().build(), nodes, "");
+
+    assertThat(
+            AppliedLoadBalancer.toMarkBeforeBackendChange(
+                java.util.Optional.of(written), java.util.Optional.empty()))
+        .as("the cache has not seen the ensure's write")
+        .contains(written);
+    assertThat(
+            AppliedLoadBalancer.toMarkBeforeBackendChange(
+                java.util.Optional.of(written.withNodesUnrecorded()),
+                java.util.Optional.of(written)))
+        .as("marked here already; the cache lags")
+        .isEmpty();
+    assertThat(
+            AppliedLoadBalancer.toMarkBeforeBackendChange(
+                java.util.Optional.empty(), java.util.Optional.of(written)))
+        .as("adopted from another leader's record")
+        .contains(written);
+    assertThat(
+            AppliedLoadBalancer.toMarkBeforeBackendChange(
+                java.util.Optional.empty(), java.util.Optional.empty()))
+        .isEmpty();
   }
 
   @Test
@@ -83,7 +144,8 @@ class AppliedLoadBalancerTest {
   @Test
   void nodesMarkedUnrecordedRoundTripAndMatchNoNodeSet() {
     Service service = loadBalancer().build();
-    AppliedLoadBalancer unrecorded = AppliedLoadBalancer.of(service, nodes).withNodesUnrecorded();
+    AppliedLoadBalancer unrecorded =
+        AppliedLoadBalancer.of(service, nodes, "").withNodesUnrecorded();
     Service annotated =
         loadBalancer()
             .editMetadata()
@@ -95,7 +157,7 @@ class AppliedLoadBalancerTest {
     assertThat(unrecorded.annotationValue()).matches("spec=[0-9a-f]{16},nodes=unrecorded");
     assertThat(AppliedLoadBalancer.recorded(annotated)).contains(unrecorded);
     assertThat(unrecorded.nodesRecorded()).isFalse();
-    assertThat(AppliedLoadBalancer.of(service, nodes).nodesRecorded()).isTrue();
+    assertThat(AppliedLoadBalancer.of(service, nodes, "").nodesRecorded()).isTrue();
     assertThat(unrecorded.nodesDigest())
         .isNotEqualTo(AppliedLoadBalancer.nodesDigest(nodes))
         .isNotEqualTo(AppliedLoadBalancer.nodesDigest(List.of()));

@@ -24,6 +24,11 @@ class ForwardingLoadBalancer implements LoadBalancer {
   }
 
   @Override
+  public String fingerprint() {
+    return delegate.fingerprint();
+  }
+
+  @Override
   public String loadBalancerName(String cluster, Service service) {
     return delegate.loadBalancerName(cluster, service);
   }

@@ -721,6 +721,101 @@ class ServiceLoadBalancerControllerIT {
         .containsExactly(81);
   }
 
+  /**
+   * Issue 12 #5: a provider upgrade or a changed cloud-config (another fingerprint) must reach the
+   * load balancers a previous leader ensured; their records vouch only for what they were ensured
+   * with.
+   */
+  @Test
+  void failover_aProviderWithAnotherFingerprintEnsuresEveryLoadBalancerAgain() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    List<String> names = List.of("s0", "s1");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                names.stream()
+                    .allMatch(
+                        n ->
+                            service(n).getMetadata().getAnnotations() != null
+                                && service(n)
+                                    .getMetadata()
+                                    .getAnnotations()
+                                    .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED)));
+    harness.close();
+    Map<String, Map<String, Long>> before = callsByService(names);
+
+    // The same cloud, upgraded: its fingerprint is another.
+    startControllerWith(
+        new ForwardingLoadBalancer(lbs()) {
+          @Override
+          public String fingerprint() {
+            return "sim/v2";
+          }
+        });
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> names.stream().allMatch(n -> delta(before, n, "EnsureLoadBalancer") == 1));
+    String recorded =
+        service("s0")
+            .getMetadata()
+            .getAnnotations()
+            .get(WellKnownAnnotations.LOAD_BALANCER_APPLIED);
+    assertThat(recorded)
+        .isEqualTo(
+            AppliedLoadBalancer.of(
+                    service("s0"),
+                    LoadBalancerNodes.stableNodeSet(client.nodes().list().getItems()),
+                    "sim/v2")
+                .annotationValue());
+  }
+
+  /**
+   * Issue 12 #5: drift in the cloud (a load balancer deleted in the cloud's console) is corrected
+   * by the periodic re-ensure, spread over the resync period, without any change to the Service.
+   */
+  @Test
+  void resync_aLoadBalancerDeletedInTheCloudIsEnsuredAgainWithinTheResyncPeriod() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    Duration resync = Duration.ofSeconds(3);
+    harness =
+        new ControllerHarness(
+                client,
+                cloud,
+                new ControllerSettings(
+                    1,
+                    0,
+                    Duration.ofMinutes(5),
+                    Duration.ofSeconds(5),
+                    2,
+                    NodeHealthSettings.defaults(),
+                    NetworkSettings.defaults(),
+                    resync))
+            .start(ServiceLoadBalancerController::new);
+    List<String> names = List.of("r0", "r1", "r2");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    assertThat(lbs().dropOutOfBand(namespace + "/r1")).isTrue();
+    Map<String, Map<String, Long>> before = callsByService(names);
+    long dropped = System.nanoTime();
+
+    await("every load balancer ensured again, r1 recreated")
+        .atMost(resync.multipliedBy(3))
+        .until(
+            () ->
+                names.stream().allMatch(n -> delta(before, n, "EnsureLoadBalancer") >= 1)
+                    && lbs().loadBalancerOf(namespace + "/r1").isPresent());
+    System.out.printf(
+        "resync: 3 load balancers ensured again, the dropped one back after %.1f s (period %s)%n",
+        (System.nanoTime() - dropped) / 1e9, resync);
+    assertThat(names).allSatisfy(n -> assertThat(delta(before, n, "EnsureLoadBalancer")).isOne());
+  }
+
   @Test
   void failover_backendsChangedWhileNoOneLedAreUpdatedNotEnsured() throws Exception {
     kubelets.register(NodeSpec.named(node("a")));

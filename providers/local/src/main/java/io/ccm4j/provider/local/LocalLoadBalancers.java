@@ -45,6 +45,12 @@ public final class LocalLoadBalancers implements LoadBalancer {
     this.pool = new AddressPool(settings.addressPool());
   }
 
+  /** Every setting of the local cloud shapes its load balancers (balancing, timeouts, checks). */
+  @Override
+  public String fingerprint() {
+    return "local/" + settings;
+  }
+
   /** The UID-based default name; a Service without UID (a test object) falls back to its key. */
   @Override
   public String loadBalancerName(String clusterName, Service service) {

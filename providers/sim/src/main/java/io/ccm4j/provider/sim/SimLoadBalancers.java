@@ -130,6 +130,30 @@ public final class SimLoadBalancers implements LoadBalancer {
     }
   }
 
+  /**
+   * What shapes the sim's load balancers besides the Service: the pool their addresses come from.
+   */
+  @Override
+  public String fingerprint() {
+    return "sim/ingressPool=" + pool.cidr();
+  }
+
+  /**
+   * The load balancer of the Service {@code namespace/name} disappears from the cloud behind
+   * ccm4j's back (drift: someone deleted it in the cloud's console); not counted as a call.
+   */
+  public boolean dropOutOfBand(String serviceKey) {
+    synchronized (this) {
+      Optional<SimLoadBalancer> dropped = loadBalancerOf(serviceKey);
+      dropped.ifPresent(
+          balancer -> {
+            balancers.remove(balancer.name());
+            pool.release(balancer.ip());
+          });
+      return dropped.isPresent();
+    }
+  }
+
   /** Every load balancer, by name. */
   public Map<String, SimLoadBalancer> loadBalancers() {
     return new TreeMap<>(balancers);
