@@ -284,6 +284,44 @@ public final class LocalControlPlane implements AutoCloseable {
     processes.add(ManagedProcess.start(name, command, directory.resolve(name + ".log")));
   }
 
+  /**
+   * Fault injection: kills a component ({@code etcd}, {@code kube-apiserver}, ...) with SIGKILL, as
+   * a crash or an out-of-memory kill would, and starts it again after {@code down} with the same
+   * flags, ports and data. Returns once the API server answers {@code /readyz} again.
+   *
+   * @return how long the API server was not ready, from the kill
+   */
+  public synchronized Duration crashAndRestart(String component, Duration down) {
+    int index = -1;
+    for (int i = 0; i < processes.size(); i++) {
+      if (processes.get(i).name().equals(component)) {
+        index = i;
+      }
+    }
+    if (index < 0) {
+      throw new IllegalArgumentException("no component " + component + " runs here");
+    }
+    ManagedProcess crashed = processes.get(index);
+    long killed = System.nanoTime();
+    crashed.kill();
+    try {
+      Thread.sleep(down);
+      processes.set(index, crashed.restart());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while restarting " + component, e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + component + " again", e);
+    }
+    awaitReady();
+    Duration outage = Duration.ofNanos(System.nanoTime() - killed);
+    log.info(
+        "{} crashed and restarted; the API server was back after {} ms",
+        component,
+        outage.toMillis());
+    return outage;
+  }
+
   private void start(String name, List<String> command, List<String> more) throws IOException {
     List<String> all = new ArrayList<>(command);
     all.addAll(more);
@@ -467,17 +505,29 @@ public final class LocalControlPlane implements AutoCloseable {
   }
 
   /** A child process whose output goes to a log file. */
-  private record ManagedProcess(String name, Process process, Path logFile) {
+  private record ManagedProcess(String name, List<String> command, Process process, Path logFile) {
 
     static ManagedProcess start(String name, List<String> command, Path logFile)
         throws IOException {
       Process process =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
-              .redirectOutput(logFile.toFile())
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
               .start();
       process.getOutputStream().close();
-      return new ManagedProcess(name, process, logFile);
+      return new ManagedProcess(name, List.copyOf(command), process, logFile);
+    }
+
+    ManagedProcess restart() throws IOException {
+      return start(name, command, logFile);
+    }
+
+    void kill() {
+      try {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
     void checkAlive() {

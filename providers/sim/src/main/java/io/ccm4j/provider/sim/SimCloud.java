@@ -34,12 +34,15 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   public static final String THROTTLED = "throttled";
 
   public static final String INJECTED_ERRORS = "injectedErrors";
+  public static final String INJECTED_HANGS = "injectedHangs";
 
   private final Map<String, SimInstance> instances = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
   private volatile long latencyMs;
   private final long jitterMs;
   private volatile double errorRate;
+  private final double hangRate;
+  private final long hangMs;
   private final ApiRateLimit rateLimit;
   private volatile SimAdminServer adminServer;
   private final SimRoutes routes = new SimRoutes(this);
@@ -49,6 +52,8 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     this.latencyMs = config.latencyMs();
     this.jitterMs = config.jitterMs();
     this.errorRate = config.errorRate();
+    this.hangRate = config.hangRate();
+    this.hangMs = config.hangMs() == null ? SimCloudConfig.DEFAULT_HANG_MS : config.hangMs();
     this.rateLimit =
         config.qps() > 0
             ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
@@ -129,7 +134,10 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     return Optional.ofNullable(instances.get(name));
   }
 
-  /** Counts the call, then applies the rate limit, the latency and the error rate. */
+  /**
+   * Counts the call, then applies the rate limit, the latency, the hang rate (a call that takes
+   * {@code hangMs} and then fails, as one past a cloud SDK's timeout) and the error rate.
+   */
   void call(String method) throws CloudException {
     if (rateLimit != null && !rateLimit.tryAcquire()) {
       count(THROTTLED);
@@ -146,6 +154,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
         throw new CloudException("sim: interrupted");
       }
     }
+    if (hangRate > 0 && ThreadLocalRandom.current().nextDouble() < hangRate) {
+      count(INJECTED_HANGS);
+      try {
+        Thread.sleep(hangMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CloudException("sim: interrupted");
+      }
+      throw new CloudException("sim: " + method + " timed out after " + hangMs + " ms");
+    }
     if (errorRate > 0 && ThreadLocalRandom.current().nextDouble() < errorRate) {
       count(INJECTED_ERRORS);
       throw new CloudException("sim: injected error in " + method);
@@ -156,7 +174,10 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     calls.computeIfAbsent(name, key -> new LongAdder()).increment();
   }
 
-  /** Calls so far by method, plus {@value #THROTTLED} and {@value #INJECTED_ERRORS}. */
+  /**
+   * Calls so far by method, plus {@value #THROTTLED}, {@value #INJECTED_ERRORS} and {@value
+   * #INJECTED_HANGS}.
+   */
   public Map<String, Long> calls() {
     Map<String, Long> snapshot = new TreeMap<>();
     calls.forEach((name, count) -> snapshot.put(name, count.sum()));

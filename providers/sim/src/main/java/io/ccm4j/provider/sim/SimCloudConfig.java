@@ -11,6 +11,8 @@ import java.util.Map;
  * latencyMs: 50          # every call takes this long
  * jitterMs: 10           # plus up to this much
  * errorRate: 0.3         # fraction of calls failing with a cloud error
+ * hangRate: 0.05         # fraction of calls that hang until their timeout, then fail
+ * hangMs: 2000           # that timeout (default 2000)
  * qps: 20                # API rate limit; calls above it fail as throttled
  * burst: 20
  * admin: 127.0.0.1:0     # loopback admin endpoint (delete/shutdown/start instances, call counts)
@@ -42,7 +44,12 @@ public record SimCloudConfig(
     @JsonProperty("admin") String admin,
     @JsonProperty("instances") List<Instance> instances,
     @JsonProperty("generate") Generate generate,
-    @JsonProperty("loadBalancers") LoadBalancers loadBalancers) {
+    @JsonProperty("loadBalancers") LoadBalancers loadBalancers,
+    @JsonProperty("hangRate") double hangRate,
+    @JsonProperty("hangMs") Long hangMs) {
+
+  /** How long a hanging call takes before it fails, unless {@code hangMs} says otherwise. */
+  public static final long DEFAULT_HANG_MS = 2000;
 
   /** The ingress pool when none is configured: loopback, so no address can leave the machine. */
   public static final String DEFAULT_INGRESS_POOL = "127.0.200.0/24";

@@ -29,7 +29,7 @@ final class SimCloudConfigLoader {
   private static SimCloudConfig checked(SimCloudConfig config, String source)
       throws CloudConfigException {
     if (config == null) {
-      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null);
+      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null);
     }
     validate(config, source);
     return config;
@@ -43,6 +43,13 @@ final class SimCloudConfigLoader {
         source,
         "errorRate",
         "must be between 0 and 1");
+    require(
+        config.hangRate() >= 0 && config.hangRate() <= 1,
+        source,
+        "hangRate",
+        "must be between 0 and 1");
+    require(
+        config.hangMs() == null || config.hangMs() >= 0, source, "hangMs", "must not be negative");
     require(config.qps() >= 0, source, "qps", "must not be negative");
     require(config.burst() == null || config.burst() >= 1, source, "burst", "must be at least 1");
     if (config.generate() != null) {
