@@ -133,6 +133,73 @@ class FaultInjectionIT {
   }
 
   /**
+   * The leader is cut off from the API server by a network partition (a proxy the test controls):
+   * it stops acting, and exits, at its renew deadline, before its Lease expires and the standby may
+   * lead; once the partition heals nothing of the old leader reaches the API server.
+   */
+  @Test
+  void aLeaderCutOffFromTheApiServerStopsBeforeItsLeaseExpires(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    String lease = "faults-cut-" + UUID.randomUUID().toString().substring(0, 8);
+    String[] timing = {
+      "--leader-elect-lease-duration=6s",
+      "--leader-elect-renew-deadline=4s",
+      "--leader-elect-retry-period=1s"
+    };
+    java.net.URI server = java.net.URI.create(controlPlane.serverUrl());
+    try (PartitionProxy proxy =
+        new PartitionProxy(new InetSocketAddress(server.getHost(), server.getPort()))) {
+      Path kubeconfig = temp.resolve("through-the-proxy.kubeconfig");
+      Files.writeString(
+          kubeconfig,
+          Files.readString(controlPlane.kubeconfigPath())
+              .replace(controlPlane.serverUrl(), "https://127.0.0.1:" + proxy.port()));
+      List<String> leaderFlags = new ArrayList<>(List.of(timing));
+      leaderFlags.add("--kubeconfig=" + kubeconfig);
+      try (ManagerProcess leader =
+              ManagerProcess.start(controlPlane, lease, leaderFlags.toArray(String[]::new));
+          ManagerProcess standby = startWhenLeading(leader, controlPlane, lease, timing)) {
+        await("the standby campaigns").atMost(30, TimeUnit.SECONDS).until(standby::isCampaigning);
+        assertThat(standby.isLeader()).isFalse();
+
+        long cutAt = System.nanoTime();
+        proxy.cut();
+        assertThat(leader.process().waitFor(30, TimeUnit.SECONDS))
+            .as("the cut-off leader exits; log:%n%s", leader.log())
+            .isTrue();
+        long exitedAt = System.nanoTime();
+        await("the standby leads")
+            .atMost(30, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(50))
+            .until(standby::isLeader);
+        long ledAt = System.nanoTime();
+        proxy.heal();
+        Thread.sleep(2000);
+
+        System.out.printf(
+            "fault: leader cut off from the API server (lease 6 s, renew deadline 4 s): it"
+                + " exited %.2f s after the cut, the standby led %.2f s after the cut; %d"
+                + " connections from the old leader after the partition healed%n",
+            (exitedAt - cutAt) / 1e9, (ledAt - cutAt) / 1e9, proxy.acceptedSinceHeal());
+        assertThat(leader.process().exitValue()).isEqualTo(1);
+        assertThat(leader.log()).contains("leaderelection lost");
+        assertThat(Duration.ofNanos(exitedAt - cutAt))
+            .as("gone by its renew deadline (4 s after its last renewal), before the Lease (6 s)")
+            .isLessThan(Duration.ofSeconds(6));
+        assertThat(exitedAt).as("gone before the standby leads").isLessThan(ledAt);
+        assertThat(proxy.acceptedSinceHeal()).as("nothing of the old leader arrives late").isZero();
+      }
+    }
+  }
+
+  private static ManagerProcess startWhenLeading(
+      ManagerProcess leader, LocalControlPlane controlPlane, String lease, String... flags)
+      throws Exception {
+    await("the proxied instance leads").atMost(60, TimeUnit.SECONDS).until(leader::isLeader);
+    return ManagerProcess.start(controlPlane, lease, flags);
+  }
+
+  /**
    * The reproduction of issue 12, from outside: 32 clients send anonymous requests for random paths
    * and requests with random bearer tokens to the serving port while 200 nodes initialise. Random
    * paths are answered 404 without a review; the token reviews stay within their budget (the rest

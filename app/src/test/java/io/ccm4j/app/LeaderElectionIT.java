@@ -12,6 +12,7 @@ import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -197,6 +198,88 @@ class LeaderElectionIT {
   }
 
   /**
+   * A worker back from a cloud call after the Lease was lost must not write: another instance may
+   * lead already. Its status write is refused before it is sent (the fence), where upstream's
+   * process would simply be gone.
+   */
+  @Test
+  void aWorkerBackFromTheCloudAfterTheLeaseIsLostWritesNothing(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-fence-" + UUID.randomUUID().toString().substring(0, 8);
+    CountDownLatch ensuring = new CountDownLatch(1);
+    CountDownLatch unblock = new CountDownLatch(1);
+    HangingLoadBalancerCloud cloud = new HangingLoadBalancerCloud(ensuring, unblock);
+    var settings =
+        new CloudControllerManager.Settings(
+            cloud,
+            "kubernetes",
+            ControllerSelection.parse(List.of("service-lb-controller"), Set.of()),
+            ControllerSettings.defaults(),
+            Optional.of(
+                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
+                    "kube-system",
+                    lease,
+                    "fenced_" + UUID.randomUUID(),
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(3),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(20))),
+            Optional.empty(),
+            ServingKeys.selfSigned());
+    AtomicInteger exitCode = new AtomicInteger(-1);
+    String service = "fenced-" + UUID.randomUUID().toString().substring(0, 8);
+    try (ManagerClients clients = ManagerClients.create(client.getConfiguration(), 20, 30, false);
+        CloudControllerManager manager =
+            new CloudControllerManager(
+                clients,
+                settings,
+                Controllers.factories(),
+                code -> exitCode.compareAndSet(-1, code))) {
+      manager.start();
+      await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
+      client
+          .services()
+          .inNamespace("default")
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName(service)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withType("LoadBalancer")
+                  .addNewPort()
+                  .withPort(80)
+                  .withProtocol("TCP")
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+      assertThat(ensuring.await(30, TimeUnit.SECONDS)).isTrue();
+
+      takeOver(client, lease);
+      await("the manager has lost its Lease")
+          .atMost(15, TimeUnit.SECONDS)
+          .until(() -> exitCode.get() != -1);
+      unblock.countDown(); // the cloud answers now, with an address
+
+      await("the late status write never lands")
+          .during(Duration.ofSeconds(3))
+          .atMost(5, TimeUnit.SECONDS)
+          .until(
+              () -> {
+                Service current = client.services().inNamespace("default").withName(service).get();
+                return current.getStatus() == null
+                    || current.getStatus().getLoadBalancer() == null
+                    || current.getStatus().getLoadBalancer().getIngress() == null
+                    || current.getStatus().getLoadBalancer().getIngress().isEmpty();
+              });
+    } finally {
+      unblock.countDown();
+      client.services().inNamespace("default").withName(service).delete();
+    }
+  }
+
+  /**
    * A provider whose initialisation throws what no one expects (not a CloudException): the new
    * leader runs nothing, so it must exit and let a standby lead, not hold the Lease.
    */
@@ -307,7 +390,7 @@ class LeaderElectionIT {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
-      return new LoadBalancerStatus(List.of());
+      return new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp("192.0.2.10")));
     }
 
     @Override

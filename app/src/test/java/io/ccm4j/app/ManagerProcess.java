@@ -42,7 +42,6 @@ final class ManagerProcess implements AutoCloseable {
                 System.getProperty("java.class.path"),
                 Ccm4j.class.getName(),
                 "run",
-                "--kubeconfig=" + controlPlane.kubeconfigPath(),
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + port,
                 // Read without a token on loopback: the tests poll its metrics.
@@ -50,6 +49,9 @@ final class ManagerProcess implements AutoCloseable {
                 "--leader-elect-resource-name=" + leaseName));
     if (Arrays.stream(extraFlags).noneMatch(flag -> flag.startsWith("--cloud-provider="))) {
       command.add("--cloud-provider=fake");
+    }
+    if (Arrays.stream(extraFlags).noneMatch(flag -> flag.startsWith("--kubeconfig="))) {
+      command.add("--kubeconfig=" + controlPlane.kubeconfigPath());
     }
     command.addAll(List.of(extraFlags));
     Path log = Files.createTempFile("ccm4j-run-" + leaseName, ".log");

@@ -231,6 +231,9 @@ public final class CloudControllerManager implements AutoCloseable {
                 // As upstream (which exits at once), nothing may go on acting for long: another
                 // instance may already lead. The pending events are written on exit (close()).
                 leaseLost = true;
+                // Another instance may lead already: no controller request goes out from here on
+                // (a worker back from a cloud call finds its write refused).
+                clients.fenceControllers();
                 interruptStarter();
                 stopControllers(LOST_LEASE_GRACE);
                 exitLater(1);
@@ -506,6 +509,8 @@ public final class CloudControllerManager implements AutoCloseable {
     log.info("shutting down");
     interruptStarter();
     stopControllers(leaseLost ? LOST_LEASE_GRACE : SHUTDOWN_GRACE);
+    // A worker still in a cloud call must not write once the next leader may act.
+    clients.fenceControllers();
     // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
     // and the next leader need not wait for this one's events.
     if (election != null) {

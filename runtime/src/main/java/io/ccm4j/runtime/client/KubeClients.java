@@ -19,11 +19,23 @@ public final class KubeClients {
 
   /** The same, with the given user agent (set on {@code config}). */
   public static KubernetesClient create(Config config, String userAgent, double qps, int burst) {
+    return create(config, userAgent, qps, burst, null);
+  }
+
+  /** The same, behind a fence when one is given. */
+  public static KubernetesClient create(
+      Config config, String userAgent, double qps, int burst, Fence fence) {
     config.setUserAgent(userAgent);
     RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
     return new KubernetesClientBuilder()
         .withConfig(config)
-        .withHttpClientBuilderConsumer(builder -> builder.addOrReplaceInterceptor("qps", limiter))
+        .withHttpClientBuilderConsumer(
+            builder -> {
+              if (fence != null) {
+                builder.addOrReplaceInterceptor("fence", fence);
+              }
+              builder.addOrReplaceInterceptor("qps", limiter);
+            })
         .build();
   }
 }

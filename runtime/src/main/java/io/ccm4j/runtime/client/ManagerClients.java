@@ -17,7 +17,8 @@ import java.util.function.Function;
  * Lease renewal. Each has {@code --kube-api-qps} and {@code --kube-api-burst}, as upstream (the
  * reviews: {@link #REVIEW_QPS}), and a user agent naming its concern ({@code
  * cloud-controller-manager/leader-election}, ...), as upstream's {@code AddUserAgent}, so the API
- * server's audit log and its priority and fairness tell them apart.
+ * server's audit log and its priority and fairness tell them apart. The controllers' clients pass a
+ * {@link Fence}, closed when this instance may no longer lead.
  */
 public final class ManagerClients implements AutoCloseable {
 
@@ -33,16 +34,19 @@ public final class ManagerClients implements AutoCloseable {
   private final Map<String, KubernetesClient> controllerClients = new LinkedHashMap<>();
   private final List<AutoCloseable> owned = new ArrayList<>();
   private boolean closesControllerClients;
+  private final Fence fence;
 
   private ManagerClients(
       KubernetesClient manager,
       KubernetesClient leaderElection,
       KubernetesClient reviews,
-      Function<String, KubernetesClient> controllers) {
+      Function<String, KubernetesClient> controllers,
+      Fence fence) {
     this.manager = manager;
     this.leaderElection = leaderElection;
     this.reviews = reviews;
     this.controllers = controllers;
+    this.fence = fence;
   }
 
   /**
@@ -57,14 +61,26 @@ public final class ManagerClients implements AutoCloseable {
     KubernetesClient leaderElection = concern(config, "leader-election", qps, burst);
     KubernetesClient reviews = concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST);
     ManagerClients clients;
+    Fence fence = new Fence();
     if (serviceAccountCredentials) {
-      ServiceAccountClients accounts = new ServiceAccountClients(manager, qps, burst);
-      clients = new ManagerClients(manager, leaderElection, reviews, accounts::forController);
+      ServiceAccountClients accounts = new ServiceAccountClients(manager, qps, burst, fence);
+      clients =
+          new ManagerClients(manager, leaderElection, reviews, accounts::forController, fence);
       clients.owned.add(accounts);
     } else {
       clients =
           new ManagerClients(
-              manager, leaderElection, reviews, name -> concern(config, name, qps, burst));
+              manager,
+              leaderElection,
+              reviews,
+              name ->
+                  KubeClients.create(
+                      new ConfigBuilder(config).build(),
+                      KubeClients.USER_AGENT + "/" + name,
+                      qps,
+                      burst,
+                      fence),
+              fence);
       clients.closesControllerClients = true;
     }
     clients.owned.addAll(List.of(manager, leaderElection, reviews));
@@ -76,7 +92,7 @@ public final class ManagerClients implements AutoCloseable {
    * their own process.
    */
   public static ManagerClients sharing(KubernetesClient client) {
-    return new ManagerClients(client, client, client, name -> client);
+    return new ManagerClients(client, client, client, name -> client, new Fence());
   }
 
   /**
@@ -85,13 +101,22 @@ public final class ManagerClients implements AutoCloseable {
    */
   public static ManagerClients sharing(
       KubernetesClient client, Function<String, KubernetesClient> controllers) {
-    return new ManagerClients(client, client, client, controllers);
+    return new ManagerClients(client, client, client, controllers, new Fence());
   }
 
   /** A client of its own for one concern; the configuration is copied, not changed. */
   public static KubernetesClient concern(Config config, String concern, double qps, int burst) {
     return KubeClients.create(
         new ConfigBuilder(config).build(), KubeClients.USER_AGENT + "/" + concern, qps, burst);
+  }
+
+  /**
+   * From now on no controller's request reaches the API server (the Lease is lost, or about to be
+   * released). The shared informers, the events and the Lease's own client are not fenced. Without
+   * effect on shared clients ({@link #sharing}), which belong to the caller.
+   */
+  public void fenceControllers() {
+    fence.close();
   }
 
   /** The shared informers' and the event recorders' client. */

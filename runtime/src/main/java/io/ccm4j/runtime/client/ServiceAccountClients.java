@@ -31,15 +31,24 @@ public final class ServiceAccountClients implements AutoCloseable {
   private final double qps;
   private final int burst;
   private final Map<String, KubernetesClient> clients = new LinkedHashMap<>();
+  private final Fence fence;
 
   /**
    * @param root the manager's own client: it creates the ServiceAccounts and requests their tokens
    * @param qps the rate limit of each controller's client, as the manager's
    */
   public ServiceAccountClients(KubernetesClient root, double qps, int burst) {
+    this(root, qps, burst, null);
+  }
+
+  /**
+   * @param fence what the controllers' requests pass, or null
+   */
+  public ServiceAccountClients(KubernetesClient root, double qps, int burst, Fence fence) {
     this.root = root;
     this.qps = qps;
     this.burst = burst;
+    this.fence = fence;
   }
 
   /**
@@ -69,7 +78,9 @@ public final class ServiceAccountClients implements AutoCloseable {
             .withConnectionTimeout(base.getConnectionTimeout())
             .build();
     config.setOauthTokenProvider(new RenewedToken(serviceAccount));
-    KubernetesClient client = KubeClients.create(config, qps, burst);
+    KubernetesClient client =
+        KubeClients.create(
+            config, KubeClients.USER_AGENT + "/" + serviceAccount, qps, burst, fence);
     clients.put(serviceAccount, client);
     log.info("controller credentials: ServiceAccount {}/{}", NAMESPACE, serviceAccount);
     return client;
