@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import io.ccm4j.app.bench.FaultsCommand;
 import io.ccm4j.app.bench.NodeInitBenchmark;
 import io.ccm4j.app.options.GoDurationConverter;
 import java.time.Duration;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
       BenchCommand.NodeHealthPass.class,
       BenchCommand.EvictionTimeline.class,
       BenchCommand.ServiceFailover.class,
-      BenchCommand.LbForward.class
+      BenchCommand.LbForward.class,
+      FaultsCommand.class
     })
 public final class BenchCommand implements Runnable {
 

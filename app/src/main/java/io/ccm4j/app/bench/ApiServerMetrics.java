@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Request counts from kube-apiserver's own {@code /metrics}, by verb, resource and subresource. */
-public final class ApiServerMetrics {
+final class ApiServerMetrics {
 
   private static final Pattern REQUEST_TOTAL =
       Pattern.compile("^apiserver_request_total\\{(.*)\\} (\\S+)$", Pattern.MULTILINE);
@@ -16,7 +16,7 @@ public final class ApiServerMetrics {
   private ApiServerMetrics() {}
 
   /** Key {@code VERB resource[/subresource]} → requests so far. */
-  public static Map<String, Double> requestTotals(KubernetesClient admin) {
+  static Map<String, Double> requestTotals(KubernetesClient admin) {
     String text = admin.raw("/metrics");
     Map<String, Double> totals = new HashMap<>();
     Matcher matcher = REQUEST_TOTAL.matcher(text);
@@ -37,7 +37,7 @@ public final class ApiServerMetrics {
     return totals;
   }
 
-  public static double delta(Map<String, Double> before, Map<String, Double> after, String key) {
+  static double delta(Map<String, Double> before, Map<String, Double> after, String key) {
     return after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
   }
 }

@@ -494,6 +494,11 @@ public final class CloudControllerManager implements AutoCloseable {
     return health;
   }
 
+  /** The registry {@code /metrics} serves. */
+  public io.micrometer.core.instrument.MeterRegistry metrics() {
+    return metrics;
+  }
+
   /**
    * Stops the controllers, releases the Lease, stops serving and closes the cloud provider. Bounded
    * whatever the workers and the API server do: the controllers get {@link #SHUTDOWN_GRACE} to
