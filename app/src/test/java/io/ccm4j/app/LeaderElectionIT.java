@@ -3,6 +3,7 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.app.bench.BenchServices;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -16,7 +17,6 @@ import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -125,23 +125,7 @@ class LeaderElectionIT {
     CountDownLatch ensuring = new CountDownLatch(1);
     CountDownLatch unblock = new CountDownLatch(1);
     HangingLoadBalancerCloud cloud = new HangingLoadBalancerCloud(ensuring, unblock);
-    var settings =
-        new CloudControllerManager.Settings(
-            cloud,
-            "kubernetes",
-            ControllerSelection.parse(List.of("service-lb-controller"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.of(
-                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
-                    "kube-system",
-                    lease,
-                    "stuck_" + UUID.randomUUID(),
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(3),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(20))),
-            Optional.empty(),
-            ServingKeys.selfSigned());
+    var settings = withShortLease(cloud, "service-lb-controller", lease);
     AtomicInteger exitCode = new AtomicInteger(-1);
     AtomicLong exitedAt = new AtomicLong();
     String service = "stuck-" + UUID.randomUUID().toString().substring(0, 8);
@@ -160,19 +144,7 @@ class LeaderElectionIT {
       client
           .services()
           .inNamespace("default")
-          .resource(
-              new ServiceBuilder()
-                  .withNewMetadata()
-                  .withName(service)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withType("LoadBalancer")
-                  .addNewPort()
-                  .withPort(80)
-                  .withProtocol("TCP")
-                  .endPort()
-                  .endSpec()
-                  .build())
+          .resource(BenchServices.loadBalancer(service))
           .create();
       assertThat(ensuring.await(30, TimeUnit.SECONDS))
           .as("the controller called EnsureLoadBalancer")
@@ -209,23 +181,7 @@ class LeaderElectionIT {
     CountDownLatch ensuring = new CountDownLatch(1);
     CountDownLatch unblock = new CountDownLatch(1);
     HangingLoadBalancerCloud cloud = new HangingLoadBalancerCloud(ensuring, unblock);
-    var settings =
-        new CloudControllerManager.Settings(
-            cloud,
-            "kubernetes",
-            ControllerSelection.parse(List.of("service-lb-controller"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.of(
-                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
-                    "kube-system",
-                    lease,
-                    "fenced_" + UUID.randomUUID(),
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(3),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(20))),
-            Optional.empty(),
-            ServingKeys.selfSigned());
+    var settings = withShortLease(cloud, "service-lb-controller", lease);
     AtomicInteger exitCode = new AtomicInteger(-1);
     String service = "fenced-" + UUID.randomUUID().toString().substring(0, 8);
     try (ManagerClients clients = ManagerClients.create(client.getConfiguration(), 20, 30, false);
@@ -240,19 +196,7 @@ class LeaderElectionIT {
       client
           .services()
           .inNamespace("default")
-          .resource(
-              new ServiceBuilder()
-                  .withNewMetadata()
-                  .withName(service)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withType("LoadBalancer")
-                  .addNewPort()
-                  .withPort(80)
-                  .withProtocol("TCP")
-                  .endPort()
-                  .endSpec()
-                  .build())
+          .resource(BenchServices.loadBalancer(service))
           .create();
       assertThat(ensuring.await(30, TimeUnit.SECONDS)).isTrue();
 
@@ -299,23 +243,7 @@ class LeaderElectionIT {
             throw new IllegalStateException("the provider's bug");
           }
         };
-    var settings =
-        new CloudControllerManager.Settings(
-            throwing,
-            "kubernetes",
-            ControllerSelection.parse(List.of("cloud-node"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.of(
-                new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
-                    "kube-system",
-                    lease,
-                    "init_" + UUID.randomUUID(),
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(3),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(20))),
-            Optional.empty(),
-            ServingKeys.selfSigned());
+    var settings = withShortLease(throwing, "cloud-node", lease);
     AtomicInteger exitCode = new AtomicInteger(-1);
     try (CloudControllerManager manager =
         new CloudControllerManager(
@@ -325,6 +253,27 @@ class LeaderElectionIT {
       await("the leader exits").atMost(15, TimeUnit.SECONDS).until(() -> exitCode.get() != -1);
       assertThat(exitCode.get()).isEqualTo(1);
     }
+  }
+
+  /** One controller on {@code cloud}, leading {@code lease} for 4 s (renew deadline 3 s). */
+  private static CloudControllerManager.Settings withShortLease(
+      CloudProvider cloud, String controller, String lease) {
+    return new CloudControllerManager.Settings(
+        cloud,
+        "kubernetes",
+        ControllerSelection.parse(List.of(controller), Set.of()),
+        ControllerSettings.defaults(),
+        Optional.of(
+            new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "short_" + UUID.randomUUID(),
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(20))),
+        Optional.empty(),
+        ServingKeys.selfSigned());
   }
 
   private static void takeOver(KubernetesClient client, String lease) {

@@ -18,10 +18,8 @@ import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -157,16 +155,13 @@ public final class FaultsBenchmark {
     String prefix = "crash-" + shortId() + "-";
     int nodes = settings.nodes();
     SimCloud cloud = cloud(prefix, nodes, "latencyMs: 5");
-    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-        KubernetesClient client = controlPlane.newClient();
-        Manager manager =
-            Manager.start(controlPlane, cloud, List.of("cloud-node"), network(false), settings);
-        KubeletFleet kubelets =
-            new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats())) {
+    try (Bed bed = Bed.open(cloud, List.of("cloud-node"), false, false, settings)) {
+      KubernetesClient client = bed.client();
+      Manager manager = bed.manager();
       long registered = System.nanoTime();
       out.printf("crash %s: registering %d nodes%n", component, nodes);
       for (int i = 0; i < nodes; i++) {
-        kubelets.register(NodeSpec.named(prefix + i));
+        bed.kubelets().register(NodeSpec.named(prefix + i));
       }
       awaitTrue(
           "a third of the nodes initialised",
@@ -174,7 +169,7 @@ public final class FaultsBenchmark {
           manager);
       int before = initialised(client, prefix);
       out.printf("crash %s: %d nodes initialised; killing %s%n", component, before, component);
-      Duration outage = controlPlane.crashAndRestart(component, down);
+      Duration outage = bed.controlPlane().crashAndRestart(component, down);
       long back = System.nanoTime();
       awaitTrue("every node initialised", () -> initialised(client, prefix) == nodes, manager);
       long done = System.nanoTime();
@@ -217,22 +212,22 @@ public final class FaultsBenchmark {
             nodes,
             "latencyMs: 5\nerrorRate: %s\nhangRate: %s\nhangMs: %d"
                 .formatted(errorRate, hangRate, hang.toMillis()));
-    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-        KubernetesClient client = controlPlane.newClient();
-        Manager manager =
-            Manager.start(
-                controlPlane,
-                cloud,
-                List.of("cloud-node", "cloud-node-lifecycle", "service", "route", "nodeipam"),
-                network(true),
-                settings);
-        KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults())) {
+    List<String> controllers =
+        List.of("cloud-node", "cloud-node-lifecycle", "service", "route", "nodeipam");
+    try (Bed bed = Bed.open(cloud, controllers, true, true, settings)) {
+      KubernetesClient client = bed.client();
+      Manager manager = bed.manager();
       long started = System.nanoTime();
       for (int i = 0; i < nodes; i++) {
-        kubelets.register(NodeSpec.named(prefix + i).withNotReady("network plugin not ready"));
+        bed.kubelets()
+            .register(NodeSpec.named(prefix + i).withNotReady("network plugin not ready"));
       }
       for (int i = 0; i < services; i++) {
-        createLoadBalancerService(client, "web-" + i);
+        client
+            .services()
+            .inNamespace("default")
+            .resource(BenchServices.loadBalancer("web-" + i))
+            .create();
       }
       awaitTrue(
           "every node initialised, every load balancer and route in place",
@@ -281,12 +276,10 @@ public final class FaultsBenchmark {
     Map<Integer, AtomicInteger> answers = new ConcurrentHashMap<>();
     AtomicBoolean flooding = new AtomicBoolean(true);
     List<Thread> flood = new ArrayList<>();
-    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-        KubernetesClient client = controlPlane.newClient();
-        Manager manager =
-            Manager.start(controlPlane, cloud, List.of("cloud-node"), network(false), settings);
-        KubeletFleet kubelets =
-            new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats())) {
+    try (Bed bed = Bed.open(cloud, List.of("cloud-node"), false, false, settings)) {
+      KubernetesClient client = bed.client();
+      Manager manager = bed.manager();
+      KubeletFleet kubelets = bed.kubelets();
       double quiet = initialise(client, kubelets, prefix, 0, nodes, manager);
       out.printf("flood: %d nodes initialised in %.2f s without it; flooding%n", nodes, quiet);
       Map<String, Double> before = ApiServerMetrics.requestTotals(client);
@@ -365,19 +358,12 @@ public final class FaultsBenchmark {
     String prefix = "cni-" + shortId() + "-";
     int nodes = settings.nodes();
     SimCloud cloud = cloud(prefix, nodes, "latencyMs: 5");
-    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-        KubernetesClient client = controlPlane.newClient();
-        Manager manager =
-            Manager.start(
-                controlPlane,
-                cloud,
-                List.of("cloud-node", "route", "nodeipam"),
-                network(true),
-                settings);
-        KubeletFleet kubelets =
-            new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats())) {
+    try (Bed bed =
+        Bed.open(cloud, List.of("cloud-node", "route", "nodeipam"), true, false, settings)) {
+      KubernetesClient client = bed.client();
+      Manager manager = bed.manager();
       for (int i = 0; i < nodes; i++) {
-        kubelets.register(NodeSpec.named(prefix + i));
+        bed.kubelets().register(NodeSpec.named(prefix + i));
       }
       awaitTrue("every node routed", () -> routed(client, prefix) == nodes, manager);
       out.printf("cni: %d nodes routed; the CNI writes NetworkUnavailable=True on each%n", nodes);
@@ -486,28 +472,6 @@ public final class FaultsBenchmark {
         false);
   }
 
-  private static void createLoadBalancerService(KubernetesClient client, String name) {
-    client
-        .services()
-        .inNamespace("default")
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .withType("LoadBalancer")
-                .addToSelector("app", name)
-                .addNewPort()
-                .withProtocol("TCP")
-                .withPort(80)
-                .withTargetPort(new IntOrString(8080))
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-  }
-
   private static List<Node> nodes(KubernetesClient client, String prefix) {
     return client.nodes().list().getItems().stream()
         .filter(node -> node.getMetadata().getName().startsWith(prefix))
@@ -560,6 +524,51 @@ public final class FaultsBenchmark {
 
   private static String shortId() {
     return UUID.randomUUID().toString().substring(0, 6);
+  }
+
+  /**
+   * A control plane of the scenario's own, its manager, its kubelets; closed in that order back.
+   */
+  private record Bed(
+      LocalControlPlane controlPlane,
+      KubernetesClient client,
+      Manager manager,
+      KubeletFleet kubelets)
+      implements AutoCloseable {
+
+    static Bed open(
+        SimCloud cloud,
+        List<String> controllers,
+        boolean routes,
+        boolean heartbeats,
+        Settings settings)
+        throws InterruptedException {
+      LocalControlPlane controlPlane = LocalControlPlane.builder().start();
+      KubernetesClient client = controlPlane.newClient();
+      Manager manager;
+      try {
+        manager = Manager.start(controlPlane, cloud, controllers, network(routes), settings);
+      } catch (RuntimeException | InterruptedException e) {
+        client.close();
+        controlPlane.close();
+        throw e;
+      }
+      KubeletFleet kubelets =
+          new KubeletFleet(
+              client,
+              heartbeats
+                  ? KubeletFleet.Options.kubeletDefaults()
+                  : KubeletFleet.Options.withoutHeartbeats());
+      return new Bed(controlPlane, client, manager, kubelets);
+    }
+
+    @Override
+    public void close() throws Exception {
+      kubelets.close();
+      manager.close();
+      client.close();
+      controlPlane.close();
+    }
   }
 
   /** A manager as {@code ccm4j run} has it, in this process, serving on loopback. */

@@ -15,10 +15,8 @@ import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -277,21 +275,7 @@ public final class ServiceFailoverBenchmark {
                     admin
                         .services()
                         .inNamespace(NAMESPACE)
-                        .resource(
-                            new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .withType("LoadBalancer")
-                                .addToSelector("app", name)
-                                .addNewPort()
-                                .withProtocol("TCP")
-                                .withPort(80)
-                                .withTargetPort(new IntOrString(8080))
-                                .endPort()
-                                .endSpec()
-                                .build())
+                        .resource(BenchServices.loadBalancer(name))
                         .create()));
       }
       for (Future<?> future : futures) {

@@ -667,18 +667,7 @@ class ServiceLoadBalancerControllerIT {
     List<String> names = List.of("s0", "s1", "s2", "s3", "s4");
     names.forEach(this::create);
     awaitIngress(names.toArray(String[]::new));
-    await()
-        .atMost(10, TimeUnit.SECONDS)
-        .until(
-            () ->
-                names.stream()
-                    .allMatch(
-                        n ->
-                            service(n).getMetadata().getAnnotations() != null
-                                && service(n)
-                                    .getMetadata()
-                                    .getAnnotations()
-                                    .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED)));
+    awaitRecorded(names);
     harness.close(); // the leader goes away
 
     // While no one leads, one Service changes.
@@ -733,18 +722,7 @@ class ServiceLoadBalancerControllerIT {
     List<String> names = List.of("s0", "s1");
     names.forEach(this::create);
     awaitIngress(names.toArray(String[]::new));
-    await()
-        .atMost(10, TimeUnit.SECONDS)
-        .until(
-            () ->
-                names.stream()
-                    .allMatch(
-                        n ->
-                            service(n).getMetadata().getAnnotations() != null
-                                && service(n)
-                                    .getMetadata()
-                                    .getAnnotations()
-                                    .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED)));
+    awaitRecorded(names);
     harness.close();
     Map<String, Map<String, Long>> before = callsByService(names);
 
@@ -822,15 +800,7 @@ class ServiceLoadBalancerControllerIT {
     run("");
     create("web");
     awaitIngress("web");
-    await()
-        .atMost(10, TimeUnit.SECONDS)
-        .until(
-            () ->
-                service("web").getMetadata().getAnnotations() != null
-                    && service("web")
-                        .getMetadata()
-                        .getAnnotations()
-                        .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED));
+    awaitRecorded(List.of("web"));
     harness.close();
 
     kubelets.register(NodeSpec.named(node("b")));
@@ -969,6 +939,22 @@ class ServiceLoadBalancerControllerIT {
         .during(Duration.ofSeconds(2))
         .atMost(5, TimeUnit.SECONDS)
         .until(() -> calls("ranges", "EnsureLoadBalancer") == 1);
+  }
+
+  /** Until each Service carries ccm4j's record of its ensure. */
+  private void awaitRecorded(List<String> names) {
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                names.stream()
+                    .allMatch(
+                        n ->
+                            service(n).getMetadata().getAnnotations() != null
+                                && service(n)
+                                    .getMetadata()
+                                    .getAnnotations()
+                                    .containsKey(WellKnownAnnotations.LOAD_BALANCER_APPLIED)));
   }
 
   private Map<String, Map<String, Long>> callsByService(List<String> names) {
