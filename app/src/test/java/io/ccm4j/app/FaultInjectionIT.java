@@ -76,6 +76,46 @@ class FaultInjectionIT {
   }
 
   /**
+   * The provider's {@code initialize} throws what no one expects on the instance that wins the
+   * Lease: a leader that runs nothing must not hold the Lease; it exits non-zero and the standby
+   * leads within the failover target.
+   */
+  @Test
+  void aProviderWhoseInitialiseThrowsEndsTheLeaderAndTheStandbyTakesOver(
+      LocalControlPlane controlPlane) throws Exception {
+    Path config = Files.createTempFile(temp, "faulty", ".properties");
+    Files.writeString(
+        config,
+        "initialize=throwOnce%nonceMarker=%s%n"
+            .formatted(temp.resolve("init-" + UUID.randomUUID())));
+    String lease = "faults-init-" + UUID.randomUUID().toString().substring(0, 8);
+    try (ManagerProcess first = start(controlPlane, lease, config);
+        ManagerProcess second = start(controlPlane, lease, config)) {
+      await("one instance exits")
+          .atMost(60, TimeUnit.SECONDS)
+          .until(() -> !first.process().isAlive() || !second.process().isAlive());
+      long exitedAt = System.nanoTime();
+      ManagerProcess failed = first.process().isAlive() ? second : first;
+      ManagerProcess standby = failed == first ? second : first;
+      assertThat(failed.process().exitValue()).isEqualTo(1);
+      assertThat(failed.log())
+          .contains("faulty: initialize throws")
+          .contains("starting the controllers failed, exiting");
+
+      await("the standby leads")
+          .atMost(FAILOVER_TARGET.plusSeconds(5))
+          .pollInterval(Duration.ofMillis(100))
+          .until(standby::isLeader);
+      Duration failover = Duration.ofNanos(System.nanoTime() - exitedAt);
+      System.out.printf(
+          "fault: initialize threw: leader exited with 1, standby led %.2f s later%n",
+          failover.toMillis() / 1000.0);
+      assertThat(failover).isLessThan(FAILOVER_TARGET);
+      assertThat(standby.process().isAlive()).isTrue();
+    }
+  }
+
+  /**
    * The leader's worker is stuck in a cloud call that never returns (and ignores interrupts) when
    * SIGTERM comes: the leader gives its workers 1 s, releases its Lease (valid one second more)
    * instead of sitting on it until it is killed, and the standby leads within 3 s.

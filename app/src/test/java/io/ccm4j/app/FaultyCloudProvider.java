@@ -5,6 +5,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.ProviderContext;
 import io.fabric8.kubernetes.api.model.Node;
 import java.io.IOException;
 import java.io.Reader;
@@ -22,6 +23,7 @@ import java.util.Properties;
  *
  * <pre>
  * instanceMetadata=outOfMemoryOnce   # or hang (never returns, ignores interrupts), or ok
+ * initialize=throwOnce               # a bug in the provider's start (default: ok)
  * onceMarker=/tmp/...                # "once" across processes: whoever creates this file throws
  * </pre>
  *
@@ -31,11 +33,21 @@ import java.util.Properties;
 public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
 
   private final String mode;
+  private final String initialize;
   private final Optional<Path> onceMarker;
 
-  private FaultyCloudProvider(String mode, Optional<Path> onceMarker) {
+  private FaultyCloudProvider(String mode, String initialize, Optional<Path> onceMarker) {
     this.mode = mode;
+    this.initialize = initialize;
     this.onceMarker = onceMarker;
+  }
+
+  @Override
+  public void initialize(ProviderContext context) {
+    if (initialize.equals("throwOnce") && firstHere()) {
+      System.err.println("faulty: initialize throws");
+      throw new IllegalStateException("faulty provider: a bug in initialize");
+    }
   }
 
   @Override
@@ -119,6 +131,7 @@ public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
       }
       return new FaultyCloudProvider(
           properties.getProperty("instanceMetadata", "ok"),
+          properties.getProperty("initialize", "ok"),
           Optional.ofNullable(properties.getProperty("onceMarker")).map(Path::of));
     }
   }
