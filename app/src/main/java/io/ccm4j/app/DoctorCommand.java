@@ -88,9 +88,12 @@ public final class DoctorCommand implements Callable<Integer> {
           spec.commandLine(), "give manifest paths, or --kubeconfig for a live cluster");
     }
     List<CcmWorkload> workloads;
+    List<String> notCcms;
     Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
     try {
-      workloads = Doctor.workloads(Manifests.read(paths));
+      var documents = Manifests.read(paths);
+      workloads = Doctor.workloads(documents);
+      notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
       for (CcmWorkload workload : workloads) {
         findings.put(workload, Doctor.findings(workload));
       }
@@ -108,11 +111,17 @@ public final class DoctorCommand implements Callable<Integer> {
                       "workloads",
                       workloads.stream().map(w -> w.kind() + "/" + w.name()).toList(),
                       "findings",
-                      all)));
+                      all,
+                      "notCcmsPassingCloudProvider",
+                      notCcms)));
     } else {
-      printText(out, findings);
+      printText(out, findings, notCcms);
     }
-    if (fix != null) {
+    if (fix != null && workloads.isEmpty()) {
+      if (output.equals("text")) {
+        out.printf("Nothing to fix: %s not written.%n", fix);
+      }
+    } else if (fix != null) {
       try {
         for (CcmWorkload workload : workloads) {
           Doctor.fix(workload);
@@ -166,9 +175,13 @@ public final class DoctorCommand implements Callable<Integer> {
   }
 
   /** Each workload with its own findings (two workloads may share a kind and name). */
-  private static void printText(PrintWriter out, Map<CcmWorkload, List<Finding>> findings) {
+  private static void printText(
+      PrintWriter out, Map<CcmWorkload, List<Finding>> findings, List<String> notCcms) {
     if (findings.isEmpty()) {
       out.println("No cloud-controller-manager workload found.");
+      for (String line : notCcms) {
+        out.printf("  WARNING %s%n", line);
+      }
       return;
     }
     findings.forEach(
@@ -180,9 +193,10 @@ public final class DoctorCommand implements Callable<Integer> {
               workload.source().location(),
               mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
           for (Finding finding : mine) {
-            out.printf("  %-7s %s (seed %s)%n", finding.severity(), finding.rule(), finding.seed());
+            out.printf("  %-7s %s%n", finding.severity(), finding.rule());
             out.printf("          what happens: %s%n", finding.consequence());
             out.printf("          fix: %s%n", finding.fix());
+            out.printf("          see: %s, %s%n", finding.source(), finding.sourceUrl());
           }
         });
   }

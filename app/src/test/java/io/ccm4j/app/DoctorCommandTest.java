@@ -66,6 +66,48 @@ class DoctorCommandTest {
                 + " 1 problem");
   }
 
+  /**
+   * No CCM in the input: the doctor says which workloads pass --cloud-provider all the same, and
+   * --fix writes no empty file. A finding names a page the user can open, not an internal id.
+   */
+  @Test
+  void withoutACcmTheOthersPassingCloudProviderAreNamedAndNothingIsWritten() throws Exception {
+    Path manifest = temp.resolve("autoscaler.yaml");
+    Files.writeString(
+        manifest,
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: cluster-autoscaler, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: ca}}, template: {metadata: {labels: {app: ca}}, spec: {containers: [
+          {name: cluster-autoscaler, image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.0,
+           command: [./cluster-autoscaler, --cloud-provider=aws]}]}}}
+        """);
+    Path fixed = temp.resolve("fixed.yaml");
+    StringWriter out = new StringWriter();
+    var command = new picocli.CommandLine(new Ccm4j()).setOut(new PrintWriter(out, true));
+
+    int exit = command.execute("doctor", manifest.toString(), "--fix", fixed.toString());
+
+    assertThat(exit).isZero();
+    assertThat(out.toString())
+        .contains("No cloud-controller-manager workload found.")
+        .contains("WARNING Deployment/cluster-autoscaler (")
+        .contains("passes --cloud-provider=aws")
+        .contains("Nothing to fix: " + fixed + " not written.");
+    assertThat(fixed).doesNotExist();
+
+    StringWriter findings = new StringWriter();
+    new picocli.CommandLine(new Ccm4j())
+        .setOut(new PrintWriter(findings, true))
+        .execute("doctor", SCENARIOS.resolve("missing-uninitialized-toleration.yaml").toString());
+    assertThat(findings.toString())
+        .contains(
+            "see: The Cloud Controller Manager Chicken and Egg Problem (Kubernetes blog,"
+                + " 2025-02-14), https://kubernetes.io/blog/2025/02/14/cloud-controller-manager-chicken-egg-problem/")
+        .doesNotContain("seed");
+  }
+
   @Test
   void aPodWithOnlyAGenerateNameIsReported() throws Exception {
     Path pod = temp.resolve("pod.yaml");

@@ -81,6 +81,42 @@ public record CcmWorkload(
     return Optional.of(new CcmWorkload(document, object, spec, labels));
   }
 
+  /**
+   * For a workload that is no CCM but passes {@code --cloud-provider} (kube-controller-manager,
+   * cluster-autoscaler, a node agent, or a CCM the doctor does not know): what to tell the user
+   * when no CCM was found, naming the workload, where it is and the flag's value.
+   */
+  static Optional<String> notACcmButPassesCloudProvider(ManifestDocument document) {
+    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
+    if (type == null) {
+      return Optional.empty();
+    }
+    HasMetadata object;
+    try {
+      object = SERIALIZATION.convertValue(document.object(), type);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty(); // detect() reports it
+    }
+    PodTemplateSpec template =
+        object instanceof Pod pod
+            ? new PodTemplateSpec(pod.getMetadata(), pod.getSpec())
+            : templateOf(object);
+    if (template == null || template.getSpec() == null || runsCcm(template.getSpec())) {
+      return Optional.empty();
+    }
+    return cloudProviderOfNonCcm(template.getSpec())
+        .map(
+            provider ->
+                ("%s/%s (%s) passes --cloud-provider=%s but is taken for kube-controller-manager,"
+                        + " cluster-autoscaler or a node agent (or passes external), not a"
+                        + " cloud-controller-manager")
+                    .formatted(
+                        document.kind(),
+                        object.getMetadata() == null ? "" : object.getMetadata().getName(),
+                        document.location(),
+                        provider));
+  }
+
   private static ManifestException malformed(
       ManifestDocument document, IllegalArgumentException e) {
     String field = "";
@@ -138,16 +174,32 @@ public record CcmWorkload(
 
   /**
    * Whether a pod runs a cloud-controller-manager (ccm4j or another): a container whose name, image
-   * name or command line says {@code cloud-controller-manager}, {@code ccm} or {@code ccm4j}, or
-   * that runs {@code run} with {@code --cloud-provider} (ccm4j's command line). Other components
-   * take {@code --cloud-provider} too (cluster-autoscaler, an old kube-controller-manager): that
-   * alone does not make a CCM.
+   * name or command line says {@code cloud-controller-manager}, {@code ccm}, {@code ccm4j} or
+   * {@code cloud-provider-<x>} (an Equinix Metal style {@code cloud-provider-equinix-metal}), or
+   * that passes {@code --cloud-provider=<name>} with a name other than {@code external} (any
+   * vendor's CCM) — unless it is kube-controller-manager, cluster-autoscaler or a node agent (a
+   * kubelet, a cloud-node-manager), which take that flag too.
    */
   public static boolean runsCcm(PodSpec pod) {
     if (pod == null || pod.getContainers() == null) {
       return false;
     }
     return pod.getContainers().stream().anyMatch(CcmWorkload::isCcm);
+  }
+
+  /**
+   * The {@code --cloud-provider} value of a container that passes one but is not taken for a CCM,
+   * for the doctor to say why it found none.
+   */
+  static Optional<String> cloudProviderOfNonCcm(PodSpec pod) {
+    if (pod == null || pod.getContainers() == null) {
+      return Optional.empty();
+    }
+    return pod.getContainers().stream()
+        .filter(container -> container != null && !isCcm(container))
+        .map(container -> CcmFlags.value(words(container), "--cloud-provider"))
+        .flatMap(Optional::stream)
+        .findFirst();
   }
 
   private static boolean isCcm(Container container) {
@@ -162,15 +214,23 @@ public record CcmWorkload(
                 + " "
                 + String.join(" ", words))
             .toLowerCase(Locale.ROOT);
-    if (identity.contains("cluster-autoscaler")) {
+    if (identity.contains("cluster-autoscaler")
+        || identity.contains("kube-controller-manager")
+        || identity.contains("cloud-node-manager")
+        || identity.contains("kubelet")) {
       return false;
     }
+    String names =
+        (container.getName() + " " + imageName(container.getImage())).toLowerCase(Locale.ROOT);
     if (identity.contains("cloud-controller-manager")
+        || names.contains("cloud-provider-")
         || Arrays.stream(identity.split("[^a-z0-9]+"))
             .anyMatch(w -> w.equals("ccm") || w.equals("ccm4j"))) {
       return true;
     }
-    return words.contains("run") && CcmFlags.value(words, "--cloud-provider").isPresent();
+    return CcmFlags.value(words, "--cloud-provider")
+        .filter(provider -> !provider.isBlank() && !provider.equals("external"))
+        .isPresent();
   }
 
   /**

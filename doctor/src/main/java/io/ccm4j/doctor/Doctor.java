@@ -88,6 +88,19 @@ public final class Doctor {
     return workloads;
   }
 
+  /**
+   * When no CCM is found: the workloads that pass {@code --cloud-provider} all the same
+   * (kube-controller-manager, cluster-autoscaler, a node agent, or a CCM not recognised), one line
+   * each.
+   */
+  public static List<String> notCcmsPassingCloudProvider(List<ManifestDocument> documents) {
+    List<String> lines = new ArrayList<>();
+    for (ManifestDocument document : documents) {
+      CcmWorkload.notACcmButPassesCloudProvider(document).ifPresent(lines::add);
+    }
+    return lines;
+  }
+
   /** Every rule the workload violates. */
   public static List<Rule> check(CcmWorkload workload) {
     PodSpec pod = workload.pod();

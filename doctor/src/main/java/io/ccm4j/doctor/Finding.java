@@ -1,6 +1,9 @@
 package io.ccm4j.doctor;
 
-/** One recommendation a workload violates. */
+/**
+ * One recommendation a workload violates, with where it comes from ({@code source}, {@code
+ * sourceUrl}: a page the user can open).
+ */
 public record Finding(
     String file,
     int line,
@@ -8,7 +11,8 @@ public record Finding(
     String name,
     String rule,
     Rule.Severity severity,
-    String seed,
+    String source,
+    String sourceUrl,
     String consequence,
     String fix) {
 
@@ -20,7 +24,8 @@ public record Finding(
         workload.name(),
         rule.id(),
         rule.severity(),
-        rule.seed(),
+        rule.source().title(),
+        rule.source().url(),
         rule.consequence(),
         rule.fix());
   }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -53,6 +54,28 @@ public final class Manifests {
     }
   }
 
+  /**
+   * What a file that is no valid YAML is, when it is a template not yet rendered: a Helm chart's
+   * ({@code {{ ... }}}) or an envsubst one ({@code ${NAME}}). Its parser error would only confuse.
+   */
+  private static Optional<String> unrenderedTemplate(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (text.contains("{{") && text.contains("}}")) {
+      return Optional.of(
+          "an unrendered Helm template ({{ ... }}): render it with helm template first");
+    }
+    if (text.matches("(?s).*\\$\\{[A-Za-z_][A-Za-z0-9_]*}.*")) {
+      return Optional.of(
+          "an unrendered template (${...}): render it first (envsubst, or the tool it is made for)");
+    }
+    return Optional.empty();
+  }
+
   @SuppressWarnings("unchecked")
   static List<ManifestDocument> readFile(Path file) throws ManifestException {
     List<ManifestDocument> documents = new ArrayList<>();
@@ -85,12 +108,14 @@ public final class Manifests {
       }
     } catch (JsonProcessingException e) {
       JsonLocation location = e.getLocation();
+      int line = location == null ? 0 : location.getLineNr();
+      Optional<String> template = unrenderedTemplate(file);
+      if (template.isPresent()) {
+        throw new ManifestException("%s:%d: %s".formatted(file, line, template.get()));
+      }
       throw new ManifestException(
           "%s:%d: not valid YAML: %s"
-              .formatted(
-                  file,
-                  location == null ? 0 : location.getLineNr(),
-                  e.getOriginalMessage().replaceAll("\\s+", " ").trim()));
+              .formatted(file, line, e.getOriginalMessage().replaceAll("\\s+", " ").trim()));
     } catch (IOException e) {
       throw new ManifestException(file + ": cannot read: " + e.getMessage());
     }

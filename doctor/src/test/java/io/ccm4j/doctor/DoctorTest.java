@@ -102,7 +102,10 @@ class DoctorTest {
 
     assertThat(errors(findings)).containsExactly(rule);
     Finding finding = findings.getFirst();
-    assertThat(finding.seed()).isEqualTo("004");
+    assertThat(finding.source()).startsWith("The Cloud Controller Manager Chicken and Egg Problem");
+    assertThat(finding.sourceUrl())
+        .isEqualTo(
+            "https://kubernetes.io/blog/2025/02/14/cloud-controller-manager-chicken-egg-problem/");
     assertThat(finding.consequence()).isNotBlank();
     assertThat(finding.fix()).isNotBlank();
     assertThat(finding.file()).endsWith(file);
@@ -170,6 +173,59 @@ class DoctorTest {
 
     assertThat(rules(recommendedWith(pod)))
         .containsExactlyElementsOf(expected == null ? List.of() : List.of(expected));
+  }
+
+  /**
+   * Issue 14: on the clusters users run (1.25+) the control-plane nodes carry neither the master
+   * label nor the master taint: tolerating only the old taint, or selecting only the old label,
+   * leaves the pod unschedulable — both are errors.
+   */
+  @Test
+  void theMasterTaintOrLabelAloneIsAnError() throws Exception {
+    String masterToleration =
+        deployment(
+            "",
+            "nodeSelector: {node-role.kubernetes.io/control-plane: ''}, tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists}, {key: node.kubernetes.io/not-ready, operator: Exists}, {key: node-role.kubernetes.io/master, operator: Exists, effect: NoSchedule}]",
+            "--leader-elect=true");
+    assertThat(rules(masterToleration)).contains("tolerate-control-plane");
+    assertThat(Rule.TOLERATE_CONTROL_PLANE.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(Rule.MASTER_SELECTOR.severity()).isEqualTo(Rule.Severity.ERROR);
+  }
+
+  /** Issue 14: a template not yet rendered is one line saying so, not the parser's internals. */
+  @Test
+  void anUnrenderedTemplateIsOneLineSayingSo() throws Exception {
+    Path helm = temp.resolve("deployment.yaml");
+    Files.writeString(
+        helm,
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ include "ccm.fullname" . }}
+        spec:
+          replicas: {{ .Values.replicas }}
+        """);
+    assertThatThrownBy(() -> Manifests.read(List.of(helm)))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageMatching(
+            "(?s).*deployment.yaml:[0-9]+: an unrendered Helm template \\(\\{\\{ \\.\\.\\. \\}\\}\\):"
+                + " render it with helm template first");
+
+    Path envsubst = temp.resolve("envsubst.yaml");
+    Files.writeString(
+        envsubst,
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm}
+        spec:
+          replicas: ${REPLICAS}
+          template: {spec: ${POD_SPEC}
+        """);
+    assertThatThrownBy(() -> Manifests.read(List.of(envsubst)))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageContaining("an unrendered template (${...}): render it first");
   }
 
   @Test
@@ -315,6 +371,59 @@ class DoctorTest {
     assertThat(Doctor.workloads(yaml(others)))
         .extracting(CcmWorkload::name)
         .containsExactly("aws-ccm");
+  }
+
+  /**
+   * Issue 14: vendors name their CCM containers after the provider; a container passing
+   * --cloud-provider=<name> is a CCM unless it is kube-controller-manager, cluster-autoscaler or a
+   * node agent. When none is found, the doctor says which workloads pass the flag all the same.
+   */
+  @Test
+  void everyVendorsCcmIsRecognisedAndTheRestAreNamedWhenNoneIs() throws Exception {
+    String vendors =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: cloud-provider-equinix-metal, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: em}}, template: {metadata: {labels: {app: em}}, spec: {containers: [
+          {name: cloud-provider-equinix-metal, image: quay.io/equinix-oss/cloud-provider-equinix-metal:v3.8.0,
+           command: [./cloud-provider-equinix-metal, --cloud-provider=equinixmetal, --leader-elect=false]}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: hcloud, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: h}}, template: {metadata: {labels: {app: h}}, spec: {containers: [
+          {name: manager, image: example.com/hcloud/manager:v1.20.0, command: [/bin/manager, --cloud-provider=hcloud]}]}}}
+        """;
+    assertThat(Doctor.workloads(yaml(vendors)))
+        .extracting(CcmWorkload::name)
+        .containsExactly("cloud-provider-equinix-metal", "hcloud");
+
+    String others =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: cluster-autoscaler, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: ca}}, template: {metadata: {labels: {app: ca}}, spec: {containers: [
+          {name: cluster-autoscaler, image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.0,
+           command: [./cluster-autoscaler, --cloud-provider=aws]}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: cloud-node-manager, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: cnm}}, template: {metadata: {labels: {app: cnm}}, spec: {containers: [
+          {name: cloud-node-manager, image: mcr.microsoft.com/oss/kubernetes/azure-cloud-node-manager:v1.30.0,
+           command: [cloud-node-manager, --node-name=$(NODE_NAME), --cloud-provider=azure]}]}}}
+        """;
+    assertThat(Doctor.workloads(yaml(others))).isEmpty();
+    assertThat(Doctor.notCcmsPassingCloudProvider(yaml(others)))
+        .hasSize(2)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("Deployment/cluster-autoscaler (")
+                    .contains("--cloud-provider=aws"))
+        .anySatisfy(line -> assertThat(line).startsWith("DaemonSet/cloud-node-manager ("));
   }
 
   @Test
