@@ -6,6 +6,7 @@ import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Finding;
+import io.ccm4j.doctor.ManifestDocument;
 import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Rule;
@@ -16,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -88,10 +88,11 @@ public final class DoctorCommand implements Callable<Integer> {
           spec.commandLine(), "give manifest paths, or --kubeconfig for a live cluster");
     }
     List<CcmWorkload> workloads;
+    List<ManifestDocument> documents;
     List<String> notCcms;
     Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
     try {
-      var documents = Manifests.read(paths);
+      documents = Manifests.read(paths);
       workloads = Doctor.workloads(documents);
       notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
       for (CcmWorkload workload : workloads) {
@@ -129,10 +130,11 @@ public final class DoctorCommand implements Callable<Integer> {
       } catch (ManifestException e) {
         throw new ParameterException(spec.commandLine(), e.getMessage());
       }
-      Files.writeString(
-          fix, workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n")));
+      Files.writeString(fix, Doctor.manifestsWith(documents, workloads));
       if (output.equals("text")) {
-        out.printf("Wrote the corrected workloads to %s.%n", fix);
+        out.printf(
+            "Wrote the input to %s with the CCM workloads corrected (%d objects).%n",
+            fix, documents.size());
       }
     }
     out.flush();

@@ -108,6 +108,47 @@ class DoctorCommandTest {
         .doesNotContain("seed");
   }
 
+  /** Issue 14: --fix is a drop-in: every object of the input, in order; only the CCM changes. */
+  @Test
+  void theFixKeepsEveryObjectOfTheInputInOrder() throws Exception {
+    Path manifest = temp.resolve("vendor.yaml");
+    Files.writeString(
+        manifest,
+        """
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata: {name: cloud-controller-manager, namespace: kube-system}
+        ---
+        """
+            + Files.readString(SCENARIOS.resolve("missing-uninitialized-toleration.yaml"))
+            + """
+
+            ---
+            apiVersion: rbac.authorization.k8s.io/v1
+            kind: ClusterRoleBinding
+            metadata: {name: system:cloud-controller-manager}
+            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+            subjects: [{kind: ServiceAccount, name: cloud-controller-manager, namespace: kube-system}]
+            ---
+            apiVersion: v1
+            kind: Secret
+            metadata: {name: cloud-config, namespace: kube-system}
+            stringData: {cloud.conf: "region: r1"}
+            """);
+    Path fixed = temp.resolve("fixed.yaml");
+
+    assertThat(Ccm4j.execute("doctor", manifest.toString(), "--fix", fixed.toString()))
+        .isEqualTo(1);
+
+    var documents = io.ccm4j.doctor.Manifests.read(java.util.List.of(fixed));
+    assertThat(documents)
+        .extracting(io.ccm4j.doctor.ManifestDocument::kind)
+        .containsExactly("ServiceAccount", "Deployment", "ClusterRoleBinding", "Secret");
+    assertThat(Files.readString(fixed))
+        .contains("node.cloudprovider.kubernetes.io/uninitialized", "region: r1");
+    assertThat(Ccm4j.execute("doctor", fixed.toString())).isZero();
+  }
+
   @Test
   void aPodWithOnlyAGenerateNameIsReported() throws Exception {
     Path pod = temp.resolve("pod.yaml");

@@ -64,6 +64,45 @@ public final class CcmFlags {
     return result;
   }
 
+  /**
+   * A boolean flag's value: {@code --flag}, {@code --flag=true} (Go's spellings), or the default
+   * when absent.
+   */
+  public static boolean bool(List<String> words, String flag, boolean defaultValue) {
+    boolean result = defaultValue;
+    for (String word : words) {
+      if (word == null) {
+        continue;
+      }
+      if (word.equals(flag)) {
+        result = true;
+      } else if (word.startsWith(flag + "=")) {
+        result = !FALSE.contains(word.substring(flag.length() + 1));
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Whether {@code --controllers} (upstream's syntax: {@code *}, {@code name}, {@code -name};
+   * default {@code *}) runs the controller known by any of {@code names} (its name and aliases).
+   */
+  public static boolean runsController(List<String> words, Set<String> names) {
+    List<String> selection =
+        value(words, "--controllers").map(v -> List.of(v.split(","))).orElse(List.of("*"));
+    boolean enabled = false;
+    for (String item : selection) {
+      String name = item.trim();
+      if (name.startsWith("-") && names.contains(name.substring(1))) {
+        return false;
+      }
+      if (name.equals("*") || names.contains(name)) {
+        enabled = true;
+      }
+    }
+    return enabled;
+  }
+
   private static boolean isFlag(String word) {
     return word == null || word.startsWith("-");
   }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /** A cloud-controller-manager workload found in a manifest, typed, with its pod template. */
@@ -307,6 +308,42 @@ public record CcmWorkload(
   }
 
   /** Whether any container runs with leader election switched off. */
+  /**
+   * Whether this CCM initialises nodes (its cloud-node controller runs): with {@code
+   * --controllers=*,-cloud-node} another component (a cloud-node-manager DaemonSet) removes the
+   * uninitialized taint.
+   */
+  public boolean initialisesNodes() {
+    return ccmWords().stream()
+        .anyMatch(
+            words -> CcmFlags.runsController(words, Set.of("cloud-node", "cloud-node-controller")));
+  }
+
+  /** Whether it hands out pod CIDRs ({@code --allocate-node-cidrs}): the CNI then waits for it. */
+  public boolean allocatesNodeCidrs() {
+    return ccmWords().stream()
+        .anyMatch(words -> CcmFlags.bool(words, "--allocate-node-cidrs", false));
+  }
+
+  /**
+   * Whether it creates routes for pod CIDRs (upstream runs the route controller with {@code
+   * --allocate-node-cidrs} and {@code --configure-cloud-routes}, on by default): until it does, new
+   * nodes carry {@code node.kubernetes.io/network-unavailable}.
+   */
+  public boolean createsRoutes() {
+    return ccmWords().stream()
+        .anyMatch(
+            words ->
+                CcmFlags.bool(words, "--allocate-node-cidrs", false)
+                    && CcmFlags.bool(words, "--configure-cloud-routes", true)
+                    && CcmFlags.runsController(
+                        words, Set.of("route", "route-controller", "node-route-controller")));
+  }
+
+  private List<List<String>> ccmWords() {
+    return pod.getContainers().stream().filter(CcmWorkload::isCcm).map(CcmWorkload::words).toList();
+  }
+
   public boolean leaderElectionOff() {
     return pod.getContainers().stream()
         .anyMatch(container -> CcmFlags.leaderElectionOff(words(container)));
@@ -314,6 +351,11 @@ public record CcmWorkload(
 
   /** The object as YAML. */
   public String toYaml() {
+    return SERIALIZATION.asYaml(object);
+  }
+
+  /** Any object of a manifest as YAML, the way {@link #toYaml} writes a workload. */
+  static String yaml(Object object) {
     return SERIALIZATION.asYaml(object);
   }
 }

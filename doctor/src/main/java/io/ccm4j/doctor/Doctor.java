@@ -49,6 +49,11 @@ public final class Doctor {
           .withKey(WellKnownTaints.NODE_NOT_READY)
           .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
           .build();
+  private static final Taint NETWORK_UNAVAILABLE =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.NODE_NETWORK_UNAVAILABLE)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
   private static final Taint CONTROL_PLANE =
       new TaintBuilder()
           .withKey(WellKnownTaints.CONTROL_PLANE)
@@ -101,6 +106,24 @@ public final class Doctor {
     return lines;
   }
 
+  /**
+   * The input again, every object in its order, with each CCM workload replaced by its (fixed)
+   * version: {@code --fix}'s output, a drop-in for the input (ServiceAccounts, RBAC, Secrets stay).
+   * Objects of a {@code kind: List} come out one document each; comments are not kept.
+   */
+  public static String manifestsWith(
+      List<ManifestDocument> documents, List<CcmWorkload> workloads) {
+    Map<ManifestDocument, CcmWorkload> bySource = new java.util.IdentityHashMap<>();
+    workloads.forEach(workload -> bySource.put(workload.source(), workload));
+    List<String> yaml = new ArrayList<>();
+    for (ManifestDocument document : documents) {
+      CcmWorkload workload = bySource.get(document);
+      String text = workload != null ? workload.toYaml() : CcmWorkload.yaml(document.object());
+      yaml.add(text.startsWith("---\n") ? text.substring(4) : text);
+    }
+    return String.join("---\n", yaml);
+  }
+
   /** Every rule the workload violates. */
   public static List<Rule> check(CcmWorkload workload) {
     PodSpec pod = workload.pod();
@@ -108,8 +131,13 @@ public final class Doctor {
     // The scheduler never sees a static pod or a pod with spec.nodeName: NoSchedule taints and
     // node selection do not apply, and the kubelet admits a static pod whatever its taints.
     boolean scheduled = !workload.bypassesScheduler();
-    if (scheduled && !tolerates(pod, UNINITIALIZED)) {
+    // Another component (a cloud-node-manager) may initialise nodes: then nothing waits on this
+    // CCM.
+    if (scheduled && workload.initialisesNodes() && !tolerates(pod, UNINITIALIZED)) {
       violated.add(Rule.TOLERATE_UNINITIALIZED);
+    }
+    if (scheduled && workload.createsRoutes() && !tolerates(pod, NETWORK_UNAVAILABLE)) {
+      violated.add(Rule.TOLERATE_NETWORK_UNAVAILABLE);
     }
     if (!toleratesNotReady(workload)) {
       violated.add(Rule.TOLERATE_NOT_READY);
@@ -117,7 +145,7 @@ public final class Doctor {
     if (!Boolean.TRUE.equals(pod.getHostNetwork())) {
       violated.add(Rule.HOST_NETWORK);
     }
-    if (workload.maxPods() > 1 && workload.leaderElectionOff()) {
+    if (workload.leaderElectionOff() && mayRunTwo(workload)) {
       violated.add(Rule.LEADER_ELECTION);
     }
     if (scheduled) {
@@ -137,9 +165,9 @@ public final class Doctor {
         violated.add(Rule.ANTI_AFFINITY);
       }
       if (workload.object() instanceof Deployment deployment
-          && workload.maxPods() > 1
-          && hasRequiredHostnameAntiAffinity(pod)
-          && surges(deployment.getSpec().getStrategy())) {
+          && surges(deployment.getSpec().getStrategy())
+          && (Boolean.TRUE.equals(pod.getHostNetwork())
+              || (workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod)))) {
         violated.add(Rule.ROLLING_UPDATE);
       }
     }
@@ -157,10 +185,49 @@ public final class Doctor {
    */
   public static List<Finding> findings(CcmWorkload workload) throws ManifestException {
     try {
-      return check(workload).stream().map(rule -> Finding.of(workload, rule)).toList();
+      return check(workload).stream().map(rule -> finding(workload, rule)).toList();
     } catch (RuntimeException e) {
       throw unreadable(workload, e);
     }
+  }
+
+  /**
+   * A finding, with its severity and wording for this workload where they depend on it: a missing
+   * not-ready toleration deadlocks only when the CCM is on the CNI's critical path (it needs the
+   * pod network, or hands out the pod CIDRs or routes the CNI waits for); otherwise it delays the
+   * CCM until the CNI is up. The message names the effects that are missing.
+   */
+  private static Finding finding(CcmWorkload workload, Rule rule) {
+    if (rule != Rule.TOLERATE_NOT_READY) {
+      return Finding.of(workload, rule);
+    }
+    PodSpec pod = workload.pod();
+    boolean onCniPath =
+        !Boolean.TRUE.equals(pod.getHostNetwork())
+            || workload.allocatesNodeCidrs()
+            || workload.createsRoutes();
+    List<String> missing = new ArrayList<>();
+    if (!workload.bypassesScheduler() && !tolerates(pod, NOT_READY_NO_SCHEDULE)) {
+      missing.add("node.kubernetes.io/not-ready:NoSchedule (keeps it from being scheduled)");
+    }
+    if (!workload.isStaticPod()
+        && !(workload.object() instanceof DaemonSet)
+        && !tolerates(pod, NOT_READY_NO_EXECUTE)) {
+      missing.add("node.kubernetes.io/not-ready:NoExecute (evicts it)");
+    }
+    String consequence =
+        "It does not tolerate "
+            + String.join(" nor ", missing)
+            + "; new nodes are not ready until the CNI runs. "
+            + (onCniPath
+                ? "The CNI waits for this CCM (it needs the pod network, or gives the pod CIDRs or"
+                    + " routes the CNI waits for): deadlock."
+                : "The CCM runs on the host network and hands out no pod CIDRs or routes, so it"
+                    + " only starts once the CNI has: slower, not a deadlock, unless the CNI waits"
+                    + " for the node addresses this CCM sets (some do, to pick the node's IP): then"
+                    + " it is one.");
+    return Finding.of(
+        workload, rule, onCniPath ? Rule.Severity.ERROR : Rule.Severity.WARNING, consequence);
   }
 
   /** All findings for all workloads. */
@@ -200,8 +267,12 @@ public final class Doctor {
     if (!toleratesNotReady(workload)) {
       addToleration(pod, WellKnownTaints.NODE_NOT_READY, null);
     }
+    if (scheduled && workload.createsRoutes() && !tolerates(pod, NETWORK_UNAVAILABLE)) {
+      addToleration(
+          pod, WellKnownTaints.NODE_NETWORK_UNAVAILABLE, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
     pod.setHostNetwork(true);
-    if (workload.maxPods() > 1) {
+    if (mayRunTwo(workload)) {
       for (Container container : pod.getContainers()) {
         if (container.getArgs() != null) {
           container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
@@ -243,9 +314,9 @@ public final class Doctor {
               .endPodAntiAffinity()
               .build());
     }
+    // Host networking (added above if missing) or one pod per node: a surge pod may find no node
+    // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.
     if (workload.object() instanceof Deployment deployment
-        && workload.maxPods() > 1
-        && hasRequiredHostnameAntiAffinity(pod)
         && surges(deployment.getSpec().getStrategy())) {
       deployment
           .getSpec()
@@ -377,6 +448,16 @@ public final class Doctor {
   }
 
   /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
+  /**
+   * Whether two pods of the workload may run at once: more than one replica, or a Deployment whose
+   * rollout surges (the default RollingUpdate starts the new pod before the old one stops).
+   */
+  static boolean mayRunTwo(CcmWorkload workload) {
+    return workload.maxPods() > 1
+        || (workload.object() instanceof Deployment deployment
+            && surges(deployment.getSpec().getStrategy()));
+  }
+
   static boolean surges(DeploymentStrategy strategy) {
     if (strategy == null) {
       return true;

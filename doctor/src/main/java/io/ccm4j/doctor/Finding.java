@@ -17,16 +17,21 @@ public record Finding(
     String fix) {
 
   static Finding of(CcmWorkload workload, Rule rule) {
+    return of(workload, rule, rule.severity(), rule.consequence());
+  }
+
+  /** With the severity and consequence this workload gives the rule. */
+  static Finding of(CcmWorkload workload, Rule rule, Rule.Severity severity, String consequence) {
     return new Finding(
         workload.source().file().toString(),
         workload.source().line(),
         workload.kind(),
         workload.name(),
         rule.id(),
-        rule.severity(),
+        severity,
         rule.source().title(),
         rule.source().url(),
-        rule.consequence(),
+        consequence,
         rule.fix());
   }
 }

@@ -12,6 +12,14 @@ public enum Rule {
       "The pod never schedules: every new node carries node.cloudprovider.kubernetes.io/uninitialized"
           + " until the cloud-controller-manager removes it, so nothing removes it (deadlock).",
       "Tolerate node.cloudprovider.kubernetes.io/uninitialized (NoSchedule)."),
+  TOLERATE_NETWORK_UNAVAILABLE(
+      "tolerate-network-unavailable",
+      Severity.ERROR,
+      Source.CHICKEN_AND_EGG,
+      "This CCM creates the routes for pod CIDRs (--allocate-node-cidrs with the route controller):"
+          + " until it has, new nodes carry node.kubernetes.io/network-unavailable:NoSchedule, which"
+          + " a Deployment's pods do not tolerate by default, so the CCM never schedules (deadlock).",
+      "Tolerate node.kubernetes.io/network-unavailable (NoSchedule)."),
   TOLERATE_NOT_READY(
       "tolerate-not-ready",
       Severity.ERROR,
@@ -30,8 +38,9 @@ public enum Rule {
       "leader-election",
       Severity.ERROR,
       Source.CHICKEN_AND_EGG,
-      "More than one instance without leader election: several managers act at once and fight over"
-          + " nodes, load balancers and routes.",
+      "Two instances without leader election (several replicas, or a rollout that starts the new pod"
+          + " before the old one stops): two managers act at once and fight over nodes, load"
+          + " balancers and routes.",
       "Remove --leader-elect=false (leader election is on by default)."),
   TOLERATE_CONTROL_PLANE(
       "tolerate-control-plane",
@@ -67,8 +76,9 @@ public enum Rule {
       "rolling-update",
       Severity.WARNING,
       Source.CHICKEN_AND_EGG,
-      "One replica per node (required anti-affinity) and a rolling update that surges: with as many"
-          + " eligible nodes as replicas the new pod has no node to go to and the rollout hangs.",
+      "Host networking, or one replica per node (required anti-affinity), and a rolling update that"
+          + " surges: the new pod needs a node where the old one's port or place is free, and with as"
+          + " many eligible nodes as replicas (one control-plane node) it has none; the rollout hangs.",
       "Set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1."),
   SCALABLE_WORKLOAD(
       "scalable-workload",

@@ -92,7 +92,6 @@ class DoctorTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource({
     "missing-uninitialized-toleration.yaml, tolerate-uninitialized",
-    "not-ready-noexecute.yaml, tolerate-not-ready",
     "pod-network.yaml, host-network",
     "replicas-without-leader-election.yaml, leader-election",
     "control-plane-only-taint.yaml, tolerate-control-plane",
@@ -226,6 +225,92 @@ class DoctorTest {
     assertThatThrownBy(() -> Manifests.read(List.of(envsubst)))
         .isInstanceOf(ManifestException.class)
         .hasMessageContaining("an unrendered template (${...}): render it first");
+  }
+
+  /**
+   * Issue 14: one replica is two managers during every rollout that surges (the default): without
+   * leader election that is a finding; host networking with a surge stalls the rollout on a single
+   * control-plane node. The fix turns leader election on and rolls out one pod at a time.
+   */
+  @Test
+  void aSurgingRolloutCountsAsTwoManagersAndHostNetworkRollsOutOneAtATime() throws Exception {
+    String single =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {replicas: 1, selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {%s, containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim, --leader-elect=false]}]}}}
+        """
+            .formatted(TOLERATIONS + ", affinity: {" + CONTROL_PLANE_AFFINITY + "}");
+    assertThat(rules(single))
+        .contains("leader-election", "host-network")
+        .doesNotContain("anti-affinity");
+    assertThat(rules(single.replace("replicas: 1,", "replicas: 1, strategy: {type: Recreate},")))
+        .as("Recreate: the old pod stops first")
+        .doesNotContain("leader-election");
+    assertThat(
+            rules(
+                single.replace(
+                    "spec: {" + TOLERATIONS, "spec: {hostNetwork: true, " + TOLERATIONS)))
+        .contains("rolling-update");
+
+    CcmWorkload fixed = fixed(single).getFirst();
+
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(fixed.pod().getHostNetwork()).isTrue();
+    assertThat(fixed.pod().getContainers().getFirst().getArgs())
+        .doesNotContain("--leader-elect=false");
+    assertThat(
+            ((io.fabric8.kubernetes.api.model.apps.Deployment) fixed.object())
+                .getSpec()
+                .getStrategy()
+                .getRollingUpdate()
+                .getMaxSurge()
+                .getIntVal())
+        .isZero();
+  }
+
+  /**
+   * Issue 14: the not-ready toleration is an ERROR only when the CCM is on the CNI's critical path
+   * (it needs the pod network, or hands out the pod CIDRs or routes the CNI waits for); a CCM on
+   * the host network that gives the CNI nothing is a WARNING. The message names the missing
+   * effects; a CCM that creates routes must also tolerate network-unavailable; one whose nodes
+   * another component initialises need not tolerate the uninitialized taint.
+   */
+  @Test
+  void theCcmsOwnFlagsDecideWhatDeadlocks() throws Exception {
+    Path scenario = SCENARIOS.resolve("not-ready-noexecute.yaml");
+    List<Finding> hostNetwork = Doctor.examine(Manifests.read(List.of(scenario)));
+    assertThat(hostNetwork)
+        .singleElement()
+        .satisfies(
+            finding -> {
+              assertThat(finding.rule()).isEqualTo("tolerate-not-ready");
+              assertThat(finding.severity()).isEqualTo(Rule.Severity.WARNING);
+              assertThat(finding.consequence())
+                  .contains("node.kubernetes.io/not-ready:NoSchedule")
+                  .contains("node.kubernetes.io/not-ready:NoExecute")
+                  .contains("not a deadlock, unless the CNI waits for the node addresses");
+            });
+
+    String withCidrs =
+        Files.readString(scenario).replace("- run", "- run\n        - --allocate-node-cidrs=true");
+    assertThat(withCidrs).contains("--allocate-node-cidrs=true");
+    List<Finding> routes = Doctor.examine(yaml(withCidrs));
+    assertThat(routes)
+        .filteredOn(f -> f.rule().equals("tolerate-not-ready"))
+        .singleElement()
+        .satisfies(f -> assertThat(f.severity()).isEqualTo(Rule.Severity.ERROR));
+    assertThat(errors(routes)).contains("tolerate-network-unavailable");
+    CcmWorkload fixed = fixed(withCidrs).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+
+    String nodeManagerElsewhere =
+        Files.readString(SCENARIOS.resolve("missing-uninitialized-toleration.yaml"))
+            .replace("- run", "- run\n        - --controllers=*,-cloud-node");
+    assertThat(nodeManagerElsewhere).contains("--controllers=*,-cloud-node");
+    assertThat(rules(nodeManagerElsewhere)).doesNotContain("tolerate-uninitialized");
   }
 
   @Test
