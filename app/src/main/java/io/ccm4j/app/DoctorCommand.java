@@ -92,7 +92,9 @@ public final class DoctorCommand implements Callable<Integer> {
     List<String> notCcms;
     Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
     try {
-      documents = Manifests.read(paths);
+      documents =
+          Manifests.read(
+              paths, problem -> spec.commandLine().getErr().printf("skipped %s%n", problem));
       workloads = Doctor.workloads(documents);
       notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
       for (CcmWorkload workload : workloads) {

@@ -108,6 +108,34 @@ class DoctorCommandTest {
         .doesNotContain("seed");
   }
 
+  /** Issue 14: a directory scan reports a bad file in one line and goes on with the rest. */
+  @Test
+  void aDirectoryScanSkipsABadFileAndGoesOn() throws Exception {
+    Path directory = Files.createDirectories(temp.resolve("manifests"));
+    Files.copy(BROKEN, directory.resolve("a-broken.yaml"));
+    Files.copy(
+        SCENARIOS.resolve("missing-uninitialized-toleration.yaml"),
+        directory.resolve("b-ccm.yaml"));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var command =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true));
+
+    int exit = command.execute("doctor", directory.toString());
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString().lines())
+        .singleElement()
+        .satisfies(
+            line ->
+                assertThat(line)
+                    .startsWith("skipped ")
+                    .contains("a-broken.yaml:5: not valid YAML"));
+    assertThat(out.toString()).contains("b-ccm.yaml").contains("tolerate-uninitialized");
+  }
+
   /** Issue 14: --fix is a drop-in: every object of the input, in order; only the CCM changes. */
   @Test
   void theFixKeepsEveryObjectOfTheInputInOrder() throws Exception {

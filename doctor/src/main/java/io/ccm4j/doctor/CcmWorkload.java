@@ -287,16 +287,40 @@ public record CcmWorkload(
     };
   }
 
-  /** A static pod: the kubelet runs it from a file, and re-creates it; its API copy is a mirror. */
+  /**
+   * A static pod: the kubelet runs it from a file, and re-creates it; its API copy is a mirror. In
+   * a manifest, a bare Pod shaped like a kubeadm static pod counts: no owner, and the label {@code
+   * tier: control-plane} or a hostPath mount of {@code /etc/kubernetes} (where kubeadm keeps the
+   * kubeconfigs such a pod reads).
+   */
   public boolean isStaticPod() {
     if (!(object instanceof Pod)) {
       return false;
     }
     ObjectMeta metadata = object.getMetadata();
-    return (metadata != null
+    if ((metadata != null
             && metadata.getAnnotations() != null
             && metadata.getAnnotations().containsKey(MIRROR_POD_ANNOTATION))
-        || controllerOwner(metadata).filter(owner -> "Node".equals(owner.getKind())).isPresent();
+        || controllerOwner(metadata).filter(owner -> "Node".equals(owner.getKind())).isPresent()) {
+      return true;
+    }
+    if (controllerOwner(metadata).isPresent()) {
+      return false;
+    }
+    boolean controlPlaneTier =
+        metadata != null
+            && metadata.getLabels() != null
+            && "control-plane".equals(metadata.getLabels().get("tier"));
+    boolean kubeadmFiles =
+        pod.getVolumes() != null
+            && pod.getVolumes().stream()
+                .anyMatch(
+                    volume ->
+                        volume != null
+                            && volume.getHostPath() != null
+                            && volume.getHostPath().getPath() != null
+                            && volume.getHostPath().getPath().startsWith("/etc/kubernetes"));
+    return controlPlaneTier || kubeadmFiles;
   }
 
   /**

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -26,6 +27,33 @@ public final class Manifests {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   private Manifests() {}
+
+  /**
+   * The documents of the given files and directories. A file named on its own must be readable (the
+   * first bad one throws); in a directory a bad file is reported to {@code skipped}, one line each,
+   * and the scan goes on with the rest.
+   */
+  public static List<ManifestDocument> read(List<Path> paths, Consumer<String> skipped)
+      throws ManifestException {
+    List<ManifestDocument> documents = new ArrayList<>();
+    for (Path path : paths) {
+      if (!Files.exists(path)) {
+        throw new ManifestException(path + ": no such file or directory");
+      }
+      boolean directory = Files.isDirectory(path);
+      for (Path file : files(path)) {
+        try {
+          documents.addAll(readFile(file));
+        } catch (ManifestException e) {
+          if (!directory) {
+            throw e;
+          }
+          skipped.accept(e.getMessage());
+        }
+      }
+    }
+    return documents;
+  }
 
   public static List<ManifestDocument> read(List<Path> paths) throws ManifestException {
     List<ManifestDocument> documents = new ArrayList<>();

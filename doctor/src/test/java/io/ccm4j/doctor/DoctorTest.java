@@ -313,6 +313,38 @@ class DoctorTest {
     assertThat(rules(nodeManagerElsewhere)).doesNotContain("tolerate-uninitialized");
   }
 
+  /**
+   * Issue 14: a bare Pod shaped like a kubeadm static pod (tier: control-plane, the kubeconfigs
+   * from /etc/kubernetes) is judged as a static pod: no scheduling rules, no scalable-workload
+   * advice. A bare Pod without that shape still gets both.
+   */
+  @Test
+  void aPodShapedLikeAKubeadmStaticPodIsJudgedAsOne() throws Exception {
+    String staticPod =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cloud-controller-manager, namespace: kube-system, labels: {component: cloud-controller-manager, tier: control-plane}}
+        spec:
+          hostNetwork: true
+          priorityClassName: system-node-critical
+          containers: [{name: cloud-controller-manager, image: registry.k8s.io/cloud-controller-manager:v1.37.0,
+            command: [cloud-controller-manager, --cloud-provider=openstack, --kubeconfig=/etc/kubernetes/controller-manager.conf]}]
+          volumes: [{name: kubeconfig, hostPath: {path: /etc/kubernetes/controller-manager.conf, type: FileOrCreate}}]
+        """;
+    CcmWorkload workload = Doctor.workloads(yaml(staticPod)).getFirst();
+    assertThat(workload.isStaticPod()).isTrue();
+    assertThat(rules(staticPod)).isEmpty();
+    assertThat(
+            rules(
+                staticPod
+                    .replace(", tier: control-plane", "")
+                    .replace(
+                        "/etc/kubernetes/controller-manager.conf, type",
+                        "/var/lib/ccm/kubeconfig, type")))
+        .contains("scalable-workload", "tolerate-uninitialized");
+  }
+
   @Test
   void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
     String bare =
