@@ -103,6 +103,11 @@ public final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Whether each controller is to write as its own ServiceAccount (the lab honours it). */
+  public boolean useServiceAccountCredentials() {
+    return kube.useServiceAccountCredentials();
+  }
+
   /**
    * Checks every flag and builds what the manager runs with; nothing is started. Throws a {@link
    * ParameterException} naming the flag at fault. The lab uses it to run a pod's arguments.

@@ -78,6 +78,27 @@ class LabIT {
     assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);
   }
 
+  /**
+   * Issue 14: with --use-service-account-credentials the lab's managers write as upstream's
+   * ServiceAccounts (node-controller, ...), which the API server's bootstrap policy authorises.
+   */
+  @Test
+  void serviceAccountCredentialsAreHonoured() throws Exception {
+    String manifest =
+        Scenarios.manifest("recommended")
+            .replaceFirst("(?m)^(\\s*)- run$", "$1- run\n$1- --use-service-account-credentials");
+    assertThat(manifest).contains("- --use-service-account-credentials");
+
+    LabResult result = run("service-accounts", manifest);
+
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo("controllers write as their ServiceAccounts in kube-system"));
+  }
+
   @Test
   void theDoctorsFixOfADeadlockBootstraps() throws Exception {
     Path broken = temp.resolve("broken.yaml");

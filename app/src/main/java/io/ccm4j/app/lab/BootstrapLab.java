@@ -20,6 +20,7 @@ import io.ccm4j.doctor.Rule;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -94,6 +95,8 @@ public final class BootstrapLab {
   private final Set<String> initialised = ConcurrentHashMap.newKeySet();
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
   private int managersWithoutElection;
+  private final List<ManagerClients> managerClients =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -101,7 +104,8 @@ public final class BootstrapLab {
   }
 
   public LabResult run(String scenario, String manifest) throws Exception {
-    // Building the binaries on a first run is not part of the bootstrap: the clock starts after.
+    // Building the binaries on a first run is not part of the bootstrap, nor is starting the
+    // control plane: the clock's zero is when the manifests are applied.
     ControlPlaneBinaries binaries = ControlPlaneBinaries.resolve();
     timeline = new Timeline();
     out.printf(
@@ -148,6 +152,9 @@ public final class BootstrapLab {
         nodeLifecycle.start();
         timeline.record("node-lifecycle", "watching node health");
         try {
+          // The bootstrap starts here: the control plane's start and the kubelets' registration
+          // before it are setup, shown at negative times.
+          timeline.startBootstrap();
           apply(admin, Scenarios.rbac());
           apply(admin, CNI_DAEMONSET);
           apply(admin, manifest);
@@ -155,6 +162,8 @@ public final class BootstrapLab {
           return watch(scenario, admin, cloud, kubelets, nodes);
         } finally {
           managers.values().forEach(CloudControllerManager::close);
+          managerClients.forEach(ManagerClients::close);
+          managerClients.clear();
           nodeLifecycle.close();
         }
       }
@@ -321,10 +330,12 @@ public final class BootstrapLab {
     List<String> args = pod.getSpec().getContainers().getFirst().getArgs();
     CommandLine command = new CommandLine(new Ccm4j());
     CloudControllerManager.Settings parsed;
+    boolean asServiceAccounts;
     try {
       CommandLine.ParseResult result = command.parseArgs(args.toArray(String[]::new));
       RunCommand run = (RunCommand) result.subcommand().commandSpec().userObject();
       parsed = run.settings();
+      asServiceAccounts = run.useServiceAccountCredentials();
     } catch (CommandLine.ParameterException e) {
       timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());
       return;
@@ -352,12 +363,22 @@ public final class BootstrapLab {
             election,
             Optional.empty(),
             parsed.servingKeys());
+    // --use-service-account-credentials: each controller writes as upstream's ServiceAccount for
+    // it (node-controller, service-controller, route-controller), with tokens the manager requests.
+    ManagerClients clients =
+        asServiceAccounts
+            ? ManagerClients.create(admin.getConfiguration(), 20, 30, true)
+            : ManagerClients.sharing(admin);
+    managerClients.add(clients);
     CloudControllerManager manager =
         new CloudControllerManager(
-            admin,
+            clients,
             settings,
             Controllers.factories(),
             code -> timeline.record(name, "manager exited with " + code));
+    if (asServiceAccounts) {
+      timeline.record(name, "controllers write as their ServiceAccounts in kube-system");
+    }
     managers.put(name, manager);
     if (election.isEmpty()) {
       managersWithoutElection++;

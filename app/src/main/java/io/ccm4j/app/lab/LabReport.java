@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * A self-contained HTML page: the verdict and an SVG timeline of the bootstrap, one row per
- * subject.
+ * subject; zero is when the manifests were applied, the setup before it at negative times.
  */
 public final class LabReport {
 
@@ -27,6 +27,9 @@ public final class LabReport {
     List<Timeline.Entry> entries = result.timeline().entries();
     Map<String, List<Timeline.Entry>> rows = new LinkedHashMap<>();
     entries.forEach(e -> rows.computeIfAbsent(e.subject(), s -> new ArrayList<>()).add(e));
+    // From the earliest setup moment (negative: before the manifests were applied) to the end.
+    double begin =
+        Math.min(0, entries.stream().mapToDouble(Timeline.Entry::seconds).min().orElse(0));
     double end =
         Math.max(
             1,
@@ -35,36 +38,54 @@ public final class LabReport {
                 entries.stream().mapToDouble(Timeline.Entry::seconds).max().orElse(1)));
     int left = 220;
     int width = 900;
-    int rowHeight = 34;
-    int height = 40 + rows.size() * rowHeight;
+    int laneHeight = 12;
+    double span = end - begin;
+    Map<String, List<LabelLayout.Placed>> layouts = new LinkedHashMap<>();
+    int height = 40;
+    for (Map.Entry<String, List<Timeline.Entry>> subject : rows.entrySet()) {
+      List<LabelLayout.Label> labels =
+          subject.getValue().stream()
+              .map(
+                  e -> new LabelLayout.Label(left + (e.seconds() - begin) / span * width, e.what()))
+              .toList();
+      List<LabelLayout.Placed> placed = LabelLayout.place(labels, left, left + width);
+      layouts.put(subject.getKey(), placed);
+      int lanes = placed.stream().mapToInt(LabelLayout.Placed::lane).max().orElse(0) + 1;
+      height += 18 + lanes * laneHeight;
+    }
     StringBuilder svg = new StringBuilder();
     svg.append(
         "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>"
             .formatted(left + width + 40, height));
-    for (int s = 0; s <= (int) end; s += Math.max(1, (int) (end / 10))) {
-      double x = left + s / end * width;
+    double step = Math.max(1, Math.ceil(span / 10));
+    for (double s = Math.ceil(begin / step) * step; s <= end; s += step) {
+      double x = left + (s - begin) / span * width;
       svg.append(
-          "<line x1='%.1f' y1='20' x2='%.1f' y2='%d' stroke='#ddd'/>".formatted(x, x, height));
-      svg.append("<text x='%.1f' y='14' text-anchor='middle'>%ds</text>".formatted(x, s));
+          "<line x1='%.1f' y1='20' x2='%.1f' y2='%d' stroke='%s'/>"
+              .formatted(x, x, height, s == 0 ? "#888" : "#ddd"));
+      svg.append("<text x='%.1f' y='14' text-anchor='middle'>%.0fs</text>".formatted(x, s));
     }
-    int row = 0;
+    int y = 40;
     for (Map.Entry<String, List<Timeline.Entry>> subject : rows.entrySet()) {
-      int y = 40 + row * rowHeight;
+      List<LabelLayout.Placed> placed = layouts.get(subject.getKey());
       svg.append("<text x='4' y='%d'>%s</text>".formatted(y + 4, escape(subject.getKey())));
       svg.append(
           "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#999'/>"
               .formatted(left, y, left + width, y));
-      int i = 0;
-      for (Timeline.Entry entry : subject.getValue()) {
-        double x = left + entry.seconds() / end * width;
+      List<Timeline.Entry> moments = subject.getValue();
+      for (int i = 0; i < moments.size(); i++) {
+        Timeline.Entry entry = moments.get(i);
+        double x = left + (entry.seconds() - begin) / span * width;
         svg.append(
             "<circle cx='%.1f' cy='%d' r='5' fill='%s'><title>%.1f s: %s</title></circle>"
                 .formatted(x, y, color(entry.what()), entry.seconds(), escape(entry.what())));
+        LabelLayout.Placed label = placed.get(i);
         svg.append(
             "<text x='%.1f' y='%d' font-size='9'>%s</text>"
-                .formatted(x + 6, y + ((i++ % 2 == 0) ? -6 : 14), escape(entry.what())));
+                .formatted(label.left(), y + 16 + label.lane() * laneHeight, escape(entry.what())));
       }
-      row++;
+      int lanes = placed.stream().mapToInt(LabelLayout.Placed::lane).max().orElse(0) + 1;
+      y += 18 + lanes * laneHeight;
     }
     svg.append("</svg>");
     StringBuilder table =
