@@ -99,6 +99,36 @@ class LabIT {
                     .isEqualTo("controllers write as their ServiceAccounts in kube-system"));
   }
 
+  /**
+   * Issue 14: another project's CCM manifest (its own image, command and flags): the lab runs
+   * ccm4j's manager on its sim cloud in that pod's place, says so, and judges the bootstrap.
+   */
+  @Test
+  void anotherProjectsCcmManifestIsJudgedOnItsSchedulingAndBootstrap() throws Exception {
+    String vendor =
+        Scenarios.manifest("recommended")
+            .replace(
+                "image: ccm4j:0.1.0",
+                "image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.33.0")
+            .replaceFirst(
+                "(?m)^(\\s*)args:\n\\s*- run\n",
+                "$1command: [/bin/aws-cloud-controller-manager]\n$1args:\n$1- --v=2\n")
+            .replace("--cloud-provider=sim", "--cloud-provider=aws");
+    assertThat(vendor).contains("/bin/aws-cloud-controller-manager").doesNotContain("- run");
+
+    LabResult result = run("vendor", vendor);
+
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo(
+                        "runs ccm4j's manager on the lab's sim cloud in place of"
+                            + " registry.k8s.io/provider-aws/cloud-controller-manager:v1.33.0"
+                            + " (another project's CCM)"));
+  }
+
   @Test
   void theDoctorsFixOfADeadlockBootstraps() throws Exception {
     Path broken = temp.resolve("broken.yaml");

@@ -248,8 +248,16 @@ public record CcmWorkload(
     return end >= 0 ? name.substring(0, end) : name;
   }
 
+  /** The pod's first cloud-controller-manager container, if it has one. */
+  public static Optional<Container> ccmContainer(PodSpec pod) {
+    if (pod == null || pod.getContainers() == null) {
+      return Optional.empty();
+    }
+    return pod.getContainers().stream().filter(CcmWorkload::isCcm).findFirst();
+  }
+
   /** The container's command and arguments, in order. */
-  static List<String> words(Container container) {
+  public static List<String> words(Container container) {
     List<String> words = new ArrayList<>();
     if (container.getCommand() != null) {
       words.addAll(container.getCommand());

@@ -25,6 +25,7 @@ import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -325,9 +326,40 @@ public final class BootstrapLab {
     }
   }
 
+  /**
+   * ccm4j's own manifests run {@code run ...}: the lab runs the manager with exactly those
+   * arguments. Another project's CCM (its own image and flags) is run as ccm4j's manager on the
+   * lab's sim cloud in its place, keeping the flags that shape the bootstrap (leader election,
+   * {@code --controllers}, {@code --use-service-account-credentials}): the verdict is about
+   * scheduling and bootstrap, which the manifest decides, not about that cloud.
+   */
+  private List<String> managerArguments(String name, Container container) {
+    List<String> words = CcmWorkload.words(container);
+    if (!words.isEmpty() && words.getFirst().equals("run")) {
+      return words;
+    }
+    List<String> args = new ArrayList<>(List.of("run", "--cloud-provider=sim"));
+    for (String word : words) {
+      if (word.startsWith("--leader-elect")
+          || word.startsWith("--controllers=")
+          || word.startsWith("--use-service-account-credentials")) {
+        args.add(word);
+      }
+    }
+    timeline.record(
+        name,
+        "runs ccm4j's manager on the lab's sim cloud in place of %s (another project's CCM)"
+            .formatted(container.getImage()));
+    return args;
+  }
+
   private void startManager(KubernetesClient admin, SimCloud cloud, Pod pod) {
     String name = pod.getMetadata().getName();
-    List<String> args = pod.getSpec().getContainers().getFirst().getArgs();
+    Optional<Container> container = CcmWorkload.ccmContainer(pod.getSpec());
+    if (container.isEmpty()) {
+      return;
+    }
+    List<String> args = managerArguments(name, container.get());
     CommandLine command = new CommandLine(new Ccm4j());
     CloudControllerManager.Settings parsed;
     boolean asServiceAccounts;
