@@ -345,6 +345,21 @@ class DoctorTest {
         .contains("scalable-workload", "tolerate-uninitialized");
   }
 
+  /** The README's vendor example: what it prints is what the doctor finds. */
+  @Test
+  void theVendorShapedDaemonSetOfTheReadme() throws Exception {
+    Path vendor = Path.of("src", "test", "resources", "vendor", "aws-style-daemonset.yaml");
+    List<Finding> findings = Doctor.examine(Manifests.read(List.of(vendor)));
+
+    assertThat(findings)
+        .extracting(Finding::rule, Finding::severity)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("tolerate-not-ready", Rule.Severity.WARNING),
+            org.assertj.core.groups.Tuple.tuple("tolerate-control-plane", Rule.Severity.ERROR),
+            org.assertj.core.groups.Tuple.tuple("master-selector", Rule.Severity.ERROR));
+    assertThat(Doctor.check(fixed(Files.readString(vendor)).getFirst())).isEmpty();
+  }
+
   @Test
   void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
     String bare =
