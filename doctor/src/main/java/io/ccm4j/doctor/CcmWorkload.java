@@ -47,24 +47,12 @@ public record CcmWorkload(
    * @throws ManifestException naming the document when it is no valid object of its kind
    */
   static Optional<CcmWorkload> detect(ManifestDocument document) throws ManifestException {
-    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
-    if (type == null) {
+    Optional<HasMetadata> workload = workloadObject(document);
+    if (workload.isEmpty() || ownedByWorkloadController(workload.get().getMetadata())) {
       return Optional.empty();
     }
-    HasMetadata object;
-    try {
-      object = SERIALIZATION.convertValue(document.object(), type);
-    } catch (IllegalArgumentException e) {
-      throw malformed(document, e);
-    }
-    if (ownedByWorkloadController(object.getMetadata())) {
-      return Optional.empty();
-    }
-    // The template shares its pod spec with the object, so fixing one fixes the other.
-    PodTemplateSpec template =
-        object instanceof Pod pod
-            ? new PodTemplateSpec(pod.getMetadata(), pod.getSpec())
-            : templateOf(object);
+    HasMetadata object = workload.get();
+    PodTemplateSpec template = podTemplate(object);
     if (template == null || template.getSpec() == null) {
       return Optional.empty();
     }
@@ -88,20 +76,17 @@ public record CcmWorkload(
    * when no CCM was found, naming the workload, where it is and the flag's value.
    */
   static Optional<String> notACcmButPassesCloudProvider(ManifestDocument document) {
-    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
-    if (type == null) {
-      return Optional.empty();
-    }
-    HasMetadata object;
+    Optional<HasMetadata> workload;
     try {
-      object = SERIALIZATION.convertValue(document.object(), type);
-    } catch (IllegalArgumentException e) {
+      workload = workloadObject(document);
+    } catch (ManifestException e) {
       return Optional.empty(); // detect() reports it
     }
-    PodTemplateSpec template =
-        object instanceof Pod pod
-            ? new PodTemplateSpec(pod.getMetadata(), pod.getSpec())
-            : templateOf(object);
+    if (workload.isEmpty()) {
+      return Optional.empty();
+    }
+    HasMetadata object = workload.get();
+    PodTemplateSpec template = podTemplate(object);
     if (template == null || template.getSpec() == null || runsCcm(template.getSpec())) {
       return Optional.empty();
     }
@@ -116,6 +101,30 @@ public record CcmWorkload(
                         object.getMetadata() == null ? "" : object.getMetadata().getName(),
                         document.location(),
                         provider));
+  }
+
+  /** The document as its workload type; empty when it is no workload kind. */
+  private static Optional<HasMetadata> workloadObject(ManifestDocument document)
+      throws ManifestException {
+    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
+    if (type == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(SERIALIZATION.convertValue(document.object(), type));
+    } catch (IllegalArgumentException e) {
+      throw malformed(document, e);
+    }
+  }
+
+  /**
+   * The workload's pod template; a bare Pod's is made of its own metadata and spec. The template
+   * shares its pod spec with the object, so fixing one fixes the other.
+   */
+  private static PodTemplateSpec podTemplate(HasMetadata object) {
+    return object instanceof Pod pod
+        ? new PodTemplateSpec(pod.getMetadata(), pod.getSpec())
+        : templateOf(object);
   }
 
   private static ManifestException malformed(
