@@ -49,6 +49,9 @@ class LabIT {
             + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
             + " | node(s) had untolerated taint(s)",
         "replicas-without-leader-election | collision | |",
+        "master-only-toleration | deadlocked"
+            + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
+            + " | node(s) had untolerated taint(s)",
       })
   void eachScenarioReachesItsVerdict(
       String scenario, String verdict, String explainedBy, String schedulerSays) throws Exception {

@@ -22,7 +22,8 @@ public final class Scenarios {
           "not-ready-noexecute",
           "replicas-without-leader-election",
           "pod-network",
-          "control-plane-only-taint");
+          "control-plane-only-taint",
+          "master-only-toleration");
 
   private Scenarios() {}
 

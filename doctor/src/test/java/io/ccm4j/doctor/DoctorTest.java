@@ -95,6 +95,7 @@ class DoctorTest {
     "pod-network.yaml, host-network",
     "replicas-without-leader-election.yaml, leader-election",
     "control-plane-only-taint.yaml, tolerate-control-plane",
+    "master-only-toleration.yaml, tolerate-control-plane",
   })
   void eachDeadlockingScenarioIsAnErrorOfItsRule(String file, String rule) throws Exception {
     List<Finding> findings = Doctor.examine(Manifests.read(List.of(SCENARIOS.resolve(file))));
