@@ -38,7 +38,8 @@ public final class LabCommand implements Callable<Integer> {
       defaultValue = Scenarios.RECOMMENDED,
       description =
           "recommended (deploy/), missing-uninitialized-toleration, not-ready-noexecute,"
-              + " replicas-without-leader-election, pod-network, control-plane-only-taint, master-only-toleration."
+              + " replicas-without-leader-election, pod-network, control-plane-only-taint, master-only-toleration,"
+              + " network-unavailable-with-routes."
               + " Default: ${DEFAULT-VALUE}.")
   String scenario;
 

@@ -49,6 +49,7 @@ class LabIT {
             + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
             + " | node(s) had untolerated taint(s)",
         "replicas-without-leader-election | collision | |",
+        "network-unavailable-with-routes | deadlocked | | node(s) had untolerated taint(s)",
         "master-only-toleration | deadlocked"
             + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
             + " | node(s) had untolerated taint(s)",
@@ -130,6 +131,31 @@ class LabIT {
                         "runs ccm4j's manager on the lab's sim cloud in place of"
                             + " registry.k8s.io/provider-aws/cloud-controller-manager:v1.33.0"
                             + " (another project's CCM)"));
+  }
+
+  /**
+   * Issue 14's Azure pattern fixed: tolerating network-unavailable, the CCM schedules, hands out
+   * the pod CIDRs and creates the routes, which clear every node's NetworkUnavailable.
+   */
+  @Test
+  void theDoctorsFixOfTheRoutesDeadlockBootstrapsThroughTheRoutes() throws Exception {
+    Path broken = temp.resolve("routes.yaml");
+    Files.writeString(broken, Scenarios.manifest("network-unavailable-with-routes"));
+    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
+    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+    assertThat(fixed).contains("node.kubernetes.io/network-unavailable");
+
+    LabResult result = run("routes-fixed", fixed);
+
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo("NetworkUnavailable until its route exists (routes by the CCM)"));
   }
 
   @Test

@@ -23,7 +23,8 @@ public final class Scenarios {
           "replicas-without-leader-election",
           "pod-network",
           "control-plane-only-taint",
-          "master-only-toleration");
+          "master-only-toleration",
+          "network-unavailable-with-routes");
 
   private Scenarios() {}
 

@@ -96,6 +96,7 @@ class DoctorTest {
     "replicas-without-leader-election.yaml, leader-election",
     "control-plane-only-taint.yaml, tolerate-control-plane",
     "master-only-toleration.yaml, tolerate-control-plane",
+    "network-unavailable-with-routes.yaml, tolerate-network-unavailable",
   })
   void eachDeadlockingScenarioIsAnErrorOfItsRule(String file, String rule) throws Exception {
     List<Finding> findings = Doctor.examine(Manifests.read(List.of(SCENARIOS.resolve(file))));

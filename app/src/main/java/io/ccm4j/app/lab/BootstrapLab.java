@@ -15,7 +15,10 @@ import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.LiveDoctor;
+import io.ccm4j.doctor.ManifestException;
+import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Rule;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.provider.sim.SimCloud;
@@ -34,8 +37,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,6 +132,9 @@ public final class BootstrapLab {
           "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
       SimCloud cloud = SimCloudProviderFactory.fromYaml(cloudConfig());
       List<String> nodes = registerNodes(kubelets);
+      if (routedByTheCcm(manifest)) {
+        markNetworkUnavailable(admin, nodes);
+      }
       NodeHealthSettings health =
           new NodeHealthSettings(
               Duration.ofSeconds(1),
@@ -168,6 +177,44 @@ public final class BootstrapLab {
           nodeLifecycle.close();
         }
       }
+    }
+  }
+
+  /**
+   * Whether the CCM of the manifest creates the routes of the pod network (the Azure pattern): the
+   * lab's nodes then start NetworkUnavailable, as such a cluster's do until the routes exist.
+   */
+  private static boolean routedByTheCcm(String manifest) {
+    try {
+      Path file = Files.createTempFile("ccm4j-lab-manifest", ".yaml");
+      try {
+        Files.writeString(file, manifest);
+        return Doctor.workloads(Manifests.read(List.of(file))).stream()
+            .anyMatch(CcmWorkload::createsRoutes);
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException | ManifestException e) {
+      return false; // applying it reports what is wrong with it
+    }
+  }
+
+  /** NetworkUnavailable until the route controller has created each node's route. */
+  private void markNetworkUnavailable(KubernetesClient admin, List<String> nodes) {
+    String now =
+        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    String patch =
+        ("{\"status\":{\"conditions\":[{\"type\":\"NetworkUnavailable\",\"status\":\"True\","
+                + "\"reason\":\"NoRouteCreated\",\"message\":\"waiting for the route of the node's pod"
+                + " CIDR\",\"lastTransitionTime\":\"%s\",\"lastHeartbeatTime\":\"%s\"}]}}")
+            .formatted(now, now);
+    for (String node : nodes) {
+      admin
+          .nodes()
+          .withName(node)
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+      timeline.record(node, "NetworkUnavailable until its route exists (routes by the CCM)");
     }
   }
 
