@@ -13,6 +13,7 @@ import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -107,11 +108,10 @@ class ServiceAccountCredentialsIT {
         KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults());
         CloudControllerManager manager =
             new CloudControllerManager(
-                admin,
+                ManagerClients.sharing(admin, serviceAccounts::forController),
                 settings,
                 Controllers.factories(),
-                code -> {},
-                serviceAccounts::forController)) {
+                code -> {})) {
       manager.start();
       await("the controller's ServiceAccount is created")
           .atMost(30, TimeUnit.SECONDS)

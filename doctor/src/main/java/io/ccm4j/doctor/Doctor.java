@@ -206,18 +206,9 @@ public final class Doctor {
         !Boolean.TRUE.equals(pod.getHostNetwork())
             || workload.allocatesNodeCidrs()
             || workload.createsRoutes();
-    List<String> missing = new ArrayList<>();
-    if (!workload.bypassesScheduler() && !tolerates(pod, NOT_READY_NO_SCHEDULE)) {
-      missing.add("node.kubernetes.io/not-ready:NoSchedule (keeps it from being scheduled)");
-    }
-    if (!workload.isStaticPod()
-        && !(workload.object() instanceof DaemonSet)
-        && !tolerates(pod, NOT_READY_NO_EXECUTE)) {
-      missing.add("node.kubernetes.io/not-ready:NoExecute (evicts it)");
-    }
     String consequence =
         "It does not tolerate "
-            + String.join(" nor ", missing)
+            + String.join(" nor ", missingNotReadyTolerations(workload))
             + "; new nodes are not ready until the CNI runs. "
             + (onCniPath
                 ? "The CNI waits for this CCM (it needs the pod network, or gives the pod CIDRs or"
@@ -344,13 +335,22 @@ public final class Doctor {
    * NoExecute unless the DaemonSet controller adds that toleration itself; none for a static pod.
    */
   private static boolean toleratesNotReady(CcmWorkload workload) {
+    return missingNotReadyTolerations(workload).isEmpty();
+  }
+
+  /** The not-ready effects that matter and the pod does not tolerate, each with what it does. */
+  private static List<String> missingNotReadyTolerations(CcmWorkload workload) {
     PodSpec pod = workload.pod();
-    boolean noSchedule = workload.bypassesScheduler() || tolerates(pod, NOT_READY_NO_SCHEDULE);
-    boolean noExecute =
-        workload.isStaticPod()
-            || workload.object() instanceof DaemonSet
-            || tolerates(pod, NOT_READY_NO_EXECUTE);
-    return noSchedule && noExecute;
+    List<String> missing = new ArrayList<>();
+    if (!workload.bypassesScheduler() && !tolerates(pod, NOT_READY_NO_SCHEDULE)) {
+      missing.add("node.kubernetes.io/not-ready:NoSchedule (keeps it from being scheduled)");
+    }
+    if (!workload.isStaticPod()
+        && !(workload.object() instanceof DaemonSet)
+        && !tolerates(pod, NOT_READY_NO_EXECUTE)) {
+      missing.add("node.kubernetes.io/not-ready:NoExecute (evicts it)");
+    }
+    return missing;
   }
 
   static boolean tolerates(PodSpec pod, Taint taint) {

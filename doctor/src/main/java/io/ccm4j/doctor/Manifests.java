@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -86,13 +85,7 @@ public final class Manifests {
    * What a file that is no valid YAML is, when it is a template not yet rendered: a Helm chart's
    * ({@code {{ ... }}}) or an envsubst one ({@code ${NAME}}). Its parser error would only confuse.
    */
-  private static Optional<String> unrenderedTemplate(Path file) {
-    String text;
-    try {
-      text = Files.readString(file);
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+  private static Optional<String> unrenderedTemplate(String text) {
     if (text.contains("{{") && text.contains("}}")) {
       return Optional.of(
           "an unrendered Helm template ({{ ... }}): render it with helm template first");
@@ -104,11 +97,24 @@ public final class Manifests {
     return Optional.empty();
   }
 
-  @SuppressWarnings("unchecked")
   static List<ManifestDocument> readFile(Path file) throws ManifestException {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+    }
+    return read(text, file);
+  }
+
+  /**
+   * The documents of manifest text that is no file of its own (the lab's scenario), named {@code
+   * file} in messages.
+   */
+  @SuppressWarnings("unchecked")
+  public static List<ManifestDocument> read(String text, Path file) throws ManifestException {
     List<ManifestDocument> documents = new ArrayList<>();
-    try (Reader reader = Files.newBufferedReader(file);
-        JsonParser parser = YAML.getFactory().createParser(reader)) {
+    try (JsonParser parser = YAML.getFactory().createParser(text)) {
       while (true) {
         JsonToken token = parser.nextToken();
         if (token == null) {
@@ -137,7 +143,7 @@ public final class Manifests {
     } catch (JsonProcessingException e) {
       JsonLocation location = e.getLocation();
       int line = location == null ? 0 : location.getLineNr();
-      Optional<String> template = unrenderedTemplate(file);
+      Optional<String> template = unrenderedTemplate(text);
       if (template.isPresent()) {
         throw new ManifestException("%s:%d: %s".formatted(file, line, template.get()));
       }

@@ -8,6 +8,8 @@ import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -21,8 +23,6 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -30,8 +30,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -367,23 +365,18 @@ public final class FaultsBenchmark {
       }
       awaitTrue("every node routed", () -> routed(client, prefix) == nodes, manager);
       out.printf("cni: %d nodes routed; the CNI writes NetworkUnavailable=True on each%n", nodes);
-      String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-      String patch =
-          """
-          {"status":{"conditions":[{"type":"NetworkUnavailable","status":"True",\
-          "reason":"CNIWaitingForRoutes","message":"the CNI waits for routes",\
-          "lastTransitionTime":"%s","lastHeartbeatTime":"%s"}]}}"""
-              .formatted(now, now);
       long written = System.nanoTime();
       IntStream.range(0, nodes)
           .parallel()
           .forEach(
               i ->
-                  client
-                      .nodes()
-                      .withName(prefix + i)
-                      .subresource("status")
-                      .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch));
+                  NodePatches.patchCondition(
+                      client,
+                      prefix + i,
+                      NodeConditions.NETWORK_UNAVAILABLE,
+                      "True",
+                      "CNIWaitingForRoutes",
+                      "the CNI waits for routes"));
       awaitTrue("every node routed again", () -> routed(client, prefix) == nodes, manager);
       double seconds = (System.nanoTime() - written) / 1e9;
       return new CniConditions(
@@ -517,7 +510,7 @@ public final class FaultsBenchmark {
   }
 
   private static boolean routeCreated(NodeCondition condition) {
-    return "NetworkUnavailable".equals(condition.getType())
+    return NodeConditions.NETWORK_UNAVAILABLE.equals(condition.getType())
         && "False".equals(condition.getStatus())
         && "RouteCreated".equals(condition.getReason());
   }

@@ -11,6 +11,8 @@ import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -37,10 +39,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -186,34 +186,23 @@ public final class BootstrapLab {
    */
   private static boolean routedByTheCcm(String manifest) {
     try {
-      Path file = Files.createTempFile("ccm4j-lab-manifest", ".yaml");
-      try {
-        Files.writeString(file, manifest);
-        return Doctor.workloads(Manifests.read(List.of(file))).stream()
-            .anyMatch(CcmWorkload::createsRoutes);
-      } finally {
-        Files.deleteIfExists(file);
-      }
-    } catch (IOException | ManifestException e) {
+      return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
+          .anyMatch(CcmWorkload::createsRoutes);
+    } catch (ManifestException e) {
       return false; // applying it reports what is wrong with it
     }
   }
 
   /** NetworkUnavailable until the route controller has created each node's route. */
   private void markNetworkUnavailable(KubernetesClient admin, List<String> nodes) {
-    String now =
-        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-    String patch =
-        ("{\"status\":{\"conditions\":[{\"type\":\"NetworkUnavailable\",\"status\":\"True\","
-                + "\"reason\":\"NoRouteCreated\",\"message\":\"waiting for the route of the node's pod"
-                + " CIDR\",\"lastTransitionTime\":\"%s\",\"lastHeartbeatTime\":\"%s\"}]}}")
-            .formatted(now, now);
     for (String node : nodes) {
-      admin
-          .nodes()
-          .withName(node)
-          .subresource("status")
-          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+      NodePatches.patchCondition(
+          admin,
+          node,
+          NodeConditions.NETWORK_UNAVAILABLE,
+          "True",
+          "NoRouteCreated",
+          "waiting for the route of the node's pod CIDR");
       timeline.record(node, "NetworkUnavailable until its route exists (routes by the CCM)");
     }
   }

@@ -74,12 +74,6 @@ public final class CloudControllerManager implements AutoCloseable {
   /** How long a stopping manager waits for its Lease to be released. */
   static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
-  /** The client a controller writes with, by its upstream client name. */
-  @FunctionalInterface
-  public interface ControllerClients {
-    KubernetesClient forController(String clientName);
-  }
-
   /** Everything the manager runs with, validated. */
   public record Settings(
       CloudProvider cloud,
@@ -144,23 +138,6 @@ public final class CloudControllerManager implements AutoCloseable {
       Map<String, ControllerFactory> factories,
       IntConsumer exit) {
     this(ManagerClients.sharing(client), settings, factories, exit);
-  }
-
-  /**
-   * @param controllerClients the client each controller writes with, by its upstream client name;
-   *     everything else uses {@code client}
-   */
-  public CloudControllerManager(
-      KubernetesClient client,
-      Settings settings,
-      Map<String, ControllerFactory> factories,
-      IntConsumer exit,
-      ControllerClients controllerClients) {
-    this(
-        ManagerClients.sharing(client, controllerClients::forController),
-        settings,
-        factories,
-        exit);
   }
 
   /**

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,7 @@ import java.util.function.UnaryOperator;
 public final class NodePatches {
 
   private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
+  private static final PatchContext STRATEGIC = PatchContext.of(PatchType.STRATEGIC_MERGE);
 
   private NodePatches() {}
 
@@ -40,6 +43,33 @@ public final class NodePatches {
         .resource(named(nodeName))
         .subresource("status")
         .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+  }
+
+  /**
+   * Sets one condition of {@code status.conditions} (a strategic merge by type: the kubelet's and
+   * other components' conditions stay), its transition and heartbeat times now.
+   */
+  public static Node patchCondition(
+      KubernetesClient client,
+      String nodeName,
+      String type,
+      String status,
+      String reason,
+      String message) {
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    Map<String, Object> condition = new LinkedHashMap<>();
+    condition.put("type", type);
+    condition.put("status", status);
+    condition.put("reason", reason);
+    condition.put("message", message);
+    condition.put("lastTransitionTime", now);
+    condition.put("lastHeartbeatTime", now);
+    Map<String, Object> patch = Map.of("status", Map.of("conditions", List.of(condition)));
+    return client
+        .nodes()
+        .resource(named(nodeName))
+        .subresource("status")
+        .patch(STRATEGIC, client.getKubernetesSerialization().asJson(patch));
   }
 
   /** Sets labels, leaving the others alone. */

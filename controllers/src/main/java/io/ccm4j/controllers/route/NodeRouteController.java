@@ -28,14 +28,10 @@ import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,8 +85,6 @@ public final class NodeRouteController implements Controller {
 
   /** R3: one pass per this interval at most, and no change waits longer. */
   static final Duration WATCH_MIN_INTERVAL = Duration.ofSeconds(10);
-
-  private static final PatchContext STRATEGIC_MERGE = PatchContext.of(PatchType.STRATEGIC_MERGE);
 
   private final KubernetesClient client;
   private final Routes routes;
@@ -409,27 +403,17 @@ public final class NodeRouteController implements Controller {
 
   private void writeNetworkCondition(Node node, NetworkCondition condition) {
     String name = node.getMetadata().getName();
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    Map<String, Object> entry = new LinkedHashMap<>();
-    entry.put("type", NodeConditions.NETWORK_UNAVAILABLE);
-    entry.put("status", condition.status());
-    entry.put("reason", condition.reason());
-    entry.put("message", condition.message());
-    entry.put("lastTransitionTime", now);
-    entry.put("lastHeartbeatTime", now);
-    String patch =
-        client
-            .getKubernetesSerialization()
-            .asJson(Map.of("status", Map.of("conditions", List.of(entry))));
     try {
       Conflicts.retryOnConflict(
           Conflicts.PATCH_BACKOFF,
           () ->
-              client
-                  .nodes()
-                  .resource(NodePatches.named(name))
-                  .subresource("status")
-                  .patch(STRATEGIC_MERGE, patch));
+              NodePatches.patchCondition(
+                  client,
+                  name,
+                  NodeConditions.NETWORK_UNAVAILABLE,
+                  condition.status(),
+                  condition.reason(),
+                  condition.message()));
       log.info("node {}: NetworkUnavailable={} ({})", name, condition.status(), condition.reason());
     } catch (RuntimeException e) {
       log.error("Error updating node {}: {}", name, e.getMessage());

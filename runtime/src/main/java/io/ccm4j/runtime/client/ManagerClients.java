@@ -57,9 +57,9 @@ public final class ManagerClients implements AutoCloseable {
    */
   public static ManagerClients create(
       Config config, double qps, int burst, boolean serviceAccountCredentials) {
-    KubernetesClient manager = concern(config, "shared-informers", qps, burst);
-    KubernetesClient leaderElection = concern(config, "leader-election", qps, burst);
-    KubernetesClient reviews = concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST);
+    KubernetesClient manager = concern(config, "shared-informers", qps, burst, null);
+    KubernetesClient leaderElection = concern(config, "leader-election", qps, burst, null);
+    KubernetesClient reviews = concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST, null);
     ManagerClients clients;
     Fence fence = new Fence();
     if (serviceAccountCredentials) {
@@ -73,13 +73,7 @@ public final class ManagerClients implements AutoCloseable {
               manager,
               leaderElection,
               reviews,
-              name ->
-                  KubeClients.create(
-                      new ConfigBuilder(config).build(),
-                      KubeClients.USER_AGENT + "/" + name,
-                      qps,
-                      burst,
-                      fence),
+              name -> concern(config, name, qps, burst, fence),
               fence);
       clients.closesControllerClients = true;
     }
@@ -104,10 +98,18 @@ public final class ManagerClients implements AutoCloseable {
     return new ManagerClients(client, client, client, controllers, new Fence());
   }
 
-  /** A client of its own for one concern; the configuration is copied, not changed. */
-  public static KubernetesClient concern(Config config, String concern, double qps, int burst) {
+  /**
+   * A client of its own for one concern, behind the fence when one is given; the configuration is
+   * copied, not changed.
+   */
+  private static KubernetesClient concern(
+      Config config, String concern, double qps, int burst, Fence fence) {
     return KubeClients.create(
-        new ConfigBuilder(config).build(), KubeClients.USER_AGENT + "/" + concern, qps, burst);
+        new ConfigBuilder(config).build(),
+        KubeClients.USER_AGENT + "/" + concern,
+        qps,
+        burst,
+        fence);
   }
 
   /**
