@@ -14,15 +14,12 @@ public final class KubeClients {
 
   /** A client throttled to {@code qps} requests a second with bursts of {@code burst}. */
   public static KubernetesClient create(Config config, double qps, int burst) {
-    return create(config, USER_AGENT, qps, burst);
+    return create(config, USER_AGENT, qps, burst, null);
   }
 
-  /** The same, with the given user agent (set on {@code config}). */
-  public static KubernetesClient create(Config config, String userAgent, double qps, int burst) {
-    return create(config, userAgent, qps, burst, null);
-  }
-
-  /** The same, behind a fence when one is given. */
+  /**
+   * The same, with the given user agent (set on {@code config}), behind a fence when one is given.
+   */
   public static KubernetesClient create(
       Config config, String userAgent, double qps, int burst, Fence fence) {
     config.setUserAgent(userAgent);
