@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
       "",
       "Bootstrap a cluster on this machine (real kube-apiserver, kube-scheduler and workload",
       "controllers; simulated kubelets, CNI and cloud) with a cloud-controller-manager manifest, show",
-      "the progress, end with a verdict and write an HTML report with a timeline. Exit code 0 only",
-      "when the cluster bootstrapped."
+      "the progress, end with a verdict and write an HTML report with a timeline. Once bootstrapped,",
+      "a LoadBalancer Service is created and a request to its load balancer must be answered by a",
+      "node. Exit code 0 only when the cluster bootstrapped and that request was answered."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -88,8 +89,14 @@ public final class LabCommand implements Callable<Integer> {
         new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
     Path file = LabReport.write(result, report);
     System.out.println();
-    if (result.succeeded()) {
+    if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
       System.out.printf("Verdict: bootstrapped in %.1f s.%n", result.seconds());
+      result
+          .traffic()
+          .ifPresent(
+              traffic ->
+                  System.out.printf(
+                      "Traffic: %s%s.%n", traffic.answered() ? "" : "FAILED: ", traffic.summary()));
     } else {
       System.out.printf("Verdict: %s after %.1f s.%n", result.verdict(), result.seconds());
       result.explanation().forEach(line -> System.out.println("  - " + line));

@@ -33,6 +33,13 @@ class LabIT {
         .run(name, manifest);
   }
 
+  /** Bootstrapped, and the load balancer the CCM provisioned afterwards answered a request. */
+  private static void assertBootstrappedAndServing(LabResult result) {
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.traffic())
+        .hasValueSatisfying(t -> assertThat(t.answered()).as(t.summary()).isTrue());
+  }
+
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(
       delimiter = '|',
@@ -61,11 +68,26 @@ class LabIT {
         "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
 
     assertThat(result.verdict()).isEqualTo(verdict);
-    if (result.succeeded()) {
+    if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
       assertThat(result.explanation()).isEmpty();
       assertThat(result.timeline().entries())
           .anySatisfy(e -> assertThat(e.what()).isEqualTo("leads"));
+      // Issue 14, point 12: once bootstrapped, a request through the load balancer the CCM
+      // provisioned for a LoadBalancer Service is answered by one of the workers (the
+      // control-plane nodes are labelled out of load balancers, as kubeadm does).
+      assertThat(result.traffic())
+          .hasValueSatisfying(
+              traffic -> {
+                assertThat(traffic.answered()).as(traffic.summary()).isTrue();
+                assertThat(traffic.summary())
+                    .matches(
+                        "GET http://127\\.\\d+\\.100\\.\\d+/ was answered by node"
+                            + " worker-\\d \\(its kube-proxy, for Service default/lab-web\\)"
+                            + " through the load balancer");
+              });
+      assertThat(result.succeeded()).isTrue();
     } else {
+      assertThat(result.traffic()).isEmpty();
       assertThat(result.explanation()).isNotEmpty();
     }
     if (explainedBy != null) {
@@ -78,8 +100,11 @@ class LabIT {
                   assertThat(e)
                       .contains("the scheduler says: 0/6 nodes are available: ", schedulerSays));
     }
-    Path report = LabReport.write(result, temp);
-    assertThat(Files.readString(report)).contains("<svg", "ccm4j lab: " + scenario);
+    String report = Files.readString(LabReport.write(result, temp));
+    assertThat(report).contains("<svg", "ccm4j lab: " + scenario);
+    if (result.traffic().isPresent()) {
+      assertThat(report).contains("Traffic: GET http://127.", "through the load balancer");
+    }
   }
 
   /**
@@ -95,7 +120,7 @@ class LabIT {
 
     LabResult result = run("service-accounts", manifest);
 
-    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertBootstrappedAndServing(result);
     assertThat(result.timeline().entries())
         .anySatisfy(
             e ->
@@ -122,7 +147,7 @@ class LabIT {
 
     LabResult result = run("vendor", vendor);
 
-    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertBootstrappedAndServing(result);
     assertThat(result.timeline().entries())
         .anySatisfy(
             e ->
@@ -150,7 +175,7 @@ class LabIT {
 
     LabResult result = run("routes-fixed", fixed);
 
-    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertBootstrappedAndServing(result);
     assertThat(result.timeline().entries())
         .anySatisfy(
             e ->
@@ -168,6 +193,6 @@ class LabIT {
     }
     String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
 
-    assertThat(run("fixed", fixed).verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertBootstrappedAndServing(run("fixed", fixed));
   }
 }

@@ -6,6 +6,7 @@ import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
@@ -23,6 +24,8 @@ import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Rule;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.provider.local.LocalCloud;
+import io.ccm4j.provider.local.LocalCloudProviderFactory;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.client.ManagerClients;
@@ -30,6 +33,7 @@ import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.ccm4j.simulator.proxy.KubeProxyFleet;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -50,6 +54,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine;
 
 /**
@@ -89,6 +94,9 @@ public final class BootstrapLab {
               image: ccm4j/sim-cni:1
       """;
 
+  /** How long a load balancer may take to be provisioned and answer, once bootstrapped. */
+  private static final Duration TRAFFIC_BUDGET = Duration.ofSeconds(30);
+
   /** What to run. */
   public record Settings(int controlPlaneNodes, int workerNodes, Duration timeout) {}
 
@@ -104,6 +112,16 @@ public final class BootstrapLab {
   private int managersWithoutElection;
   private final List<ManagerClients> managerClients =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * This run's addresses on the machine's loopback, {@code 127.<n>.}: nodes in {@code .0.x}
+   * (control plane) and {@code .1.x} (workers), load balancers in {@code .100.x}.
+   */
+  private final String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
+
+  private SimCloud simCloud;
+  private volatile boolean serviceControllerRuns;
+  private LocalCloud loadBalancers;
 
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -126,12 +144,19 @@ public final class BootstrapLab {
                 .withControllerManager(true)
                 .start();
         KubernetesClient admin = controlPlane.newClient();
-        KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
+        KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults());
+        KubeProxyFleet proxies = new KubeProxyFleet(admin);
+        LocalCloud local =
+            LocalCloudProviderFactory.fromYaml(
+                "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
+                    .formatted(loopback))) {
       timeline.record(
           "control plane",
           "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
       SimCloud cloud = SimCloudProviderFactory.fromYaml(cloudConfig());
-      List<String> nodes = registerNodes(kubelets);
+      simCloud = cloud;
+      loadBalancers = local;
+      List<String> nodes = registerNodes(kubelets, proxies);
       if (routedByTheCcm(manifest)) {
         markNetworkUnavailable(admin, nodes);
       }
@@ -169,7 +194,7 @@ public final class BootstrapLab {
           apply(admin, CNI_DAEMONSET);
           apply(admin, manifest);
           timeline.record("manifests", "applied RBAC, the CNI DaemonSet and the CCM manifest");
-          return watch(scenario, admin, cloud, kubelets, nodes);
+          return watch(scenario, admin, kubelets, nodes);
         } finally {
           managers.values().forEach(CloudControllerManager::close);
           managerClients.forEach(ManagerClients::close);
@@ -211,37 +236,57 @@ public final class BootstrapLab {
     StringBuilder yaml = new StringBuilder("instances:\n");
     for (int i = 0; i < settings.controlPlaneNodes(); i++) {
       yaml.append(
-          "  - {name: cp-%d, region: lab, zone: lab-%d, instanceType: sim.large, addresses: [10.0.0.%d]}\n"
-              .formatted(i, i % 3, 10 + i));
+          "  - {name: cp-%d, region: lab, zone: lab-%d, instanceType: sim.large, addresses: [%s]}\n"
+              .formatted(i, i % 3, controlPlaneIp(i)));
     }
     for (int i = 0; i < settings.workerNodes(); i++) {
       yaml.append(
-          "  - {name: worker-%d, region: lab, zone: lab-%d, instanceType: sim.small, addresses: [10.0.1.%d]}\n"
-              .formatted(i, i % 3, 10 + i));
+          "  - {name: worker-%d, region: lab, zone: lab-%d, instanceType: sim.small, addresses: [%s]}\n"
+              .formatted(i, i % 3, workerIp(i)));
     }
     return yaml.toString();
   }
 
-  private List<String> registerNodes(KubeletFleet kubelets) {
+  private String controlPlaneIp(int i) {
+    return loopback + "0." + (10 + i);
+  }
+
+  private String workerIp(int i) {
+    return loopback + "1." + (10 + i);
+  }
+
+  /**
+   * The nodes' kubelets, and on each a kube-proxy serving the node ports on the address the cloud
+   * gives the node (as kube-proxy's DaemonSet runs on the host network, tolerating every taint).
+   */
+  private List<String> registerNodes(KubeletFleet kubelets, KubeProxyFleet proxies) {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < settings.controlPlaneNodes(); i++) {
       String name = "cp-" + i;
       kubelets.register(
           NodeSpec.named(name)
               .withNotReady(NETWORK_NOT_READY)
-              .withLabels(Map.of(WellKnownLabels.ROLE_CONTROL_PLANE, ""))
+              // as kubeadm labels its control-plane nodes: no load balancer traffic to them
+              .withLabels(
+                  Map.of(
+                      WellKnownLabels.ROLE_CONTROL_PLANE,
+                      "",
+                      WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS,
+                      ""))
               .withTaints(
                   List.of(
                       new TaintBuilder()
                           .withKey(WellKnownTaints.CONTROL_PLANE)
                           .withEffect("NoSchedule")
                           .build())));
+      proxies.start(name, controlPlaneIp(i));
       names.add(name);
       timeline.record(name, "kubelet registered (uninitialized, network not ready)");
     }
     for (int i = 0; i < settings.workerNodes(); i++) {
       String name = "worker-" + i;
       kubelets.register(NodeSpec.named(name).withNotReady(NETWORK_NOT_READY));
+      proxies.start(name, workerIp(i));
       names.add(name);
       timeline.record(name, "kubelet registered (uninitialized, network not ready)");
     }
@@ -256,16 +301,12 @@ public final class BootstrapLab {
   }
 
   private LabResult watch(
-      String scenario,
-      KubernetesClient admin,
-      SimCloud cloud,
-      KubeletFleet kubelets,
-      List<String> nodes)
+      String scenario, KubernetesClient admin, KubeletFleet kubelets, List<String> nodes)
       throws InterruptedException {
     long deadline = System.nanoTime() + settings.timeout().toNanos();
     long nextProgress = 0;
     while (System.nanoTime() < deadline) {
-      runBoundPods(admin, cloud);
+      runBoundPods(admin);
       bringUpNetworks(admin, kubelets);
       int ready = trackNodes(admin, nodes);
       long active = managers.values().stream().filter(CloudControllerManager::isLeader).count();
@@ -284,12 +325,14 @@ public final class BootstrapLab {
                     + " (%d run with --leader-elect=false): each initialises nodes and would program load balancers"
                         .formatted(managersWithoutElection)
                     + " and routes on its own."),
-            timeline);
+            timeline,
+            Optional.empty());
       }
       if (ready == nodes.size() && initialised.size() == nodes.size()) {
         double at = timeline.elapsedSeconds();
         timeline.record("verdict", "bootstrapped");
-        return new LabResult(scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline);
+        return new LabResult(
+            scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline, checkTraffic(admin));
       }
       if (System.nanoTime() > nextProgress) {
         List<Pod> ccmPods =
@@ -323,14 +366,30 @@ public final class BootstrapLab {
     }
     double at = timeline.elapsedSeconds();
     timeline.record("verdict", "deadlocked");
-    return new LabResult(scenario, LabResult.DEADLOCKED, at, explanation, timeline);
+    return new LabResult(
+        scenario, LabResult.DEADLOCKED, at, explanation, timeline, Optional.empty());
+  }
+
+  /**
+   * After the bootstrap, a request through a load balancer the CCM provisions must reach a node;
+   * not checked when no CCM runs the service controller ({@code --controllers} without it).
+   */
+  private Optional<LabResult.Traffic> checkTraffic(KubernetesClient admin)
+      throws InterruptedException {
+    if (!serviceControllerRuns) {
+      timeline.record("traffic", "not checked: no CCM runs the service controller");
+      return Optional.empty();
+    }
+    LabResult.Traffic traffic = new TrafficCheck(admin, timeline, TRAFFIC_BUDGET).run();
+    out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), traffic.summary());
+    return Optional.of(traffic);
   }
 
   /**
    * The simulated kubelets' container runtime: start what the scheduler bound, if its network
    * allows.
    */
-  private void runBoundPods(KubernetesClient admin, SimCloud cloud) {
+  private void runBoundPods(KubernetesClient admin) {
     for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
       String name = pod.getMetadata().getName();
       String node = pod.getSpec().getNodeName();
@@ -357,7 +416,7 @@ public final class BootstrapLab {
         cniNodes.add(node);
         timeline.record(node, "CNI pod running");
       } else if (CcmWorkload.runsCcm(pod.getSpec())) {
-        startManager(admin, cloud, pod);
+        startManager(admin, pod);
       }
     }
   }
@@ -389,7 +448,7 @@ public final class BootstrapLab {
     return args;
   }
 
-  private void startManager(KubernetesClient admin, SimCloud cloud, Pod pod) {
+  private void startManager(KubernetesClient admin, Pod pod) {
     String name = pod.getMetadata().getName();
     Optional<Container> container = CcmWorkload.ccmContainer(pod.getSpec());
     if (container.isEmpty()) {
@@ -424,7 +483,7 @@ public final class BootstrapLab {
                         le.healthTimeout()));
     CloudControllerManager.Settings settings =
         new CloudControllerManager.Settings(
-            cloud,
+            new LabCloud(simCloud, loadBalancers),
             parsed.clusterName(),
             parsed.selection(),
             parsed.controllers(),
@@ -448,6 +507,9 @@ public final class BootstrapLab {
       timeline.record(name, "controllers write as their ServiceAccounts in kube-system");
     }
     managers.put(name, manager);
+    if (parsed.selection().isEnabled(ControllerNames.SERVICE_LB)) {
+      serviceControllerRuns = true;
+    }
     if (election.isEmpty()) {
       managersWithoutElection++;
     }

@@ -97,13 +97,21 @@ public final class LabReport {
     }
     table.append("</table>");
     String verdict =
-        result.succeeded()
+        LabResult.BOOTSTRAPPED.equals(result.verdict())
             ? "Bootstrapped in %.1f s".formatted(result.seconds())
             : "%s after %.1f s".formatted(result.verdict(), result.seconds());
     StringBuilder explanation = new StringBuilder();
     result
         .explanation()
         .forEach(line -> explanation.append("<li>").append(escape(line)).append("</li>"));
+    String traffic =
+        result
+            .traffic()
+            .map(
+                t ->
+                    "<p class=\"%s\">Traffic: %s</p>"
+                        .formatted(t.answered() ? "ok" : "bad", escape(t.summary())))
+            .orElse("");
     return """
         <!doctype html>
         <html><head><meta charset="utf-8"><title>ccm4j lab: %s</title>
@@ -112,6 +120,7 @@ public final class LabReport {
         <h1>ccm4j lab: %s</h1>
         <h2 class="%s">%s</h2>
         <ul>%s</ul>
+        %s
         %s
         <h3>Timeline</h3>
         %s
@@ -123,6 +132,7 @@ public final class LabReport {
             result.succeeded() ? "ok" : "bad",
             escape(verdict),
             explanation,
+            traffic,
             svg,
             table);
   }
