@@ -69,6 +69,16 @@ public final class DoctorCommand implements Callable<Integer> {
   String output;
 
   @Option(
+      names = "--static-pod",
+      description =
+          "Judge every bare Pod in the manifests as a static pod (a file in the kubelet's"
+              + " --pod-manifest-path, such as /etc/kubernetes/manifests): the scheduler never sees"
+              + " it, so taints, placement and the scalable-workload advice do not apply. Pods"
+              + " shaped like kubeadm's (tier: control-plane, or /etc/kubernetes mounted) are"
+              + " judged so without it.")
+  boolean staticPod;
+
+  @Option(
       names = "--fix",
       paramLabel = "<file>",
       description = "Write the CCM workloads, corrected, to this file.")
@@ -79,6 +89,12 @@ public final class DoctorCommand implements Callable<Integer> {
     if (!output.equals("text") && !output.equals("json")) {
       throw new ParameterException(
           spec.commandLine(), "--output must be text or json, got " + output);
+    }
+    if (kubeconfig != null && staticPod) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--static-pod judges manifests; in a live cluster static pods are known by their mirror"
+              + " pods");
     }
     if (kubeconfig != null) {
       return diagnoseCluster();
@@ -96,6 +112,9 @@ public final class DoctorCommand implements Callable<Integer> {
           Manifests.read(
               paths, problem -> spec.commandLine().getErr().printf("skipped %s%n", problem));
       workloads = Doctor.workloads(documents);
+      if (staticPod) {
+        workloads = workloads.stream().map(CcmWorkload::asStaticPod).toList();
+      }
       notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
       for (CcmWorkload workload : workloads) {
         findings.put(workload, Doctor.findings(workload));

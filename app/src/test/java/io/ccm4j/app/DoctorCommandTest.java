@@ -177,6 +177,57 @@ class DoctorCommandTest {
     assertThat(Ccm4j.execute("doctor", fixed.toString())).isZero();
   }
 
+  /**
+   * Issue 14, point 2: {@code --static-pod} judges a bare Pod that is not shaped like kubeadm's as
+   * the static pod the user says it is: the scheduling rules and the scalable-workload advice no
+   * longer apply. Without the switch the same Pod is a scheduled pod with a deadlock.
+   */
+  @Test
+  void staticPodJudgesABarePodAsAStaticPod() throws Exception {
+    Path pod = temp.resolve("ccm-static.yaml");
+    Files.writeString(
+        pod,
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cloud-controller-manager, namespace: kube-system}
+        spec:
+          hostNetwork: true
+          containers: [{name: ccm, image: registry.example/ccm:1, command: [ccm, --cloud-provider=example]}]
+          volumes: [{name: kubeconfig, hostPath: {path: /var/lib/ccm/kubeconfig}}]
+        """);
+    StringWriter scheduled = new StringWriter();
+    StringWriter declared = new StringWriter();
+
+    int asScheduled =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(scheduled, true))
+            .execute("doctor", pod.toString());
+    int asStatic =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(declared, true))
+            .execute("doctor", "--static-pod", pod.toString());
+
+    assertThat(asScheduled).isEqualTo(1);
+    assertThat(scheduled.toString()).contains("tolerate-uninitialized", "scalable-workload");
+    assertThat(asStatic).as(declared.toString()).isZero();
+    assertThat(declared.toString())
+        .doesNotContain("tolerate-uninitialized", "scalable-workload", "ERROR");
+  }
+
+  @Test
+  void staticPodWithALiveClusterIsRefusedNamingTheFlag() {
+    StringWriter err = new StringWriter();
+
+    int exit =
+        new picocli.CommandLine(new Ccm4j())
+            .setErr(new PrintWriter(err, true))
+            .execute("doctor", "--static-pod", "--kubeconfig", "/nonexistent");
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).contains("--static-pod judges manifests");
+  }
+
   @Test
   void aPodWithOnlyAGenerateNameIsReported() throws Exception {
     Path pod = temp.resolve("pod.yaml");

@@ -22,9 +22,17 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** A cloud-controller-manager workload found in a manifest, typed, with its pod template. */
+/**
+ * A cloud-controller-manager workload found in a manifest, typed, with its pod template.
+ *
+ * @param declaredStatic the user said the Pod is a static pod ({@code doctor --static-pod})
+ */
 public record CcmWorkload(
-    ManifestDocument source, HasMetadata object, PodSpec pod, Map<String, String> podLabels) {
+    ManifestDocument source,
+    HasMetadata object,
+    PodSpec pod,
+    Map<String, String> podLabels,
+    boolean declaredStatic) {
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -67,7 +75,7 @@ public record CcmWorkload(
         template.getMetadata() == null || template.getMetadata().getLabels() == null
             ? Map.of()
             : template.getMetadata().getLabels();
-    return Optional.of(new CcmWorkload(document, object, spec, labels));
+    return Optional.of(new CcmWorkload(document, object, spec, labels, false));
   }
 
   /**
@@ -314,6 +322,9 @@ public record CcmWorkload(
     if (!(object instanceof Pod)) {
       return false;
     }
+    if (declaredStatic) {
+      return true;
+    }
     ObjectMeta metadata = object.getMetadata();
     if ((metadata != null
             && metadata.getAnnotations() != null
@@ -338,6 +349,14 @@ public record CcmWorkload(
                             && volume.getHostPath().getPath() != null
                             && volume.getHostPath().getPath().startsWith("/etc/kubernetes"));
     return controlPlaneTier || kubeadmFiles;
+  }
+
+  /**
+   * This workload, judged as a static pod when it is a bare Pod (the user knows it is a file in the
+   * kubelet's {@code --pod-manifest-path}); any other kind as it is.
+   */
+  public CcmWorkload asStaticPod() {
+    return object instanceof Pod ? new CcmWorkload(source, object, pod, podLabels, true) : this;
   }
 
   /**
