@@ -3,6 +3,7 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.app.lab.BootstrapLab;
+import io.ccm4j.app.lab.HeadlessChromium;
 import io.ccm4j.app.lab.LabReport;
 import io.ccm4j.app.lab.LabResult;
 import io.ccm4j.doctor.CcmWorkload;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +104,11 @@ class LabIT {
     }
     String report = Files.readString(LabReport.write(result, temp));
     assertThat(report).contains("<svg", "ccm4j lab: " + scenario);
+    // As a real browser lays it out: no overlapping or clipped text (where Chromium is installed).
+    Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+    if (chromium.isPresent()) {
+      assertThat(chromium.get().layout(report, temp).problems()).isEmpty();
+    }
     if (result.traffic().isPresent()) {
       assertThat(report).contains("Traffic: GET http://127.", "through the load balancer");
     }

@@ -14,6 +14,9 @@ import java.util.Map;
  */
 public final class LabReport {
 
+  /** Width of one character of the subjects' font (11 px sans-serif), a little generous. */
+  static final double SUBJECT_CHAR_WIDTH = 6.6;
+
   private LabReport() {}
 
   public static Path write(LabResult result, Path directory) throws IOException {
@@ -36,7 +39,15 @@ public final class LabReport {
             Math.max(
                 result.seconds(),
                 entries.stream().mapToDouble(Timeline.Entry::seconds).max().orElse(1)));
-    int left = 220;
+    // The subjects' column is as wide as the longest subject (a CCM pod's name is long).
+    int left =
+        (int)
+            Math.ceil(
+                Math.max(
+                    120,
+                    rows.keySet().stream().mapToInt(String::length).max().orElse(0)
+                            * SUBJECT_CHAR_WIDTH
+                        + 12));
     int width = 900;
     int laneHeight = 12;
     double span = end - begin;
@@ -55,8 +66,8 @@ public final class LabReport {
     }
     StringBuilder svg = new StringBuilder();
     svg.append(
-        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>"
-            .formatted(left + width + 40, height));
+        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11' data-left='%d'>"
+            .formatted(left + width + 40, height, left));
     double step = Math.max(1, Math.ceil(span / 10));
     for (double s = Math.ceil(begin / step) * step; s <= end; s += step) {
       double x = left + (s - begin) / span * width;
@@ -68,7 +79,9 @@ public final class LabReport {
     int y = 40;
     for (Map.Entry<String, List<Timeline.Entry>> subject : rows.entrySet()) {
       List<LabelLayout.Placed> placed = layouts.get(subject.getKey());
-      svg.append("<text x='4' y='%d'>%s</text>".formatted(y + 4, escape(subject.getKey())));
+      svg.append(
+          "<text class='subject' x='4' y='%d'>%s</text>"
+              .formatted(y + 4, escape(subject.getKey())));
       svg.append(
           "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#999'/>"
               .formatted(left, y, left + width, y));
