@@ -393,7 +393,11 @@ public final class BootstrapLab {
     for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
       String name = pod.getMetadata().getName();
       String node = pod.getSpec().getNodeName();
-      if (node == null || startedPods.contains(name)) {
+      if (node == null) {
+        recordUnschedulable(pod);
+        continue;
+      }
+      if (startedPods.contains(name)) {
         continue;
       }
       boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
@@ -419,6 +423,22 @@ public final class BootstrapLab {
         startManager(admin, pod);
       }
     }
+  }
+
+  /** A pod the scheduler could not place, once, with the scheduler's words. */
+  private void recordUnschedulable(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return;
+    }
+    pod.getStatus().getConditions().stream()
+        .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
+        .filter(c -> "Unschedulable".equals(c.getReason()))
+        .findFirst()
+        .filter(c -> reported.add("pending/" + pod.getMetadata().getName()))
+        .ifPresent(
+            c ->
+                timeline.record(
+                    pod.getMetadata().getName(), "pending: the scheduler says: " + c.getMessage()));
   }
 
   /**

@@ -57,7 +57,9 @@ public final class LabReport {
       List<LabelLayout.Label> labels =
           subject.getValue().stream()
               .map(
-                  e -> new LabelLayout.Label(left + (e.seconds() - begin) / span * width, e.what()))
+                  e ->
+                      new LabelLayout.Label(
+                          left + (e.seconds() - begin) / span * width, fitted(e.what(), width)))
               .toList();
       List<LabelLayout.Placed> placed = LabelLayout.place(labels, left, left + width);
       layouts.put(subject.getKey(), placed);
@@ -74,7 +76,8 @@ public final class LabReport {
       svg.append(
           "<line x1='%.1f' y1='20' x2='%.1f' y2='%d' stroke='%s'/>"
               .formatted(x, x, height, s == 0 ? "#888" : "#ddd"));
-      svg.append("<text x='%.1f' y='14' text-anchor='middle'>%.0fs</text>".formatted(x, s));
+      // + 0.0: a tick at -0.0 reads 0s, not -0s
+      svg.append("<text x='%.1f' y='14' text-anchor='middle'>%.0fs</text>".formatted(x, s + 0.0));
     }
     int y = 40;
     for (Map.Entry<String, List<Timeline.Entry>> subject : rows.entrySet()) {
@@ -95,7 +98,10 @@ public final class LabReport {
         LabelLayout.Placed label = placed.get(i);
         svg.append(
             "<text x='%.1f' y='%d' font-size='9'>%s</text>"
-                .formatted(label.left(), y + 16 + label.lane() * laneHeight, escape(entry.what())));
+                .formatted(
+                    label.left(),
+                    y + 16 + label.lane() * laneHeight,
+                    escape(fitted(entry.what(), width))));
       }
       int lanes = placed.stream().mapToInt(LabelLayout.Placed::lane).max().orElse(0) + 1;
       y += 18 + lanes * laneHeight;
@@ -148,6 +154,15 @@ public final class LabReport {
             traffic,
             svg,
             table);
+  }
+
+  /**
+   * A label no wider than the chart, cut with an ellipsis (the dot's tooltip and the table below
+   * keep the whole text).
+   */
+  static String fitted(String text, int chartWidth) {
+    int max = (int) (chartWidth / LabelLayout.CHAR_WIDTH);
+    return text.length() <= max ? text : text.substring(0, max - 1) + "\u2026";
   }
 
   private static String color(String what) {

@@ -48,6 +48,11 @@ class LabReportLayoutIT {
       }
       Thread.sleep(150);
     }
+    timeline.record(
+        pods.getFirst(),
+        "pending: the scheduler says: 0/6 nodes are available: 6 node(s) had untolerated taint(s)."
+            + " preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
+            + " And a little more, so that this label is longer than the chart is wide.".repeat(6));
     timeline.record("verdict", "bootstrapped");
     timeline.record("traffic", "Service default/lab-web of type LoadBalancer created");
     timeline.record("traffic", "load balancer 127.200.100.1 provisioned by the CCM");
