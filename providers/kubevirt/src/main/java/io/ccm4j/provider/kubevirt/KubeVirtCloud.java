@@ -60,7 +60,11 @@ public final class KubeVirtCloud implements CloudProvider {
       return;
     }
     try {
-      infra = new KubernetesClientBuilder().withConfig(infraConfig()).build();
+      // One retry at most: an unreachable infrastructure cluster must fail a call within seconds
+      // (the controllers retry with backoff), not hold a lifecycle pass through fabric8's ten.
+      Config config = infraConfig();
+      config.setRequestRetryBackoffLimit(1);
+      infra = new KubernetesClientBuilder().withConfig(config).build();
     } catch (KubernetesClientException | UncheckedIOException e) {
       throw new CloudException("cannot configure the infrastructure cluster's client: " + e, e);
     }
