@@ -93,30 +93,36 @@ final class KubeVirtTestbed implements AutoCloseable {
    * tenant cluster.
    */
   CloudControllerManager startManager(Path cloudConfig, String controllers) throws Exception {
+    return startManager(
+        tenant,
+        "--cloud-provider=kubevirt",
+        "--cloud-config=" + cloudConfig,
+        "--kubeconfig=" + tenantPlane.kubeconfigPath(),
+        "--cluster-name=" + clusterName,
+        "--controllers=" + controllers,
+        "--node-monitor-period=1s");
+  }
+
+  /** {@code ccm4j run <flags> --leader-elect=false} against {@code client}'s cluster. */
+  CloudControllerManager startManager(KubernetesClient client, String... flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of("run"));
+    args.addAll(List.of(flags));
+    args.add("--leader-elect=false");
     CommandLine.ParseResult parsed =
-        new CommandLine(new Ccm4j())
-            .parseArgs(
-                "run",
-                "--cloud-provider=kubevirt",
-                "--cloud-config=" + cloudConfig,
-                "--kubeconfig=" + tenantPlane.kubeconfigPath(),
-                "--cluster-name=" + clusterName,
-                "--controllers=" + controllers,
-                "--node-monitor-period=1s",
-                "--leader-elect=false");
+        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
     RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-    CloudControllerManager.Settings flags = run.settings();
+    CloudControllerManager.Settings settings = run.settings();
     CloudControllerManager manager =
         new CloudControllerManager(
-            tenant,
+            client,
             new CloudControllerManager.Settings(
-                flags.cloud(),
-                flags.clusterName(),
-                flags.selection(),
-                flags.controllers(),
+                settings.cloud(),
+                settings.clusterName(),
+                settings.selection(),
+                settings.controllers(),
                 Optional.empty(),
                 Optional.empty(),
-                flags.servingKeys()),
+                settings.servingKeys()),
             Controllers.factories(),
             code -> {});
     manager.start();
