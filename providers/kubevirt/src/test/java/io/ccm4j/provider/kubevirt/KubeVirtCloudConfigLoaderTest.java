@@ -159,4 +159,14 @@ class KubeVirtCloudConfigLoaderTest {
     assertThat(cloud.zones()).isEmpty();
     assertThat(cloud.hasClusterId()).isTrue();
   }
+
+  @Test
+  void theShippedExampleCloudConfigIsValid() throws Exception {
+    String example =
+        Files.readString(Path.of("deploy", "cloud-config.yaml"))
+            .replace("/etc/ccm4j/infra-kubeconfig", kubeconfig("ignored").toString());
+    KubeVirtSettings settings = KubeVirtCloudConfigLoader.parse(example, "cloud-config.yaml");
+    assertThat(settings.namespace()).isEqualTo("tenant-a");
+    assertThat(settings.creationPollInterval()).isEqualTo(Duration.ofSeconds(5));
+  }
 }
