@@ -4,17 +4,22 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A small simulated KubeVirt on a real API server: it writes what virt-controller and virt-handler
@@ -91,7 +97,7 @@ public final class SimulatedVirt {
   /** The CRDs of {@code kubevirt-crds.yaml}, as a text (for manifests and the lab). */
   public static String crdManifests() {
     try (InputStream in = SimulatedVirt.class.getResourceAsStream(CRDS)) {
-      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -101,9 +107,7 @@ public final class SimulatedVirt {
   public static void installCrds(KubernetesClient infra) {
     for (HasMetadata item :
         infra
-            .load(
-                new java.io.ByteArrayInputStream(
-                    crdManifests().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .load(new ByteArrayInputStream(crdManifests().getBytes(StandardCharsets.UTF_8)))
             .items()) {
       CustomResourceDefinition crd = (CustomResourceDefinition) item;
       infra
@@ -127,7 +131,7 @@ public final class SimulatedVirt {
                                   "Established".equals(cond.getType())
                                       && "True".equals(cond.getStatus())),
               60,
-              java.util.concurrent.TimeUnit.SECONDS);
+              TimeUnit.SECONDS);
     }
   }
 
@@ -153,7 +157,7 @@ public final class SimulatedVirt {
                     .build())
             .create();
     node.setStatus(
-        new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+        new NodeStatusBuilder()
             .addNewCondition()
             .withType("Ready")
             .withStatus("True")
@@ -175,7 +179,7 @@ public final class SimulatedVirt {
       vm.setApiVersion("kubevirt.io/v1");
       vm.setKind("VirtualMachine");
       vm.setMetadata(
-          new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+          new ObjectMetaBuilder()
               .withName(spec.name())
               .withNamespace(namespace)
               .withLabels(spec.templateLabels())
@@ -247,7 +251,7 @@ public final class SimulatedVirt {
     Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
     labels.put(NODE_NAME_LABEL, spec.infraNode());
     vmi.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+        new ObjectMetaBuilder()
             .withName(spec.name())
             .withNamespace(namespace)
             .withLabels(labels)
@@ -292,7 +296,7 @@ public final class SimulatedVirt {
     Pod current = infra.pods().resource(pod).get();
     String now = Instant.now().toString();
     current.setStatus(
-        new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+        new PodStatusBuilder()
             .withPhase("Running")
             .withPodIP(ip)
             .addNewPodIP()

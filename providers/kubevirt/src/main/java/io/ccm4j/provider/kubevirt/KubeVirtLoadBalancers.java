@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,7 +126,7 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
   @Override
   public String fingerprint() {
     return "kubevirt/selectorless=%s/infraLabels=%s"
-        .formatted(services.selectorless(), new java.util.TreeMap<>(services.infraLabels()));
+        .formatted(services.selectorless(), new TreeMap<>(services.infraLabels()));
   }
 
   private Service follow(Service existing, Service tenant) throws CloudException {
@@ -160,23 +161,22 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
     }
   }
 
-  /** K49: the infrastructure status as it is. */
+  /**
+   * K49: the infrastructure status, entry by entry and in order. The SPI's ingress holds an IP or a
+   * hostname (the IP when the infrastructure reports both) and the ipMode; per-entry ports are not
+   * passed on.
+   */
   static LoadBalancerStatus status(Service infraService) {
     List<LoadBalancerStatus.Ingress> ingress = new ArrayList<>();
     if (infraService.getStatus() != null
         && infraService.getStatus().getLoadBalancer() != null
         && infraService.getStatus().getLoadBalancer().getIngress() != null) {
       for (LoadBalancerIngress entry : infraService.getStatus().getLoadBalancer().getIngress()) {
-        String ip = entry.getIp() == null ? "" : entry.getIp();
-        String hostname = entry.getHostname() == null ? "" : entry.getHostname();
-        if (ip.isEmpty() == hostname.isEmpty()) {
-          // The SPI's ingress carries one of them: prefer the IP when both are set.
-          hostname = ip.isEmpty() ? hostname : "";
-          if (ip.isEmpty() && hostname.isEmpty()) {
-            continue;
-          }
+        if (entry.getIp() != null && !entry.getIp().isEmpty()) {
+          ingress.add(new LoadBalancerStatus.Ingress(entry.getIp(), "", entry.getIpMode()));
+        } else if (entry.getHostname() != null && !entry.getHostname().isEmpty()) {
+          ingress.add(new LoadBalancerStatus.Ingress("", entry.getHostname(), entry.getIpMode()));
         }
-        ingress.add(new LoadBalancerStatus.Ingress(ip, hostname, entry.getIpMode()));
       }
     }
     return new LoadBalancerStatus(ingress);
