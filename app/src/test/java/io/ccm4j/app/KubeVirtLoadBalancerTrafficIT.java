@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (K40), on loopback:
  *
  * <pre>
- * client ─▶ infrastructure load balancer 127.0.111.x:8080     ccm4j --cloud-provider=local on the
+ * client ─▶ infrastructure load balancer 127.0.112.x:8080     ccm4j --cloud-provider=local on the
  *             │                                              infrastructure cluster, serving the
  *             ▼                                              Service ccm4j --cloud-provider=kubevirt
  *           infrastructure node 127.62.R.n:&lt;infra nodePort&gt;  created there; a ForwardingKubeProxy
@@ -130,27 +130,13 @@ class KubeVirtLoadBalancerTrafficIT {
   @Test
   void k40_aRequestTravelsFromTheInfrastructureLoadBalancerThroughTheVmToTheTenantService()
       throws Exception {
-    // The infrastructure cluster: two nodes, its own load balancers served by ccm4j's local cloud.
+    // The infrastructure cluster: two nodes, its own load balancers served by ccm4j's local
+    // cloud; the tenant cluster: one worker VM on each infrastructure node, ccm4j's kubevirt cloud.
     String infraA = infraNode(1, "eu-west-a");
     String infraB = infraNode(2, "eu-west-b");
-    Path localConfig = temp.resolve("local.yaml");
-    Files.writeString(
-        localConfig,
-        """
-        addressPool: 127.0.111.0/24
-        healthCheck: {interval: 300ms, timeout: 1s}
-        """);
-    bed.startManager(
-        infra,
-        "--cloud-provider=local",
-        "--cloud-config=" + localConfig,
-        "--kubeconfig=" + infraPlane.kubeconfigPath(),
-        "--controllers=cloud-node,service");
-
-    // The tenant cluster: one worker VM on each infrastructure node, ccm4j's kubevirt cloud.
     String first = vm(1, infraA);
     String second = vm(2, infraB);
-    bed.startManager(bed.cloudConfig(bed.infraAdminKubeconfig(), ""), "cloud-node,service");
+    startManagers();
 
     String shop = "shop-" + bed.id;
     tenant
@@ -180,7 +166,7 @@ class KubeVirtLoadBalancerTrafficIT {
     // The infrastructure load balancer's address reaches the tenant Service's status (K49).
     await().atMost(Duration.ofSeconds(90)).until(() -> ingress(shop).isPresent());
     String address = ingress(shop).orElseThrow();
-    assertThat(address).startsWith("127.0.111.");
+    assertThat(address).startsWith("127.0.112.");
 
     // Requests to it are answered by both VMs' tenant nodes, for the tenant Service.
     Set<String> seen = new HashSet<>();
@@ -205,6 +191,123 @@ class KubeVirtLoadBalancerTrafficIT {
         .atMost(Duration.ofSeconds(60))
         .until(() -> infra.services().inNamespace(bed.namespace).withName(infraName).get() == null);
     await().atMost(Duration.ofSeconds(30)).until(() -> request(address, 8080).isEmpty());
+    tenant.namespaces().withName(shop).delete();
+  }
+
+  /** Both managers: the infrastructure cluster's with the local cloud, the tenant's kubevirt. */
+  private void startManagers() throws Exception {
+    Path localConfig = temp.resolve("local.yaml");
+    Files.writeString(
+        localConfig,
+        """
+        addressPool: 127.0.112.0/24
+        healthCheck: {interval: 300ms, timeout: 1s, unhealthyThreshold: 1}
+        """);
+    bed.startManager(
+        infra,
+        "--cloud-provider=local",
+        "--cloud-config=" + localConfig,
+        "--kubeconfig=" + infraPlane.kubeconfigPath(),
+        "--controllers=cloud-node,service");
+    bed.startManager(bed.cloudConfig(bed.infraAdminKubeconfig(), ""), "cloud-node,service");
+  }
+
+  private ForwardingKubeProxy infraProxy(String node) {
+    return infraProxies.stream().filter(p -> p.nodeName().equals(node)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void k44_externalTrafficPolicyLocalReachesOnlyInfrastructureNodesThatHostAWorkerVm()
+      throws Exception {
+    String infraA = infraNode(1, "eu-west-a");
+    String infraB = infraNode(2, "eu-west-b");
+    String empty = infraNode(3, "eu-west-c");
+    String first = vm(1, infraA);
+    String second = vm(2, infraB);
+    startManagers();
+    String shop = "shop-" + bed.id;
+    tenant
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(shop).endMetadata().build())
+        .create();
+    Service web =
+        tenant
+            .services()
+            .inNamespace(shop)
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withName("web")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .withExternalTrafficPolicy("Cluster")
+                    .addNewPort()
+                    .withProtocol("TCP")
+                    .withPort(8080)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+    await().atMost(Duration.ofSeconds(90)).until(() -> ingress(shop).isPresent());
+    String address = ingress(shop).orElseThrow();
+
+    // Cluster: every infrastructure node is a backend, the one without a VM forwards to the others.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              request(address, 8080);
+              return infraProxy(empty).forwardedConnections() > 0;
+            });
+
+    // Local, on the tenant Service: the infrastructure Service follows (K44, K47), gets a health
+    // check node port, and the node without a virt-launcher pod fails it.
+    tenant
+        .services()
+        .inNamespace(shop)
+        .withName("web")
+        .edit(
+            s -> {
+              s.getSpec().setExternalTrafficPolicy("Local");
+              return s;
+            });
+    String infraName = LoadBalancer.defaultName(web);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              Service mirrored =
+                  infra.services().inNamespace(bed.namespace).withName(infraName).get();
+              return "Local".equals(mirrored.getSpec().getExternalTrafficPolicy())
+                  && mirrored.getSpec().getHealthCheckNodePort() != null;
+            });
+    // Once the load balancer's checks have seen it, the empty node forwards nothing more.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              long before = infraProxy(empty).forwardedConnections();
+              Set<String> answered = new HashSet<>();
+              for (int i = 0; i < 12; i++) {
+                answered.addAll(request(address, 8080).keySet());
+              }
+              return infraProxy(empty).forwardedConnections() == before
+                  && answered.equals(Set.of(first, second));
+            });
+    long emptyCount = infraProxy(empty).forwardedConnections();
+    long a = infraProxy(infraA).forwardedConnections();
+    long b = infraProxy(infraB).forwardedConnections();
+    for (int i = 0; i < 12; i++) {
+      assertThat(request(address, 8080)).isNotEmpty();
+    }
+    assertThat(infraProxy(empty).forwardedConnections()).isEqualTo(emptyCount);
+    assertThat(infraProxy(infraA).forwardedConnections()).isGreaterThan(a);
+    assertThat(infraProxy(infraB).forwardedConnections()).isGreaterThan(b);
+    tenant.services().inNamespace(shop).withName("web").delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> infra.services().inNamespace(bed.namespace).withName(infraName).get() == null);
     tenant.namespaces().withName(shop).delete();
   }
 

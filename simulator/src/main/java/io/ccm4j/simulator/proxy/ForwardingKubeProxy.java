@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +44,14 @@ public final class ForwardingKubeProxy implements AutoCloseable {
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<Pod> pods;
   private final Map<Integer, NodePort> nodePorts = new ConcurrentHashMap<>();
+  private final Map<Integer, HealthCheckPort> healthCheckPorts = new ConcurrentHashMap<>();
+  private final AtomicLong forwarded = new AtomicLong();
   private final ServerSocket healthz;
   private volatile boolean closed;
 
   /** One forwarded node port: which pods, which port. */
-  private record Route(String namespace, Map<String, String> selector, int targetPort) {}
+  private record Route(
+      String namespace, Map<String, String> selector, int targetPort, boolean local) {}
 
   public ForwardingKubeProxy(KubernetesClient client, String nodeName, String nodeIp)
       throws IOException {
@@ -54,7 +59,7 @@ public final class ForwardingKubeProxy implements AutoCloseable {
     this.nodeIp = InetAddress.getByName(nodeIp);
     this.healthz = new ServerSocket();
     healthz.bind(new InetSocketAddress(this.nodeIp, SimulatedKubeProxy.HEALTHZ_PORT));
-    Thread.ofVirtual().name("healthz-" + nodeName).start(this::serveHealthz);
+    Thread.ofVirtual().name("healthz-" + nodeName).start(() -> serveHttp(healthz, () -> true));
     pods = client.pods().inAnyNamespace().inform();
     services =
         client
@@ -84,16 +89,29 @@ public final class ForwardingKubeProxy implements AutoCloseable {
     return nodeName;
   }
 
+  /** How many connections this node forwarded to a pod. */
+  public long forwardedConnections() {
+    return forwarded.get();
+  }
+
   /** Listens on exactly the node ports the Services now have. */
   private synchronized void sync() {
     if (closed) {
       return;
     }
     Map<Integer, Route> wanted = new java.util.HashMap<>();
+    Map<Integer, Route> wantedHealthChecks = new java.util.HashMap<>();
     for (Service service : services.getStore().list()) {
       Map<String, String> selector = service.getSpec().getSelector();
       if (selector == null || selector.isEmpty() || service.getSpec().getPorts() == null) {
         continue;
+      }
+      boolean local = "Local".equals(service.getSpec().getExternalTrafficPolicy());
+      Integer healthCheckNodePort = service.getSpec().getHealthCheckNodePort();
+      if (local && healthCheckNodePort != null && healthCheckNodePort > 0) {
+        wantedHealthChecks.put(
+            healthCheckNodePort,
+            new Route(service.getMetadata().getNamespace(), Map.copyOf(selector), 0, true));
       }
       for (ServicePort port : service.getSpec().getPorts()) {
         if (port.getNodePort() != null
@@ -106,7 +124,8 @@ public final class ForwardingKubeProxy implements AutoCloseable {
               new Route(
                   service.getMetadata().getNamespace(),
                   Map.copyOf(selector),
-                  port.getTargetPort().getIntVal()));
+                  port.getTargetPort().getIntVal(),
+                  local));
         }
       }
     }
@@ -132,6 +151,28 @@ public final class ForwardingKubeProxy implements AutoCloseable {
         log.warn("{}: cannot listen on {}:{}: {}", nodeName, nodeIp, entry.getKey(), e.toString());
       }
     }
+    healthCheckPorts
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (!wantedHealthChecks.containsKey(e.getKey())) {
+                e.getValue().close();
+                return true;
+              }
+              return false;
+            });
+    for (Map.Entry<Integer, Route> entry : wantedHealthChecks.entrySet()) {
+      HealthCheckPort existing = healthCheckPorts.get(entry.getKey());
+      if (existing != null) {
+        existing.route = entry.getValue();
+        continue;
+      }
+      try {
+        healthCheckPorts.put(entry.getKey(), new HealthCheckPort(entry.getKey(), entry.getValue()));
+      } catch (IOException e) {
+        log.warn("{}: cannot listen on {}:{}: {}", nodeName, nodeIp, entry.getKey(), e.toString());
+      }
+    }
   }
 
   private List<Pod> endpoints(Route route) {
@@ -147,6 +188,7 @@ public final class ForwardingKubeProxy implements AutoCloseable {
                         .containsAll(route.selector().entrySet()))
         .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
         .filter(p -> p.getStatus().getPodIP() != null && !p.getStatus().getPodIP().isEmpty())
+        .filter(p -> !route.local() || nodeName.equals(p.getSpec().getNodeName()))
         .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
         .toList();
   }
@@ -193,8 +235,29 @@ public final class ForwardingKubeProxy implements AutoCloseable {
         closeQuietly(backend);
         return;
       }
+      forwarded.incrementAndGet();
       Thread.ofVirtual().start(() -> pipe(client, backend));
       pipe(backend, client);
+    }
+
+    void close() {
+      closeQuietly(server);
+    }
+  }
+
+  /** A Service's {@code healthCheckNodePort}: 200 while this node hosts an endpoint, else 503. */
+  private final class HealthCheckPort {
+    private final ServerSocket server;
+    private volatile Route route;
+
+    HealthCheckPort(int port, Route route) throws IOException {
+      this.route = route;
+      server = new ServerSocket();
+      server.setReuseAddress(true);
+      server.bind(new InetSocketAddress(nodeIp, port));
+      Thread.ofVirtual()
+          .name("healthcheck-" + nodeName + "-" + port)
+          .start(() -> serveHttp(server, () -> !endpoints(this.route).isEmpty()));
     }
 
     void close() {
@@ -218,9 +281,10 @@ public final class ForwardingKubeProxy implements AutoCloseable {
     }
   }
 
-  private void serveHealthz() {
-    while (!healthz.isClosed()) {
-      try (Socket socket = healthz.accept()) {
+  /** Answers every request on {@code server}: 200 while {@code healthy}, else 503. */
+  private static void serveHttp(ServerSocket server, BooleanSupplier healthy) {
+    while (!server.isClosed()) {
+      try (Socket socket = server.accept()) {
         socket.setSoTimeout(2000);
         InputStream in = socket.getInputStream();
         int state = 0;
@@ -229,13 +293,17 @@ public final class ForwardingKubeProxy implements AutoCloseable {
         while (state < 4 && (c = in.read()) != -1) {
           state = (c == '\r' && state % 2 == 0) || (c == '\n' && state % 2 == 1) ? state + 1 : 0;
         }
+        String status = healthy.getAsBoolean() ? "200 OK" : "503 Service Unavailable";
         socket
             .getOutputStream()
             .write(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                ("HTTP/1.1 "
+                        + status
+                        + "\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n"
+                        + "Connection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
       } catch (IOException e) {
-        if (healthz.isClosed()) {
+        if (server.isClosed()) {
           return;
         }
       }
@@ -249,6 +317,8 @@ public final class ForwardingKubeProxy implements AutoCloseable {
     pods.close();
     nodePorts.values().forEach(NodePort::close);
     nodePorts.clear();
+    healthCheckPorts.values().forEach(HealthCheckPort::close);
+    healthCheckPorts.clear();
     closeQuietly(healthz);
   }
 
