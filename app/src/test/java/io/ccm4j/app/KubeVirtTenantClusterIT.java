@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -8,8 +9,10 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.virt.SimulatedVirt;
+import io.ccm4j.simulator.virt.VirtualMachineSpec;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -122,7 +125,7 @@ class KubeVirtTenantClusterIT {
             () ->
                 assertThat(tenantNode(node(1)).getStatus().getAddresses())
                     .extracting(NodeAddress::getType, NodeAddress::getAddress)
-                    .contains(org.assertj.core.groups.Tuple.tuple("InternalIP", "127.61.0.1")));
+                    .contains(tuple("InternalIP", "127.61.0.1")));
   }
 
   @Test
@@ -144,9 +147,7 @@ class KubeVirtTenantClusterIT {
     assertThat(tenantNode(node(2))).as("a stopped VM keeps its node").isNotNull();
 
     // Started again: Ready, and the shutdown taint goes (L4).
-    bed.virt.start(
-        io.ccm4j.simulator.virt.VirtualMachineSpec.worker(
-            node(2), bed.clusterName, infraA, "127.61.0.2"));
+    bed.virt.start(VirtualMachineSpec.worker(node(2), bed.clusterName, infraA, "127.61.0.2"));
     kubelet.resumeHeartbeats();
     kubelet.setReady(true, "");
     await()
@@ -158,6 +159,32 @@ class KubeVirtTenantClusterIT {
     kubelet.setReady(false, "the VM is deleted");
     kubelet.stopHeartbeats();
     await().atMost(Duration.ofSeconds(60)).until(() -> tenantNode(node(2)) == null);
+  }
+
+  @Test
+  void k23_k24_l6_aStandaloneVmiShutDownIsTaintedAndOnceDeletedLosesItsNode() throws Exception {
+    bed.startManager(
+        bed.cloudConfig(bed.infraAdminKubeconfig(), ""), "cloud-node,cloud-node-lifecycle");
+    String name = node(5);
+    bed.virt.start(
+        VirtualMachineSpec.worker(name, bed.clusterName, infraA, "127.61.0.5")
+            .withoutVirtualMachine());
+    SimulatedKubelet kubelet = bed.kubelets.register(NodeSpec.named(name).withNodeIp("127.61.0.5"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> !hasTaint(tenantNode(name), WellKnownTaints.UNINITIALIZED));
+
+    // Shut down: the VMI stays, Succeeded (K24): the node is tainted, not deleted.
+    bed.virt.stop(name);
+    kubelet.setReady(false, "the guest is shut down");
+    kubelet.stopHeartbeats();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> hasTaint(tenantNode(name), WellKnownTaints.SHUTDOWN));
+
+    // The VMI is deleted: no VMI, no VirtualMachine, so the node goes (K23, L6).
+    bed.virt.deleteVmi(name);
+    await().atMost(Duration.ofSeconds(60)).until(() -> tenantNode(name) == null);
   }
 
   /**

@@ -14,6 +14,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -99,8 +101,8 @@ public final class ForwardingKubeProxy implements AutoCloseable {
     if (closed) {
       return;
     }
-    Map<Integer, Route> wanted = new java.util.HashMap<>();
-    Map<Integer, Route> wantedHealthChecks = new java.util.HashMap<>();
+    Map<Integer, Route> wanted = new HashMap<>();
+    Map<Integer, Route> wantedHealthChecks = new HashMap<>();
     for (Service service : services.getStore().list()) {
       Map<String, String> selector = service.getSpec().getSelector();
       if (selector == null || selector.isEmpty() || service.getSpec().getPorts() == null) {
@@ -189,7 +191,7 @@ public final class ForwardingKubeProxy implements AutoCloseable {
         .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
         .filter(p -> p.getStatus().getPodIP() != null && !p.getStatus().getPodIP().isEmpty())
         .filter(p -> !route.local() || nodeName.equals(p.getSpec().getNodeName()))
-        .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
+        .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
         .toList();
   }
 

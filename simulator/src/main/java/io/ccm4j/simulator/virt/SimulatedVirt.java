@@ -172,6 +172,13 @@ public final class SimulatedVirt {
   /** Creates and starts a VM: VM, VMI, virt-launcher pod, their status (see the class comment). */
   public synchronized void start(VirtualMachineSpec spec) {
     specs.put(spec.name(), spec);
+    if (spec.standalone()) {
+      GenericKubernetesResource vmi = createVmi(spec, null);
+      Pod pod = createLauncherPod(spec, vmi);
+      writeVmiStatus(spec.name(), "Running", spec.infraNode(), spec.ip());
+      markPodRunning(pod, spec.ip());
+      return;
+    }
     GenericKubernetesResource vm =
         infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(spec.name()).get();
     if (vm == null) {
@@ -198,8 +205,21 @@ public final class SimulatedVirt {
     markPodRunning(pod, spec.ip());
   }
 
-  /** {@code virtctl stop}: runStrategy Halted; the VMI shuts down and goes, with its pod. */
+  /**
+   * {@code virtctl stop}: runStrategy Halted; the VMI shuts down and goes, with its pod. A
+   * standalone VMI shuts down and stays, Succeeded, without its pod.
+   */
   public synchronized void stop(String name) {
+    if (specs.get(name).standalone()) {
+      writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
+      infra
+          .pods()
+          .inNamespace(namespace)
+          .withLabel(VM_NAME_LABEL, name)
+          .withGracePeriod(0)
+          .delete();
+      return;
+    }
     GenericKubernetesResource vm = vm(name);
     vm.setAdditionalProperty("spec", vmSpec(specs.get(name), "Halted"));
     infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
@@ -256,7 +276,7 @@ public final class SimulatedVirt {
             .withNamespace(namespace)
             .withLabels(labels)
             .withAnnotations(annotations)
-            .withOwnerReferences(owner(vm))
+            .withOwnerReferences(vm == null ? List.of() : List.of(owner(vm)))
             .build());
     vmi.setAdditionalProperty("spec", vmiSpec(spec));
     vmi = infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).create();

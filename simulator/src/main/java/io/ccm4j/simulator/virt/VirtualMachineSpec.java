@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param instanceType the {@code kubevirt.io/instancetype-name} annotation, or null
  * @param hostname {@code spec.hostname} of the VMI, or null
  * @param worker whether the VM is a worker ({@code cluster.x-k8s.io/role=worker})
+ * @param standalone a VMI without a VirtualMachine (created directly, as {@code kubectl create} of
+ *     a VirtualMachineInstance does): it stays, Succeeded, when stopped
  */
 public record VirtualMachineSpec(
     String name,
@@ -24,7 +26,8 @@ public record VirtualMachineSpec(
     String ip,
     String instanceType,
     String hostname,
-    boolean worker) {
+    boolean worker,
+    boolean standalone) {
 
   public VirtualMachineSpec {
     Objects.requireNonNull(name, "name");
@@ -35,15 +38,23 @@ public record VirtualMachineSpec(
 
   public static VirtualMachineSpec worker(
       String name, String clusterName, String infraNode, String ip) {
-    return new VirtualMachineSpec(name, clusterName, infraNode, ip, null, null, true);
+    return new VirtualMachineSpec(name, clusterName, infraNode, ip, null, null, true, false);
   }
 
   public VirtualMachineSpec withInstanceType(String type) {
-    return new VirtualMachineSpec(name, clusterName, infraNode, ip, type, hostname, worker);
+    return new VirtualMachineSpec(
+        name, clusterName, infraNode, ip, type, hostname, worker, standalone);
   }
 
   public VirtualMachineSpec withHostname(String host) {
-    return new VirtualMachineSpec(name, clusterName, infraNode, ip, instanceType, host, worker);
+    return new VirtualMachineSpec(
+        name, clusterName, infraNode, ip, instanceType, host, worker, standalone);
+  }
+
+  /** A VMI of its own, without a VirtualMachine. */
+  public VirtualMachineSpec withoutVirtualMachine() {
+    return new VirtualMachineSpec(
+        name, clusterName, infraNode, ip, instanceType, hostname, worker, true);
   }
 
   /** The labels of the VM template, which KubeVirt copies to the VMI and the launcher pod. */

@@ -2,6 +2,7 @@ package io.ccm4j.provider.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -72,8 +73,8 @@ class InfraServicesTest {
         .extracting(
             p -> p.getName(), p -> p.getProtocol(), p -> p.getPort(), p -> p.getTargetPort())
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("http", "TCP", 80, new IntOrString(30080)),
-            org.assertj.core.groups.Tuple.tuple("dns", "UDP", 53, new IntOrString(30053)));
+            tuple("http", "TCP", 80, new IntOrString(30080)),
+            tuple("dns", "UDP", 53, new IntOrString(30053)));
     assertThat(infra.getSpec().getPorts()).allSatisfy(p -> assertThat(p.getNodePort()).isNull());
     assertThat(infra.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
     assertThat(infra.getSpec().getLoadBalancerIP()).isEqualTo("203.0.113.7");

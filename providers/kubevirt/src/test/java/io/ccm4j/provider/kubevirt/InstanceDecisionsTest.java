@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,7 +20,7 @@ class InstanceDecisionsTest {
   }
 
   private static Node node(String... internalIps) {
-    List<NodeAddress> addresses = new java.util.ArrayList<>();
+    List<NodeAddress> addresses = new ArrayList<>();
     addresses.add(NodeAddress.hostname("vm-1"));
     for (String ip : internalIps) {
       addresses.add(NodeAddress.internalIp(ip));

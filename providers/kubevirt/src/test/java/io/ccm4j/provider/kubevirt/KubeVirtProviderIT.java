@@ -2,6 +2,7 @@ package io.ccm4j.provider.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.cloudprovider.CloudException;
@@ -21,9 +22,12 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -32,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,7 +93,7 @@ class KubeVirtProviderIT {
         "kubeconfig: %s\nnamespace: %s\nloadBalancer: {creationPollInterval: 1, creationPollTimeout: 30}\n%s"
             .formatted(kubeconfig, namespace, extra));
     KubeVirtCloud created =
-        (KubeVirtCloud) new KubeVirtCloudProviderFactory().create(java.util.Optional.of(config));
+        (KubeVirtCloud) new KubeVirtCloudProviderFactory().create(Optional.of(config));
     created.initialize(new ProviderContext("tenant-" + id));
     return created;
   }
@@ -181,7 +186,7 @@ class KubeVirtProviderIT {
     // The guest agent is silent: the node keeps its InternalIPs (K28).
     virt.setVmiAddresses("worker-3", List.of());
     node.setStatus(
-        new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+        new NodeStatusBuilder()
             .addNewAddress()
             .withType("InternalIP")
             .withAddress("127.60.0.13")
@@ -343,7 +348,7 @@ class KubeVirtProviderIT {
 
     // The infrastructure load balancer assigns an ingress: copied back as it is (K49, K51).
     infraService.setStatus(
-        new io.fabric8.kubernetes.api.model.ServiceStatusBuilder()
+        new ServiceStatusBuilder()
             .withNewLoadBalancer()
             .addNewIngress()
             .withIp("203.0.113.10")
@@ -364,7 +369,7 @@ class KubeVirtProviderIT {
         .getSpec()
         .getPorts()
         .add(
-            new io.fabric8.kubernetes.api.model.ServicePortBuilder()
+            new ServicePortBuilder()
                 .withName("https")
                 .withProtocol("TCP")
                 .withPort(443)
@@ -374,9 +379,7 @@ class KubeVirtProviderIT {
     Service updated = infra.services().inNamespace(namespace).withName(name).get();
     assertThat(updated.getSpec().getPorts())
         .extracting(p -> p.getPort(), p -> p.getTargetPort().getIntVal())
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(80, 30081),
-            org.assertj.core.groups.Tuple.tuple(443, 30443));
+        .containsExactly(tuple(80, 30081), tuple(443, 30443));
     assertThat(updated.getSpec().getPorts().get(0).getNodePort()).isEqualTo(infraNodePort);
     String version = updated.getMetadata().getResourceVersion();
     // Nothing changed: no write (ccm4j's K47).
