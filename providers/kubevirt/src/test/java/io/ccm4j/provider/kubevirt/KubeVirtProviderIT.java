@@ -300,6 +300,16 @@ class KubeVirtProviderIT {
     }
   }
 
+  @Test
+  void k30_anInfrastructureNodeThatCannotBeReadFailsTheWholeMetadata() {
+    virt.start(
+        VirtualMachineSpec.worker("worker-7", "tenant-" + id, "no-such-node-" + id, "127.60.0.17"));
+    assertThatThrownBy(() -> instances().instanceMetadata(tenantNode("worker-7", null, Map.of())))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("no-such-node-" + id)
+        .hasMessageContaining("does not exist");
+  }
+
   private Service tenantService(String uid) {
     return new ServiceBuilder()
         .withNewMetadata()
