@@ -1,0 +1,144 @@
+package io.ccm4j.app;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.ccm4j.simulator.virt.SimulatedVirt;
+import io.ccm4j.simulator.virt.VirtualMachineSpec;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import picocli.CommandLine;
+
+/**
+ * A KubeVirt tenant cluster on two real API servers: the tenant's (whose nodes are simulated
+ * kubelets, one per VMI, named after it) and the infrastructure cluster's (the KubeVirt CRDs, a
+ * namespace for the tenant's VMs, the simulated virt layer), and {@code ccm4j run
+ * --cloud-provider=kubevirt} serving the tenant cluster.
+ */
+final class KubeVirtTestbed implements AutoCloseable {
+
+  final LocalControlPlane tenantPlane;
+  final KubernetesClient tenant;
+  final LocalControlPlane infraPlane;
+  final KubernetesClient infra;
+  final String id = UUID.randomUUID().toString().substring(0, 6);
+  final String namespace = "tenant-" + id;
+  final String clusterName = "kv-" + id;
+  final SimulatedVirt virt;
+  final KubeletFleet kubelets;
+  private final Path temp;
+  private final List<CloudControllerManager> managers = new ArrayList<>();
+
+  KubeVirtTestbed(
+      LocalControlPlane tenantPlane,
+      KubernetesClient tenant,
+      LocalControlPlane infraPlane,
+      KubernetesClient infra,
+      Path temp) {
+    this.tenantPlane = tenantPlane;
+    this.tenant = tenant;
+    this.infraPlane = infraPlane;
+    this.infra = infra;
+    this.temp = temp;
+    infra
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    virt = new SimulatedVirt(infra, namespace);
+    kubelets = new KubeletFleet(tenant, KubeletFleet.Options.kubeletDefaults());
+  }
+
+  /** A worker VM on {@code infraNode} and the tenant node its kubelet registers. */
+  SimulatedKubelet worker(String name, String infraNode, String ip) {
+    virt.start(VirtualMachineSpec.worker(name, clusterName, infraNode, ip));
+    return kubelets.register(NodeSpec.named(name).withNodeIp(ip));
+  }
+
+  /** The cloud config naming the infrastructure cluster through {@code kubeconfig}. */
+  Path cloudConfig(String kubeconfig, String extra) throws Exception {
+    Path kubeconfigFile = temp.resolve("infra-" + UUID.randomUUID() + ".kubeconfig");
+    Files.writeString(kubeconfigFile, kubeconfig);
+    Path config = temp.resolve("kubevirt-" + UUID.randomUUID() + ".yaml");
+    Files.writeString(
+        config,
+        """
+        kubeconfig: %s
+        namespace: %s
+        loadBalancer:
+          creationPollInterval: 1
+        %s
+        """
+            .formatted(kubeconfigFile, namespace, extra));
+    return config;
+  }
+
+  /** The admin's kubeconfig of the infrastructure cluster. */
+  String infraAdminKubeconfig() throws Exception {
+    return Files.readString(infraPlane.kubeconfigPath());
+  }
+
+  /**
+   * {@code ccm4j run --cloud-provider=kubevirt --cloud-config=<config> --cluster-name=<cluster>
+   * --controllers=<controllers>}, parsed by the real command line, started in-process against the
+   * tenant cluster.
+   */
+  CloudControllerManager startManager(Path cloudConfig, String controllers) throws Exception {
+    return startManager(
+        tenant,
+        "--cloud-provider=kubevirt",
+        "--cloud-config=" + cloudConfig,
+        "--kubeconfig=" + tenantPlane.kubeconfigPath(),
+        "--cluster-name=" + clusterName,
+        "--controllers=" + controllers,
+        "--node-monitor-period=1s");
+  }
+
+  /** {@code ccm4j run <flags> --leader-elect=false} against {@code client}'s cluster. */
+  CloudControllerManager startManager(KubernetesClient client, String... flags) throws Exception {
+    List<String> args = new ArrayList<>(List.of("run"));
+    args.addAll(List.of(flags));
+    args.add("--leader-elect=false");
+    CommandLine.ParseResult parsed =
+        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
+    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
+    CloudControllerManager.Settings settings = run.settings();
+    CloudControllerManager manager =
+        new CloudControllerManager(
+            client,
+            new CloudControllerManager.Settings(
+                settings.cloud(),
+                settings.clusterName(),
+                settings.selection(),
+                settings.controllers(),
+                Optional.empty(),
+                Optional.empty(),
+                settings.servingKeys()),
+            Controllers.factories(),
+            code -> {});
+    manager.start();
+    managers.add(manager);
+    return manager;
+  }
+
+  @Override
+  public void close() {
+    for (CloudControllerManager manager : managers) {
+      manager.close();
+    }
+    for (SimulatedKubelet kubelet : kubelets.kubelets()) {
+      tenant.nodes().withName(kubelet.nodeName()).delete();
+    }
+    kubelets.close();
+    infra.namespaces().withName(namespace).delete();
+  }
+}

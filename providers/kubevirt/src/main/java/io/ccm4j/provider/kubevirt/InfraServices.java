@@ -1,0 +1,170 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The infrastructure Service that mirrors a tenant Service of type LoadBalancer (K40–K46), and what
+ * of it follows the tenant Service later. Pure: no API calls.
+ *
+ * @param namespace the infrastructure namespace
+ * @param clusterName the tenant cluster's {@code --cluster-name} (K8)
+ * @param infraLabels extra labels, winning over the built-in ones (K42)
+ * @param selectorless whether the infrastructure Service gets no selector (K46)
+ */
+record InfraServices(
+    String namespace, String clusterName, Map<String, String> infraLabels, boolean selectorless) {
+
+  static final String CLUSTER_TRAFFIC_POLICY = "Cluster";
+
+  /** K41: upstream's default name, from the tenant Service's UID only. */
+  static String name(Service tenant) {
+    return LoadBalancer.defaultName(tenant);
+  }
+
+  /** The infrastructure Service to create for {@code tenant} (K41–K46). */
+  Service desired(Service tenant) throws CloudException {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, tenant.getMetadata().getName());
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenant.getMetadata().getNamespace());
+    labels.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
+    labels.putAll(infraLabels);
+    ServiceBuilder builder =
+        new ServiceBuilder()
+            .withNewMetadata()
+            .withName(name(tenant))
+            .withNamespace(namespace)
+            .withLabels(labels)
+            // K43: copied once, at creation, as upstream does.
+            .withAnnotations(
+                tenant.getMetadata().getAnnotations() == null
+                    ? Map.of()
+                    : new HashMap<>(tenant.getMetadata().getAnnotations()))
+            .endMetadata()
+            .withNewSpec()
+            .withType("LoadBalancer")
+            .withPorts(ports(tenant))
+            .withExternalTrafficPolicy(externalTrafficPolicy(tenant))
+            .withSelector(selector())
+            .endSpec();
+    // K44: externalIPs and loadBalancerIP are passed on. healthCheckNodePort is not: it is the
+    // tenant cluster's port number and means nothing to (or collides in) the infrastructure
+    // cluster, which allocates its own for externalTrafficPolicy Local (K44 Quirk).
+    List<String> externalIps = tenant.getSpec().getExternalIPs();
+    if (externalIps != null && !externalIps.isEmpty()) {
+      builder.editSpec().withExternalIPs(externalIps).endSpec();
+    }
+    String loadBalancerIp = tenant.getSpec().getLoadBalancerIP();
+    if (loadBalancerIp != null && !loadBalancerIp.isEmpty()) {
+      builder.editSpec().withLoadBalancerIP(loadBalancerIp).endSpec();
+    }
+    return builder.build();
+  }
+
+  /**
+   * K45: one port per tenant port, to the tenant node port. A port without a node port ({@code
+   * allocateLoadBalancerNodePorts: false}) is an error naming it, where upstream sends a targetPort
+   * of 0 that the infrastructure API rejects.
+   */
+  static List<ServicePort> ports(Service tenant) throws CloudException {
+    List<ServicePort> ports = new ArrayList<>();
+    for (ServicePort port : tenant.getSpec().getPorts()) {
+      if (port.getNodePort() == null || port.getNodePort() <= 0) {
+        throw new CloudException(
+            ("port %s (%s/%d) of Service %s/%s has no node port; the kubevirt provider forwards"
+                    + " to node ports, so allocateLoadBalancerNodePorts must not be false")
+                .formatted(
+                    Objects.requireNonNullElse(port.getName(), ""),
+                    port.getProtocol(),
+                    port.getPort(),
+                    tenant.getMetadata().getNamespace(),
+                    tenant.getMetadata().getName()));
+      }
+      ports.add(
+          new ServicePortBuilder()
+              .withName(port.getName())
+              .withProtocol(Objects.requireNonNullElse(port.getProtocol(), "TCP"))
+              .withPort(port.getPort())
+              .withTargetPort(new IntOrString(port.getNodePort()))
+              .build());
+    }
+    return ports;
+  }
+
+  /** K46 without the EPS controller: none when selectorless, else the cluster's worker VMIs. */
+  Map<String, String> selector() {
+    if (selectorless) {
+      return null;
+    }
+    Map<String, String> selector = new LinkedHashMap<>();
+    selector.put(KubeVirtApi.ROLE_LABEL, KubeVirtApi.ROLE_WORKER);
+    selector.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
+    return selector;
+  }
+
+  static String externalTrafficPolicy(Service tenant) {
+    String policy = tenant.getSpec().getExternalTrafficPolicy();
+    return policy == null || policy.isEmpty() ? CLUSTER_TRAFFIC_POLICY : policy;
+  }
+
+  /**
+   * Whether the existing infrastructure Service must follow the tenant Service. Upstream follows
+   * the ports only, comparing whole structs, so it writes on every call (K47 Quirk); ccm4j compares
+   * name, protocol, port and targetPort, and follows the selector (a changed {@code selectorless}
+   * or cluster name) and {@code externalTrafficPolicy} too.
+   */
+  boolean needsUpdate(Service infra, Service tenant) throws CloudException {
+    return !portKeys(infra.getSpec().getPorts()).equals(portKeys(ports(tenant)))
+        || !Objects.equals(emptyToNull(infra.getSpec().getSelector()), selector())
+        || !Objects.equals(
+            infra.getSpec().getExternalTrafficPolicy(), externalTrafficPolicy(tenant));
+  }
+
+  /**
+   * Changes {@code infra} in place to follow {@code tenant}; the node ports the infrastructure
+   * cluster allocated stay with their ports.
+   */
+  void update(Service infra, Service tenant) throws CloudException {
+    List<ServicePort> ports = ports(tenant);
+    for (ServicePort port : ports) {
+      for (ServicePort old : infra.getSpec().getPorts()) {
+        if (Objects.equals(old.getPort(), port.getPort())
+            && Objects.equals(old.getProtocol(), port.getProtocol())) {
+          port.setNodePort(old.getNodePort());
+        }
+      }
+    }
+    infra.getSpec().setPorts(ports);
+    infra.getSpec().setSelector(selector());
+    infra.getSpec().setExternalTrafficPolicy(externalTrafficPolicy(tenant));
+  }
+
+  private static List<String> portKeys(List<ServicePort> ports) {
+    List<String> keys = new ArrayList<>();
+    for (ServicePort port : ports == null ? List.<ServicePort>of() : ports) {
+      keys.add(
+          "%s/%s/%s/%s"
+              .formatted(
+                  Objects.requireNonNullElse(port.getName(), ""),
+                  Objects.requireNonNullElse(port.getProtocol(), "TCP"),
+                  port.getPort(),
+                  port.getTargetPort() == null ? "" : port.getTargetPort().getValue()));
+    }
+    return keys;
+  }
+
+  private static Map<String, String> emptyToNull(Map<String, String> map) {
+    return map == null || map.isEmpty() ? null : map;
+  }
+}

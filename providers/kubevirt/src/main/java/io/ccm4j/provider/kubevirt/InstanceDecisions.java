@@ -1,0 +1,54 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.fabric8.kubernetes.api.model.Node;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** The pure decisions of {@link KubeVirtInstances}: addresses (K27, K28) and shutdown (K24). */
+final class InstanceDecisions {
+
+  private InstanceDecisions() {}
+
+  /** What a VMI's phase says about shutdown (K24). */
+  enum Shutdown {
+    RUNNING,
+    SHUT_DOWN,
+    /** Phase {@code Unknown}: the host is probably down; never taint on it (#70, L7). */
+    UNKNOWN
+  }
+
+  static Shutdown shutdown(String phase) {
+    return switch (phase) {
+      case KubeVirtApi.PHASE_SUCCEEDED, KubeVirtApi.PHASE_FAILED -> Shutdown.SHUT_DOWN;
+      case KubeVirtApi.PHASE_UNKNOWN -> Shutdown.UNKNOWN;
+      default -> Shutdown.RUNNING;
+    };
+  }
+
+  /**
+   * K27: every non-empty IP of the first {@code default} interface, as InternalIP, in order,
+   * without duplicates; K28: when that gives nothing, the node's current InternalIPs.
+   */
+  static List<NodeAddress> addresses(VirtualMachineInstance vmi, Node node) {
+    Set<NodeAddress> addresses = new LinkedHashSet<>();
+    vmi.interfaces().stream()
+        .filter(i -> KubeVirtApi.DEFAULT_INTERFACE.equals(i.name()))
+        .findFirst()
+        .ifPresent(
+            i ->
+                i.ipAddresses().stream()
+                    .filter(ip -> !ip.isBlank())
+                    .forEach(ip -> addresses.add(NodeAddress.internalIp(ip))));
+    if (addresses.isEmpty()
+        && node.getStatus() != null
+        && node.getStatus().getAddresses() != null) {
+      node.getStatus().getAddresses().stream()
+          .filter(a -> NodeAddress.Type.InternalIP.name().equals(a.getType()))
+          .forEach(a -> addresses.add(NodeAddress.internalIp(a.getAddress())));
+    }
+    return new ArrayList<>(addresses);
+  }
+}

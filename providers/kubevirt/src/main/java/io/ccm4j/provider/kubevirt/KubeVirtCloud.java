@@ -1,0 +1,150 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.ProviderContext;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code kubevirt} cloud (K1): the tenant cluster's nodes are VirtualMachineInstances in a
+ * namespace of an infrastructure cluster. Facets: InstancesV2 (§2) and LoadBalancer (§3), each
+ * unless disabled in the cloud config. No Zones, Routes or Clusters (K90): zone and region come
+ * with the instance metadata, and the route controller does not run with this provider.
+ */
+public final class KubeVirtCloud implements CloudProvider {
+
+  private static final Logger log = LoggerFactory.getLogger(KubeVirtCloud.class);
+
+  public static final String PROVIDER_NAME = "kubevirt";
+
+  private static final Path SERVICE_ACCOUNT =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+
+  private final KubeVirtSettings settings;
+  private KubernetesClient infra;
+  private KubeVirtInstances instances;
+  private KubeVirtLoadBalancers loadBalancers;
+
+  public KubeVirtCloud(KubeVirtSettings settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public String providerName() {
+    return PROVIDER_NAME;
+  }
+
+  public KubeVirtSettings settings() {
+    return settings;
+  }
+
+  /** K7: one client for every infrastructure call. */
+  @Override
+  public synchronized void initialize(ProviderContext context) throws CloudException {
+    if (infra != null) {
+      return;
+    }
+    try {
+      // One retry at most: an unreachable infrastructure cluster must fail a call within seconds
+      // (the controllers retry with backoff), not hold a lifecycle pass through fabric8's ten.
+      Config config = infraConfig();
+      config.setRequestRetryBackoffLimit(1);
+      infra = new KubernetesClientBuilder().withConfig(config).build();
+    } catch (KubernetesClientException | UncheckedIOException e) {
+      throw new CloudException("cannot configure the infrastructure cluster's client: " + e, e);
+    }
+    instances = new KubeVirtInstances(infra, settings.namespace(), settings.zoneAndRegionEnabled());
+    loadBalancers =
+        new KubeVirtLoadBalancers(
+            infra,
+            new InfraServices(
+                settings.namespace(),
+                context.clusterName(),
+                settings.infraLabels(),
+                settings.selectorless()),
+            settings.creationPollInterval(),
+            settings.creationPollTimeout(),
+            Clock.systemUTC());
+    log.info(
+        "kubevirt: tenant nodes are VMIs in namespace {} of {}; instances {}, load balancers {};"
+            + " no routes and no zones facet (K90)",
+        settings.namespace(),
+        infra.getMasterUrl(),
+        settings.instancesEnabled() ? "on" : "off",
+        settings.loadBalancerEnabled() ? "on" : "off");
+  }
+
+  private Config infraConfig() {
+    if (settings.kubeconfig().isPresent()) {
+      return Config.fromKubeconfig(settings.kubeconfig().get());
+    }
+    // In cluster: the pod's ServiceAccount, its token re-read on every request (it rotates).
+    String host = System.getenv("KUBERNETES_SERVICE_HOST");
+    String port = System.getenv("KUBERNETES_SERVICE_PORT");
+    if (host == null || port == null) {
+      throw new KubernetesClientException(
+          "no \"kubeconfig\" in the cloud config and not running in a pod"
+              + " (KUBERNETES_SERVICE_HOST is not set)");
+    }
+    return new ConfigBuilder(Config.empty())
+        .withMasterUrl("https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port)
+        .withCaCertFile(SERVICE_ACCOUNT.resolve("ca.crt").toString())
+        .withOauthTokenProvider(
+            () -> {
+              try {
+                return Files.readString(SERVICE_ACCOUNT.resolve("token"), StandardCharsets.UTF_8)
+                    .trim();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            })
+        .build();
+  }
+
+  @Override
+  public Optional<InstancesV2> instancesV2() {
+    return settings.instancesEnabled() ? Optional.of(initialized(instances)) : Optional.empty();
+  }
+
+  @Override
+  public Optional<LoadBalancer> loadBalancer() {
+    return settings.loadBalancerEnabled()
+        ? Optional.of(initialized(loadBalancers))
+        : Optional.empty();
+  }
+
+  /** K3. */
+  @Override
+  public boolean hasClusterId() {
+    return true;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (infra != null) {
+      infra.close();
+    }
+  }
+
+  private static <T> T initialized(T facet) {
+    if (facet == null) {
+      throw new IllegalStateException("the kubevirt provider is used before initialize()");
+    }
+    return facet;
+  }
+}

@@ -1,0 +1,31 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviderFactory;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** {@code --cloud-provider=kubevirt} (K1); the cloud config is required (K2). */
+public final class KubeVirtCloudProviderFactory implements CloudProviderFactory {
+
+  @Override
+  public String name() {
+    return KubeVirtCloud.PROVIDER_NAME;
+  }
+
+  @Override
+  public CloudProvider create(Optional<Path> cloudConfig) throws CloudConfigException {
+    if (cloudConfig.isEmpty()) {
+      throw new CloudConfigException(
+          "the kubevirt provider needs --cloud-config: a YAML file naming the infrastructure"
+              + " cluster (kubeconfig) and its namespace (namespace)");
+    }
+    return new KubeVirtCloud(KubeVirtCloudConfigLoader.read(cloudConfig.get()));
+  }
+
+  /** Parses a config text, for tests and tools that build a cloud in-process. */
+  public static KubeVirtCloud fromYaml(String yaml) throws CloudConfigException {
+    return new KubeVirtCloud(KubeVirtCloudConfigLoader.parse(yaml, "(inline config)"));
+  }
+}

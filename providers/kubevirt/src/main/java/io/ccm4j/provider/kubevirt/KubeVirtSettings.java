@@ -1,0 +1,37 @@
+package io.ccm4j.provider.kubevirt;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A checked {@link KubeVirtCloudConfig} with its defaults filled in (K5) and the namespace resolved
+ * (K6).
+ *
+ * @param kubeconfig the infrastructure cluster's kubeconfig, read once at startup (K9); empty: the
+ *     in-cluster service account
+ * @param namespace the infrastructure namespace of the VMIs and infrastructure Services
+ * @param infraLabels extra labels for infrastructure Services; they win over the built-in ones
+ *     (K42)
+ * @param loadBalancerEnabled whether the LoadBalancer facet is offered
+ * @param creationPollInterval how soon to look again for an infrastructure ingress (K48)
+ * @param creationPollTimeout how long after creation to keep looking that soon (K48)
+ * @param selectorless whether infrastructure Services get no selector (K46)
+ * @param instancesEnabled whether the InstancesV2 facet is offered (K20)
+ * @param zoneAndRegionEnabled whether the infrastructure Node is read for zone and region (K30)
+ */
+public record KubeVirtSettings(
+    Optional<String> kubeconfig,
+    String namespace,
+    Map<String, String> infraLabels,
+    boolean loadBalancerEnabled,
+    Duration creationPollInterval,
+    Duration creationPollTimeout,
+    boolean selectorless,
+    boolean instancesEnabled,
+    boolean zoneAndRegionEnabled) {
+
+  public KubeVirtSettings {
+    infraLabels = Map.copyOf(infraLabels);
+  }
+}

@@ -1,0 +1,123 @@
+package io.ccm4j.provider.kubevirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class InfraServicesTest {
+
+  private final InfraServices services =
+      new InfraServices(
+          "infra-ns",
+          "tenant-a",
+          Map.of(KubeVirtApi.CLUSTER_NAME_LABEL, "x", "team", "blue"),
+          false);
+
+  private static Service tenant() {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withName("web")
+        .withNamespace("shop")
+        .withUid("6fa1a266-2ad0-11e9-b210-d663bd873d93")
+        .withAnnotations(Map.of("example.com/a", "b"))
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withExternalTrafficPolicy("Local")
+        .withHealthCheckNodePort(31999)
+        .withLoadBalancerIP("203.0.113.7")
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .withNodePort(30080)
+        .endPort()
+        .addNewPort()
+        .withName("dns")
+        .withProtocol("UDP")
+        .withPort(53)
+        .withNodePort(30053)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  @Test
+  void k41_theNameComesFromTheUidOnly() {
+    assertThat(InfraServices.name(tenant())).isEqualTo("a6fa1a2662ad011e9b210d663bd873d9");
+  }
+
+  @Test
+  void k42_k46_labelsAnnotationsSelectorPortsAndPolicy() throws CloudException {
+    Service infra = services.desired(tenant());
+    assertThat(infra.getMetadata().getNamespace()).isEqualTo("infra-ns");
+    assertThat(infra.getMetadata().getLabels())
+        .containsEntry(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, "web")
+        .containsEntry(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, "shop")
+        // infraLabels win over the built-in ones (K42)
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "x")
+        .containsEntry("team", "blue");
+    assertThat(infra.getMetadata().getAnnotations()).containsEntry("example.com/a", "b");
+    assertThat(infra.getSpec().getType()).isEqualTo("LoadBalancer");
+    assertThat(infra.getSpec().getSelector())
+        .isEqualTo(
+            Map.of(KubeVirtApi.ROLE_LABEL, "worker", KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a"));
+    assertThat(infra.getSpec().getPorts())
+        .extracting(
+            p -> p.getName(), p -> p.getProtocol(), p -> p.getPort(), p -> p.getTargetPort())
+        .containsExactly(
+            tuple("http", "TCP", 80, new IntOrString(30080)),
+            tuple("dns", "UDP", 53, new IntOrString(30053)));
+    assertThat(infra.getSpec().getPorts()).allSatisfy(p -> assertThat(p.getNodePort()).isNull());
+    assertThat(infra.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+    assertThat(infra.getSpec().getLoadBalancerIP()).isEqualTo("203.0.113.7");
+    // K44: ccm4j does not ask the infrastructure cluster for the tenant's health check port.
+    assertThat(infra.getSpec().getHealthCheckNodePort()).isNull();
+  }
+
+  @Test
+  void k46_selectorlessGivesNoSelector() throws CloudException {
+    assertThat(
+            new InfraServices("infra-ns", "tenant-a", Map.of(), true)
+                .desired(tenant())
+                .getSpec()
+                .getSelector())
+        .isNullOrEmpty();
+  }
+
+  @Test
+  void k45_aPortWithoutNodePortIsAnErrorNamingIt() {
+    Service tenant = tenant();
+    tenant.getSpec().getPorts().get(1).setNodePort(null);
+    assertThatThrownBy(() -> services.desired(tenant))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("port dns (UDP/53) of Service shop/web has no node port");
+  }
+
+  @Test
+  void k47_onlyTheComparedFieldsMakeAnUpdateAndAllocatedNodePortsStay() throws CloudException {
+    Service infra = services.desired(tenant());
+    infra.getSpec().getPorts().get(0).setNodePort(31000);
+    infra.getSpec().getPorts().get(1).setNodePort(31001);
+    assertThat(services.needsUpdate(infra, tenant())).isFalse();
+
+    Service changed = tenant();
+    changed.getSpec().getPorts().get(0).setNodePort(30081);
+    assertThat(services.needsUpdate(infra, changed)).isTrue();
+    services.update(infra, changed);
+    assertThat(infra.getSpec().getPorts().get(0).getTargetPort()).isEqualTo(new IntOrString(30081));
+    assertThat(infra.getSpec().getPorts().get(0).getNodePort()).isEqualTo(31000);
+    assertThat(services.needsUpdate(infra, changed)).isFalse();
+
+    Service cluster = tenant();
+    cluster.getSpec().setExternalTrafficPolicy(null);
+    assertThat(services.needsUpdate(infra, cluster)).isTrue();
+  }
+}

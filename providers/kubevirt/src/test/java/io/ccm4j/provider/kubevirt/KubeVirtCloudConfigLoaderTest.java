@@ -1,0 +1,172 @@
+package io.ccm4j.provider.kubevirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudProviders;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KubeVirtCloudConfigLoaderTest {
+
+  @TempDir Path temp;
+
+  private static final String KUBECONFIG =
+      """
+      apiVersion: v1
+      kind: Config
+      clusters:
+      - name: infra
+        cluster: {server: "https://127.0.0.1:6443"}
+      users:
+      - name: ccm
+        user: {token: abc}
+      contexts:
+      - name: infra
+        context: {cluster: infra, user: ccm, namespace: %s}
+      current-context: infra
+      """;
+
+  private Path kubeconfig(String namespace) throws Exception {
+    Path file = temp.resolve("infra-kubeconfig");
+    Files.writeString(file, KUBECONFIG.formatted(namespace));
+    return file;
+  }
+
+  @Test
+  void k1_theProviderIsFoundByItsName() throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(config, "kubeconfig: " + kubeconfig("tenant-a") + "\n");
+    assertThat(
+            CloudProviders.discover(getClass().getClassLoader())
+                .create("kubevirt", Optional.of(config))
+                .providerName())
+        .isEqualTo("kubevirt");
+  }
+
+  @Test
+  void k2_aCloudConfigIsRequired() {
+    assertThatThrownBy(() -> new KubeVirtCloudProviderFactory().create(Optional.empty()))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("--cloud-config");
+    assertThatThrownBy(
+            () -> new KubeVirtCloudProviderFactory().create(Optional.of(temp.resolve("missing"))))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("cannot read");
+  }
+
+  @Test
+  void k5_defaultsFillWhatAPartialBlockLeavesOut() throws Exception {
+    KubeVirtSettings settings =
+        KubeVirtCloudConfigLoader.parse(
+            """
+            kubeconfig: %s
+            instancesV2: {zoneAndRegionEnabled: false}
+            loadBalancer: {creationPollInterval: 0, creationPollTimeout: 60}
+            infraLabels: {team: blue}
+            """
+                .formatted(kubeconfig("tenant-a")),
+            "cloud.yaml");
+    assertThat(settings.instancesEnabled()).isTrue();
+    assertThat(settings.zoneAndRegionEnabled()).isFalse();
+    assertThat(settings.loadBalancerEnabled()).isTrue();
+    assertThat(settings.creationPollInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(settings.creationPollTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(settings.selectorless()).isFalse();
+    assertThat(settings.infraLabels()).isEqualTo(Map.of("team", "blue"));
+    assertThat(settings.kubeconfig()).hasValueSatisfying(k -> assertThat(k).contains("infra"));
+  }
+
+  @Test
+  void k5_unknownKeysAreErrorsNamingThem() {
+    assertThatThrownBy(() -> KubeVirtCloudConfigLoader.parse("namspace: tenant-a\n", "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("unknown field \"namspace\"");
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {enabled: maybe}\n", "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("loadBalancer.enabled");
+  }
+
+  @Test
+  void k6_theNamespaceIsExplicitOrTheContextsOrDefault() throws Exception {
+    Path kubeconfig = kubeconfig("from-context");
+    assertThat(
+            KubeVirtCloudConfigLoader.parse(
+                    "kubeconfig: %s\nnamespace: explicit\n".formatted(kubeconfig), "c")
+                .namespace())
+        .isEqualTo("explicit");
+    assertThat(
+            KubeVirtCloudConfigLoader.parse("kubeconfig: %s\n".formatted(kubeconfig), "c")
+                .namespace())
+        .isEqualTo("from-context");
+    Files.writeString(kubeconfig, KUBECONFIG.formatted("\"\""));
+    assertThat(
+            KubeVirtCloudConfigLoader.parse("kubeconfig: %s\n".formatted(kubeconfig), "c")
+                .namespace())
+        .isEqualTo("default");
+  }
+
+  @Test
+  void k6_inClusterWithoutANamespaceIsRefused() throws Exception {
+    assertThatThrownBy(() -> KubeVirtCloudConfigLoader.parse("instancesV2: {}\n", "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("cloud.yaml: field \"namespace\" is required");
+    assertThat(KubeVirtCloudConfigLoader.parse("namespace: tenant-a\n", "c").kubeconfig())
+        .isEmpty();
+  }
+
+  @Test
+  void badValuesNameTheField() {
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "kubeconfig: /nonexistent/kubeconfig\nnamespace: a\n", "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"kubeconfig\"");
+    assertThatThrownBy(() -> KubeVirtCloudConfigLoader.parse("namespace: Not_A_Name\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"namespace\" must be a namespace name");
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {enableEPSController: true}\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("loadBalancer.enableEPSController");
+  }
+
+  @Test
+  void k20_k90_facetsFollowTheConfigAndThereAreNoRoutesOrZones() throws Exception {
+    KubeVirtCloud cloud =
+        KubeVirtCloudProviderFactory.fromYaml(
+            """
+            kubeconfig: %s
+            loadBalancer: {enabled: false}
+            instancesV2: {enabled: false}
+            """
+                .formatted(kubeconfig("a")));
+    assertThat(cloud.loadBalancer()).isEmpty();
+    assertThat(cloud.instancesV2()).isEmpty();
+    assertThat(cloud.routes()).isEmpty();
+    assertThat(cloud.zones()).isEmpty();
+    assertThat(cloud.hasClusterId()).isTrue();
+  }
+
+  @Test
+  void theShippedExampleCloudConfigIsValid() throws Exception {
+    String example =
+        Files.readString(Path.of("deploy", "cloud-config.yaml"))
+            .replace("/etc/ccm4j/infra-kubeconfig", kubeconfig("ignored").toString());
+    KubeVirtSettings settings = KubeVirtCloudConfigLoader.parse(example, "cloud-config.yaml");
+    assertThat(settings.namespace()).isEqualTo("tenant-a");
+    assertThat(settings.creationPollInterval()).isEqualTo(Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,482 @@
+package io.ccm4j.simulator.virt;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A small simulated KubeVirt on a real API server: it writes what virt-controller and virt-handler
+ * write for the objects a tenant cluster's CCM reads (kubevirt-provider spec K100–K103). A VM
+ * started here gets, in order: the VirtualMachine (runStrategy Always), its VMI (labels from the
+ * template, owned by the VM), the VMI's virt-launcher pod bound to the infrastructure node (labels
+ * from the VMI, owned by it, Running with the VMI's IP as pod IP), the VMI's status (phase Running,
+ * nodeName, the {@code default} interface with its IP) and the VM's status (printableStatus
+ * Running, ready). Stopping a VM halts it, as {@code virtctl stop} does: the VMI and its pod go,
+ * the VM stays with printableStatus Stopped. Status is written through the {@code /status}
+ * subresource, as KubeVirt's controllers do.
+ *
+ * <p>No controller loop runs: each method makes its changes before it returns, so a test decides
+ * exactly when the infrastructure cluster changes.
+ */
+public final class SimulatedVirt {
+
+  public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
+  public static final String ROLE_LABEL = "cluster.x-k8s.io/role";
+  public static final String INSTANCETYPE_ANNOTATION = "kubevirt.io/instancetype-name";
+  static final String VM_NAME_LABEL = "vm.kubevirt.io/name";
+  static final String VIRT_LAUNCHER_LABEL = "kubevirt.io";
+  static final String NODE_NAME_LABEL = "kubevirt.io/nodeName";
+
+  public static final ResourceDefinitionContext VMIS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("kubevirt.io")
+          .withVersion("v1")
+          .withKind("VirtualMachineInstance")
+          .withPlural("virtualmachineinstances")
+          .withNamespaced(true)
+          .build();
+  public static final ResourceDefinitionContext VMS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("kubevirt.io")
+          .withVersion("v1")
+          .withKind("VirtualMachine")
+          .withPlural("virtualmachines")
+          .withNamespaced(true)
+          .build();
+
+  private static final String CRDS = "kubevirt-crds.yaml";
+
+  private final KubernetesClient infra;
+  private final String namespace;
+  private final Map<String, VirtualMachineSpec> specs = new LinkedHashMap<>();
+
+  /** A simulated KubeVirt for the VMs of one infrastructure namespace (which must exist). */
+  public SimulatedVirt(KubernetesClient infra, String namespace) {
+    this.infra = infra;
+    this.namespace = namespace;
+    installCrds(infra);
+    // virt-launcher pods need the namespace's ServiceAccount, which no controller-manager makes.
+    infra
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("default")
+                .withNamespace(namespace)
+                .endMetadata()
+                .build())
+        .createOr(existing -> existing.update());
+  }
+
+  /** The CRDs of {@code kubevirt-crds.yaml}, as a text (for manifests and the lab). */
+  public static String crdManifests() {
+    try (InputStream in = SimulatedVirt.class.getResourceAsStream(CRDS)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Creates (or keeps) the KubeVirt CRDs and waits until they are served. */
+  public static void installCrds(KubernetesClient infra) {
+    for (HasMetadata item :
+        infra
+            .load(new ByteArrayInputStream(crdManifests().getBytes(StandardCharsets.UTF_8)))
+            .items()) {
+      CustomResourceDefinition crd = (CustomResourceDefinition) item;
+      infra
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .createOr(c -> c.update());
+      infra
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
+          .waitUntilCondition(
+              c ->
+                  c.getStatus() != null
+                      && c.getStatus().getConditions() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              cond ->
+                                  "Established".equals(cond.getType())
+                                      && "True".equals(cond.getStatus())),
+              60,
+              TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * An infrastructure node without a kubelet, Ready, with the topology labels of its zone and
+   * region (K103). Tests that need traffic register infrastructure nodes with simulated kubelets
+   * instead.
+   */
+  public static Node addNode(KubernetesClient infra, String name, String region, String zone) {
+    Node node =
+        infra
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withLabels(
+                        Map.of(
+                            "topology.kubernetes.io/region", region,
+                            "topology.kubernetes.io/zone", zone,
+                            "kubernetes.io/hostname", name))
+                    .endMetadata()
+                    .build())
+            .create();
+    node.setStatus(
+        new NodeStatusBuilder()
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .withReason("KubeletReady")
+            .withLastHeartbeatTime(Instant.now().toString())
+            .withLastTransitionTime(Instant.now().toString())
+            .endCondition()
+            .build());
+    return infra.nodes().resource(node).updateStatus();
+  }
+
+  /** Creates and starts a VM: VM, VMI, virt-launcher pod, their status (see the class comment). */
+  public synchronized void start(VirtualMachineSpec spec) {
+    specs.put(spec.name(), spec);
+    if (spec.standalone()) {
+      GenericKubernetesResource vmi = createVmi(spec, null);
+      Pod pod = createLauncherPod(spec, vmi);
+      writeVmiStatus(spec.name(), "Running", spec.infraNode(), spec.ip());
+      markPodRunning(pod, spec.ip());
+      return;
+    }
+    GenericKubernetesResource vm =
+        infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(spec.name()).get();
+    if (vm == null) {
+      vm = new GenericKubernetesResource();
+      vm.setApiVersion("kubevirt.io/v1");
+      vm.setKind("VirtualMachine");
+      vm.setMetadata(
+          new ObjectMetaBuilder()
+              .withName(spec.name())
+              .withNamespace(namespace)
+              .withLabels(spec.templateLabels())
+              .build());
+      vm.setAdditionalProperty("spec", vmSpec(spec, "Always"));
+      vm = infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).create();
+    } else {
+      vm.setAdditionalProperty("spec", vmSpec(spec, "Always"));
+      vm = infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
+    }
+    GenericKubernetesResource vmi = createVmi(spec, vm);
+    Pod pod = createLauncherPod(spec, vmi);
+    // virt-handler reports the VMI running on the node with the launcher pod's address.
+    writeVmiStatus(spec.name(), "Running", spec.infraNode(), spec.ip());
+    writeVmStatus(spec.name(), "Running", true, true);
+    markPodRunning(pod, spec.ip());
+  }
+
+  /**
+   * {@code virtctl stop}: runStrategy Halted; the VMI shuts down and goes, with its pod. A
+   * standalone VMI shuts down and stays, Succeeded, without its pod.
+   */
+  public synchronized void stop(String name) {
+    if (specs.get(name).standalone()) {
+      writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
+      infra
+          .pods()
+          .inNamespace(namespace)
+          .withLabel(VM_NAME_LABEL, name)
+          .withGracePeriod(0)
+          .delete();
+      return;
+    }
+    GenericKubernetesResource vm = vm(name);
+    vm.setAdditionalProperty("spec", vmSpec(specs.get(name), "Halted"));
+    infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
+    writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
+    deleteVmiAndPod(name);
+    writeVmStatus(name, "Stopped", false, false);
+  }
+
+  /** The VM and everything it owns are deleted (as {@code kubectl delete vm} with cascading). */
+  public synchronized void delete(String name) {
+    deleteVmiAndPod(name);
+    infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(name).delete();
+    specs.remove(name);
+  }
+
+  /** Only the VMI (and its pod) goes, as when a VMI without a VM is deleted. */
+  public synchronized void deleteVmi(String name) {
+    deleteVmiAndPod(name);
+  }
+
+  /** Sets the VMI's phase, for example {@code Unknown} when its node stops reporting (K24). */
+  public synchronized void setVmiPhase(String name, String phase) {
+    VirtualMachineSpec spec = specs.get(name);
+    writeVmiStatus(name, phase, spec.infraNode(), spec.ip());
+  }
+
+  /** The VMI now reports {@code ips} on its default interface (a new address, or none). */
+  public synchronized void setVmiAddresses(String name, List<String> ips) {
+    GenericKubernetesResource vmi = vmi(name);
+    Map<String, Object> status = status(vmi);
+    status.put("interfaces", List.of(defaultInterface(ips)));
+    vmi.setAdditionalProperty("status", status);
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).updateStatus();
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  private GenericKubernetesResource createVmi(
+      VirtualMachineSpec spec, GenericKubernetesResource vm) {
+    GenericKubernetesResource vmi = new GenericKubernetesResource();
+    vmi.setApiVersion("kubevirt.io/v1");
+    vmi.setKind("VirtualMachineInstance");
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (spec.instanceType() != null) {
+      annotations.put(INSTANCETYPE_ANNOTATION, spec.instanceType());
+    }
+    Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
+    labels.put(NODE_NAME_LABEL, spec.infraNode());
+    vmi.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(spec.name())
+            .withNamespace(namespace)
+            .withLabels(labels)
+            .withAnnotations(annotations)
+            .withOwnerReferences(vm == null ? List.of() : List.of(owner(vm)))
+            .build());
+    vmi.setAdditionalProperty("spec", vmiSpec(spec));
+    vmi = infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).create();
+    writeVmiStatus(spec.name(), "Scheduling", "", null);
+    return vmi;
+  }
+
+  private Pod createLauncherPod(VirtualMachineSpec spec, GenericKubernetesResource vmi) {
+    Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
+    labels.put(VIRT_LAUNCHER_LABEL, "virt-launcher");
+    labels.put(VM_NAME_LABEL, spec.name());
+    labels.put("kubevirt.io/created-by", vmi.getMetadata().getUid());
+    return infra
+        .pods()
+        .inNamespace(namespace)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(launcherPodName(spec.name()))
+                .withNamespace(namespace)
+                .withLabels(labels)
+                .withOwnerReferences(owner(vmi))
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(spec.infraNode())
+                .withAutomountServiceAccountToken(false)
+                .addNewContainer()
+                .withName("compute")
+                .withImage("quay.io/kubevirt/virt-launcher:simulated")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private void markPodRunning(Pod pod, String ip) {
+    Pod current = infra.pods().resource(pod).get();
+    String now = Instant.now().toString();
+    current.setStatus(
+        new PodStatusBuilder()
+            .withPhase("Running")
+            .withPodIP(ip)
+            .addNewPodIP()
+            .withIp(ip)
+            .endPodIP()
+            .withStartTime(now)
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .withLastTransitionTime(now)
+            .endCondition()
+            .addNewCondition()
+            .withType("ContainersReady")
+            .withStatus("True")
+            .withLastTransitionTime(now)
+            .endCondition()
+            .build());
+    infra.pods().resource(current).updateStatus();
+  }
+
+  private void writeVmiStatus(String name, String phase, String nodeName, String ip) {
+    GenericKubernetesResource vmi = vmi(name);
+    Map<String, Object> status = status(vmi);
+    status.put("phase", phase);
+    if (nodeName != null && !nodeName.isEmpty()) {
+      status.put("nodeName", nodeName);
+    }
+    if (ip != null) {
+      status.put("interfaces", List.of(defaultInterface(List.of(ip))));
+    }
+    status.put(
+        "conditions",
+        List.of(
+            Map.of(
+                "type",
+                "Ready",
+                "status",
+                "Running".equals(phase) ? "True" : "False",
+                "lastTransitionTime",
+                Instant.now().toString())));
+    vmi.setAdditionalProperty("status", status);
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).updateStatus();
+  }
+
+  private void writeVmStatus(String name, String printableStatus, boolean ready, boolean created) {
+    GenericKubernetesResource vm = vm(name);
+    Map<String, Object> status = status(vm);
+    status.put("printableStatus", printableStatus);
+    status.put("ready", ready);
+    status.put("created", created);
+    vm.setAdditionalProperty("status", status);
+    infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).updateStatus();
+  }
+
+  private void deleteVmiAndPod(String name) {
+    infra.pods().inNamespace(namespace).withLabel(VM_NAME_LABEL, name).withGracePeriod(0).delete();
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).delete();
+    // No garbage collector or kubelet runs here: wait until both are really gone.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).get()
+            != null
+        || !infra
+            .pods()
+            .inNamespace(namespace)
+            .withLabel(VM_NAME_LABEL, name)
+            .list()
+            .getItems()
+            .isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("VMI " + namespace + "/" + name + " was not deleted");
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  private GenericKubernetesResource vmi(String name) {
+    GenericKubernetesResource vmi =
+        infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).get();
+    if (vmi == null) {
+      throw new IllegalArgumentException("no VMI " + namespace + "/" + name);
+    }
+    return vmi;
+  }
+
+  private GenericKubernetesResource vm(String name) {
+    GenericKubernetesResource vm =
+        infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(name).get();
+    if (vm == null) {
+      throw new IllegalArgumentException("no VirtualMachine " + namespace + "/" + name);
+    }
+    return vm;
+  }
+
+  private static Map<String, Object> vmSpec(VirtualMachineSpec spec, String runStrategy) {
+    return Map.of(
+        "runStrategy",
+        runStrategy,
+        "template",
+        Map.of(
+            "metadata", Map.of("labels", spec.templateLabels()),
+            "spec", vmiSpec(spec)));
+  }
+
+  private static Map<String, Object> vmiSpec(VirtualMachineSpec spec) {
+    Map<String, Object> vmiSpec = new LinkedHashMap<>();
+    vmiSpec.put(
+        "domain",
+        Map.of(
+            "devices",
+                Map.of("interfaces", List.of(Map.of("name", "default", "masquerade", Map.of()))),
+            "resources", Map.of("requests", Map.of("memory", "1Gi"))));
+    vmiSpec.put("networks", List.of(Map.of("name", "default", "pod", Map.of())));
+    if (spec.hostname() != null) {
+      vmiSpec.put("hostname", spec.hostname());
+    }
+    return vmiSpec;
+  }
+
+  private static Map<String, Object> defaultInterface(List<String> ips) {
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("name", "default");
+    entry.put("interfaceName", "eth0");
+    entry.put("infoSource", "domain, guest-agent");
+    if (!ips.isEmpty()) {
+      entry.put("ipAddress", ips.get(0));
+    }
+    entry.put("ipAddresses", new ArrayList<>(ips));
+    return entry;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> status(GenericKubernetesResource resource) {
+    Object status = resource.getAdditionalProperties().get("status");
+    return status instanceof Map<?, ?> map
+        ? new LinkedHashMap<>((Map<String, Object>) map)
+        : new LinkedHashMap<>();
+  }
+
+  private static OwnerReference owner(HasMetadata owner) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(owner.getApiVersion())
+        .withKind(owner.getKind())
+        .withName(owner.getMetadata().getName())
+        .withUid(owner.getMetadata().getUid())
+        .withController(true)
+        .withBlockOwnerDeletion(true)
+        .build();
+  }
+
+  private static String launcherPodName(String vmName) {
+    String chars = "bcdfghjklmnpqrstvwxz2456789";
+    StringBuilder suffix = new StringBuilder();
+    for (int i = 0; i < 5; i++) {
+      suffix.append(chars.charAt(ThreadLocalRandom.current().nextInt(chars.length())));
+    }
+    return "virt-launcher-" + vmName + "-" + suffix;
+  }
+}
