@@ -1,0 +1,265 @@
+// Package simcloud is ccm4j's sim cloud for Go: the instances a ccm4j sim cloud-config describes
+// (listed or generated), with the same names, zones, instance types and addresses, behind the same
+// per-call latency, so that the upstream cloud-controller-manager can be measured on the load
+// ccm4j is measured on. Only the instances facet exists; it is a measuring peer, not a provider.
+package simcloud
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+	"sigs.k8s.io/yaml"
+)
+
+// ProviderName is the name the upstream manager selects with --cloud-provider, and the scheme of
+// the provider IDs: the same as ccm4j's sim cloud.
+const ProviderName = "sim"
+
+// Config is the part of ccm4j's sim cloud-config this peer reads; other fields are ignored.
+type Config struct {
+	LatencyMs int64      `json:"latencyMs"`
+	JitterMs  int64      `json:"jitterMs"`
+	Admin     string     `json:"admin"`
+	Instances []Instance `json:"instances"`
+	Generate  *Generate  `json:"generate"`
+}
+
+// Instance is one listed instance.
+type Instance struct {
+	Name         string   `json:"name"`
+	Region       string   `json:"region"`
+	Zone         string   `json:"zone"`
+	InstanceType string   `json:"instanceType"`
+	Addresses    []string `json:"addresses"`
+}
+
+// Generate makes instances up by rule, as ccm4j's sim cloud does: prefix0..prefix(count-1), zones
+// and instance types round robin, IPv4 addresses from 10.128.0.1 on. Regions are taken in
+// alphabetical order (ccm4j takes them in the file's order: the same for one region).
+type Generate struct {
+	Count         int                 `json:"count"`
+	Prefix        string              `json:"prefix"`
+	Regions       map[string][]string `json:"regions"`
+	InstanceTypes []string            `json:"instanceTypes"`
+}
+
+// Cloud implements cloudprovider.Interface with InstancesV2 only.
+type Cloud struct {
+	latency   time.Duration
+	jitter    time.Duration
+	instances map[string]Instance
+	calls     sync.Map // method -> *atomic.Int64
+}
+
+var _ cloudprovider.Interface = (*Cloud)(nil)
+var _ cloudprovider.InstancesV2 = (*Cloud)(nil)
+
+// Register makes "sim" known to cloudprovider.InitCloudProvider.
+func Register() {
+	cloudprovider.RegisterCloudProvider(ProviderName, func(config io.Reader) (cloudprovider.Interface, error) {
+		if config == nil {
+			return nil, fmt.Errorf("sim: --cloud-config is required")
+		}
+		text, err := io.ReadAll(config)
+		if err != nil {
+			return nil, fmt.Errorf("sim: reading the cloud-config: %w", err)
+		}
+		return Parse(text)
+	})
+}
+
+// Parse reads a sim cloud-config and starts its admin endpoint (GET /calls) when it names one.
+func Parse(text []byte) (*Cloud, error) {
+	var config Config
+	if err := yaml.Unmarshal(text, &config); err != nil {
+		return nil, fmt.Errorf("sim: cloud-config: %w", err)
+	}
+	cloud := &Cloud{
+		latency:   time.Duration(config.LatencyMs) * time.Millisecond,
+		jitter:    time.Duration(config.JitterMs) * time.Millisecond,
+		instances: map[string]Instance{},
+	}
+	for _, instance := range config.Instances {
+		cloud.instances[instance.Name] = instance
+	}
+	if config.Generate != nil {
+		generate(cloud.instances, config.Generate, regionZones(config.Generate.Regions))
+	}
+	if config.Admin != "" {
+		if err := cloud.serveAdmin(config.Admin); err != nil {
+			return nil, fmt.Errorf("sim: field \"admin\": %w", err)
+		}
+	}
+	return cloud, nil
+}
+
+func regionZones(regions map[string][]string) [][2]string {
+	names := make([]string, 0, len(regions))
+	for region := range regions {
+		names = append(names, region)
+	}
+	sort.Strings(names)
+	var zones [][2]string
+	for _, region := range names {
+		for _, zone := range regions[region] {
+			zones = append(zones, [2]string{region, zone})
+		}
+	}
+	if len(zones) == 0 {
+		zones = [][2]string{{"sim-region", "sim-zone"}}
+	}
+	return zones
+}
+
+func generate(into map[string]Instance, rule *Generate, zones [][2]string) {
+	types := rule.InstanceTypes
+	if len(types) == 0 {
+		types = []string{"sim.standard"}
+	}
+	prefix := rule.Prefix
+	if prefix == "" {
+		prefix = "node-"
+	}
+	for i := 0; i < rule.Count; i++ {
+		name := fmt.Sprintf("%s%d", prefix, i)
+		zone := zones[i%len(zones)]
+		n := i + 1
+		into[name] = Instance{
+			Name:         name,
+			Region:       zone[0],
+			Zone:         zone[1],
+			InstanceType: types[i%len(types)],
+			Addresses:    []string{fmt.Sprintf("10.%d.%d.%d", 128+((n>>16)&0x7f), (n>>8)&0xff, n&0xff)},
+		}
+	}
+}
+
+func (c *Cloud) serveAdmin(address string) error {
+	listener, err := net.Listen("tcp", address)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /calls", func(w http.ResponseWriter, _ *http.Request) {
+		counts := map[string]int64{}
+		c.calls.Range(func(key, value any) bool {
+			counts[key.(string)] = value.(*atomic.Int64).Load()
+			return true
+		})
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(counts)
+	})
+	go func() { _ = http.Serve(listener, mux) }()
+	fmt.Fprintf(os.Stderr, "sim: admin endpoint on %s\n", listener.Addr())
+	return nil
+}
+
+// call counts a cloud call and takes as long as the cloud's latency says.
+func (c *Cloud) call(ctx context.Context, method string) error {
+	counter, _ := c.calls.LoadOrStore(method, new(atomic.Int64))
+	counter.(*atomic.Int64).Add(1)
+	wait := c.latency
+	if c.jitter > 0 {
+		wait += time.Duration(rand.Int64N(int64(c.jitter)))
+	}
+	if wait <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Cloud) instance(node *v1.Node) (Instance, bool) {
+	name := node.Name
+	if id := node.Spec.ProviderID; id != "" {
+		name = strings.TrimPrefix(id, ProviderName+"://")
+	}
+	instance, ok := c.instances[name]
+	return instance, ok
+}
+
+// InstanceExists reports whether the node's instance is listed or generated.
+func (c *Cloud) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+	if err := c.call(ctx, "InstanceExists"); err != nil {
+		return false, err
+	}
+	_, ok := c.instance(node)
+	return ok, nil
+}
+
+// InstanceShutdown is always false: the peer's instances run.
+func (c *Cloud) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+	if err := c.call(ctx, "InstanceShutdown"); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+// InstanceMetadata gives the provider ID, type, addresses, zone and region.
+func (c *Cloud) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+	if err := c.call(ctx, "InstanceMetadata"); err != nil {
+		return nil, err
+	}
+	instance, ok := c.instance(node)
+	if !ok {
+		return nil, cloudprovider.InstanceNotFound
+	}
+	addresses := make([]v1.NodeAddress, 0, len(instance.Addresses)+1)
+	for _, address := range instance.Addresses {
+		addresses = append(addresses, v1.NodeAddress{Type: v1.NodeInternalIP, Address: address})
+	}
+	addresses = append(addresses, v1.NodeAddress{Type: v1.NodeHostName, Address: instance.Name})
+	return &cloudprovider.InstanceMetadata{
+		ProviderID:    ProviderName + "://" + instance.Name,
+		InstanceType:  instance.InstanceType,
+		NodeAddresses: addresses,
+		Zone:          instance.Zone,
+		Region:        instance.Region,
+	}, nil
+}
+
+// Initialize needs nothing.
+func (c *Cloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) {}
+
+// LoadBalancer is not offered.
+func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return nil, false }
+
+// Instances (v1) is not offered: InstancesV2 is.
+func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false }
+
+// InstancesV2 is this cloud.
+func (c *Cloud) InstancesV2() (cloudprovider.InstancesV2, bool) { return c, true }
+
+// Zones is not offered: InstanceMetadata carries them.
+func (c *Cloud) Zones() (cloudprovider.Zones, bool) { return nil, false }
+
+// Clusters is not offered.
+func (c *Cloud) Clusters() (cloudprovider.Clusters, bool) { return nil, false }
+
+// Routes is not offered.
+func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
+
+// ProviderName is "sim".
+func (c *Cloud) ProviderName() string { return ProviderName }
+
+// HasClusterID is true: the peer's instances belong to the cluster measured.
+func (c *Cloud) HasClusterID() bool { return true }
