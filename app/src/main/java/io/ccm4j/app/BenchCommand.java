@@ -1,7 +1,7 @@
 package io.ccm4j.app;
 
 import io.ccm4j.app.bench.FaultsCommand;
-import io.ccm4j.app.bench.NodeInitBenchmark;
+import io.ccm4j.app.bench.NodeInitCommand;
 import io.ccm4j.app.options.GoDurationConverter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     description = "Benchmarks against a real local control plane; each prints a table.",
     mixinStandardHelpOptions = true,
     subcommands = {
-      BenchCommand.NodeInit.class,
+      NodeInitCommand.class,
       BenchCommand.NodeHealthPass.class,
       BenchCommand.EvictionTimeline.class,
       BenchCommand.ServiceFailover.class,
@@ -33,122 +33,6 @@ public final class BenchCommand implements Runnable {
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
-  /** {@code ccm4j bench node-init}. */
-  @Command(
-      name = "node-init",
-      description = {
-        "Register N nodes at once and time how long ccm4j (run as its own JVM, with the sim cloud)",
-        "takes to initialise them all, against the floor: the same registrations and node writes done",
-        "by a bare client in the same run."
-      },
-      mixinStandardHelpOptions = true,
-      sortOptions = false)
-  static final class NodeInit implements Callable<Integer> {
-
-    @Spec CommandSpec spec;
-
-    @Option(
-        names = "--nodes",
-        paramLabel = "<n>",
-        defaultValue = "1000",
-        description = "Nodes to register. Default: ${DEFAULT-VALUE}.")
-    int nodes;
-
-    @Option(
-        names = "--cloud-latency",
-        paramLabel = "<duration>",
-        defaultValue = "50ms",
-        converter = GoDurationConverter.class,
-        description = "Latency of every sim cloud call. Default: 50ms.")
-    Duration cloudLatency;
-
-    @Option(
-        names = "--cloud-qps",
-        paramLabel = "<qps>",
-        defaultValue = "0",
-        description =
-            "The sim cloud's API rate limit, also given to ccm4j as --cloud-api-qps; 0 for none. Default: ${DEFAULT-VALUE}.")
-    double cloudQps;
-
-    @Option(
-        names = "--workers",
-        paramLabel = "<n>",
-        defaultValue = "64",
-        description =
-            "ccm4j's --concurrent-node-syncs, and the floor's parallelism. Default: ${DEFAULT-VALUE}.")
-    int workers;
-
-    @Option(
-        names = "--kube-api-qps",
-        paramLabel = "<qps>",
-        defaultValue = "5000",
-        description = "ccm4j's --kube-api-qps (and burst). Default: ${DEFAULT-VALUE}.")
-    double kubeApiQps;
-
-    @Option(
-        names = "--heap",
-        paramLabel = "<size>",
-        defaultValue = "256m",
-        description = "ccm4j's -Xmx. Default: ${DEFAULT-VALUE}.")
-    String heap;
-
-    @Option(
-        names = "--timeout",
-        paramLabel = "<duration>",
-        defaultValue = "15m",
-        converter = GoDurationConverter.class,
-        description = "Give up after this long. Default: 15m.")
-    Duration timeout;
-
-    @Override
-    public Integer call() throws Exception {
-      if (nodes < 1 || workers < 1 || kubeApiQps <= 0 || cloudQps < 0) {
-        throw new ParameterException(
-            spec.commandLine(),
-            "--nodes, --workers and --kube-api-qps must be positive; --cloud-qps not negative");
-      }
-      var result =
-          new NodeInitBenchmark(
-                  new NodeInitBenchmark.Settings(
-                      nodes, cloudLatency, cloudQps, workers, kubeApiQps, heap, timeout),
-                  System.out)
-              .run();
-      System.out.println();
-      System.out.printf(
-          "node-init: %d nodes, cloud latency %d ms, cloud qps %s, %d workers, heap %s%n",
-          nodes,
-          cloudLatency.toMillis(),
-          cloudQps > 0 ? String.valueOf(cloudQps) : "unlimited",
-          workers,
-          heap);
-      String row = "| %-44s | %14s |%n";
-      System.out.printf(row, "figure", "value");
-      System.out.printf(row, "-".repeat(44), "-".repeat(14));
-      System.out.printf(row, "nodes initialised", result.initialised() + " / " + nodes);
-      System.out.printf(
-          row,
-          "wall time, registration to last untaint (s)",
-          "%.2f".formatted(result.wallSeconds()));
-      System.out.printf(
-          row, "floor: bare client, same writes (s)", "%.2f".formatted(result.floorSeconds()));
-      System.out.printf(row, "wall / floor", "%.2f".formatted(result.ratioToFloor()));
-      System.out.printf(row, "nodes/s", "%.1f".formatted(result.nodesPerSecond()));
-      System.out.printf(
-          row, "taint removal delay p50 (s)", "%.2f".formatted(result.p50DelaySeconds()));
-      System.out.printf(
-          row, "taint removal delay p99 (s)", "%.2f".formatted(result.p99DelaySeconds()));
-      System.out.printf(
-          row, "node writes per node (PUT + PATCH)", "%.2f".formatted(result.nodeWritesPerNode()));
-      System.out.printf(
-          row, "event writes per node", "%.2f".formatted(result.eventWritesPerNode()));
-      System.out.printf(row, "cloud calls per node", "%.2f".formatted(result.cloudCallsPerNode()));
-      System.out.printf(row, "cloud calls refused as throttled", result.throttledCalls());
-      System.out.printf(row, "peak heap of ccm4j (MiB)", "%.0f".formatted(result.peakHeapMiB()));
-      System.out.printf(row, "peak RSS of ccm4j (MiB)", "%.0f".formatted(result.peakRssMiB()));
-      return result.initialised() == nodes ? 0 : 1;
-    }
   }
 
   /** {@code ccm4j bench node-health-pass}. */

@@ -1,5 +1,7 @@
 package io.ccm4j.app.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -8,14 +10,10 @@ import io.ccm4j.runtime.serving.LocalManagerHttp;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -26,9 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,11 +38,59 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 /**
- * The node-initialisation benchmark: a real control plane, the sim cloud, and {@code ccm4j run} as
- * its own JVM (with the heap it is given), initialising N nodes registered at once; against the
- * floor, the same node writes done by a bare client in the same run.
+ * The node-initialisation benchmark, side by side: for each peer a fresh real control plane, the
+ * same N Nodes registered at once by simulated kubelets, the same sim cloud (instances, latency),
+ * and the time from the first registration to the last untaint. The peers:
+ *
+ * <ul>
+ *   <li>{@link Peer#GO_FLOOR}: client-go speaking protobuf, doing exactly the writes registration
+ *       and a CCM cost per node (create, update, status patch, one event) and nothing else;
+ *   <li>{@link Peer#UPSTREAM} and {@link Peer#UPSTREAM_TUNED}: the upstream
+ *       cloud-controller-manager of the control plane's release (k8s.io/cloud-provider's app) with
+ *       the sim cloud in Go, at its defaults and with {@code --concurrent-node-syncs}/{@code
+ *       --kube-api-qps} raised to ccm4j's;
+ *   <li>{@link Peer#CCM4J}: {@code ccm4j run} as its own JVM, with the heap it is given.
+ * </ul>
+ *
+ * <p>The Go peers are built by {@code bench/peers/build-peers.sh} (see {@link GoPeers}). A manager
+ * peer is timed from its process start to the first node it initialises (one node registered before
+ * it starts), then on the N nodes registered at once; its CPU is what the process used from that
+ * registration to the last untaint, its memory the process's peak RSS.
  */
 public final class NodeInitBenchmark {
+
+  /** Who initialises the nodes. */
+  public enum Peer {
+    GO_FLOOR("go-floor", "Go floor (client-go, protobuf: create, update, status patch, event)"),
+    UPSTREAM("upstream", "upstream CCM, its defaults"),
+    UPSTREAM_TUNED("upstream-tuned", "upstream CCM, ccm4j's concurrency and QPS"),
+    CCM4J("ccm4j", "ccm4j");
+
+    private final String id;
+    private final String title;
+
+    Peer(String id, String title) {
+      this.id = id;
+      this.title = title;
+    }
+
+    public String id() {
+      return id;
+    }
+
+    public String title() {
+      return title;
+    }
+
+    public static Optional<Peer> byId(String id) {
+      for (Peer peer : values()) {
+        if (peer.id.equals(id)) {
+          return Optional.of(peer);
+        }
+      }
+      return Optional.empty();
+    }
+  }
 
   /** What to run. */
   public record Settings(
@@ -54,164 +100,249 @@ public final class NodeInitBenchmark {
       int workers,
       double kubeApiQps,
       String heap,
-      Duration timeout) {}
+      List<String> jvmOptions,
+      Duration timeout,
+      List<Peer> peers) {}
 
-  /** What was measured. */
-  public record Result(
-      Settings settings,
-      double controlPlaneStartSeconds,
-      double floorSeconds,
+  /**
+   * One peer's run. Figures a peer has no such thing for are NaN (the floor has no cloud and no
+   * start; only ccm4j reports a heap).
+   */
+  public record Run(
+      Peer peer,
+      int initialised,
       double wallSeconds,
       double p50DelaySeconds,
       double p99DelaySeconds,
+      double cpuSeconds,
+      double peakRssMiB,
+      double peakHeapMiB,
       double nodeWritesPerNode,
       double eventWritesPerNode,
       double cloudCallsPerNode,
-      long throttledCalls,
-      long injectedErrors,
-      double peakHeapMiB,
-      double peakRssMiB,
-      int initialised) {
+      double startToFirstNodeSeconds,
+      String note) {
 
     public double nodesPerSecond() {
       return initialised / wallSeconds;
     }
 
-    public double ratioToFloor() {
-      return wallSeconds / floorSeconds;
+    public double cpuMillisPerNode() {
+      return cpuSeconds * 1000 / Math.max(1, initialised);
     }
   }
 
-  private final Settings settings;
-  private final java.io.PrintStream out;
+  /** Every peer's run, against one Kubernetes release. */
+  public record Result(Settings settings, String kubernetesVersion, List<Run> runs) {
 
-  public NodeInitBenchmark(Settings settings, java.io.PrintStream out) {
+    public Optional<Run> run(Peer peer) {
+      return runs.stream().filter(r -> r.peer() == peer).findFirst();
+    }
+
+    /** This run's wall time over the Go floor's, NaN without a floor. */
+    public double ratioToFloor(Run run) {
+      return run(Peer.GO_FLOOR)
+          .map(floor -> run.wallSeconds() / floor.wallSeconds())
+          .orElse(Double.NaN);
+    }
+
+    public boolean allInitialised() {
+      return runs.stream().allMatch(r -> r.initialised() == settings.nodes());
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PREFIX = "bench-";
+
+  private final Settings settings;
+  private final PrintStream out;
+
+  public NodeInitBenchmark(Settings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
   }
 
   public Result run() throws Exception {
-    try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-        KubernetesClient admin =
-            new KubernetesClientBuilder()
-                .withConfig(
-                    // Deleting thousands of floor nodes in one request outlasts the default 10 s.
-                    new ConfigBuilder(controlPlane.adminConfig())
-                        .withRequestTimeout((int) Duration.ofMinutes(5).toMillis())
-                        .build())
-                .build()) {
-      out.printf("control plane ready in %.1f s%n", controlPlane.startTime().toMillis() / 1000.0);
-      double floor = measureFloor(admin);
-      out.printf(
-          "floor: %d nodes registered and written by a bare client in %.2f s%n",
-          settings.nodes(), floor);
-
-      Path dir = controlPlane.directory();
-      int adminPort = freePort();
-      int servingPort = freePort();
-      Path cloudConfig = dir.resolve("sim-bench.yaml");
-      Files.writeString(
-          cloudConfig,
-          """
-          latencyMs: %d
-          qps: %s
-          burst: %d
-          admin: 127.0.0.1:%d
-          generate:
-            count: %d
-            prefix: bench-
-            regions: {bench-1: [bench-1a, bench-1b, bench-1c]}
-            instanceTypes: [sim.small, sim.large]
-          """
-              .formatted(
-                  settings.cloudLatency().toMillis(),
-                  settings.cloudQps(),
-                  (int) Math.max(1, settings.cloudQps()),
-                  adminPort,
-                  settings.nodes()));
-
-      Process manager =
-          startManager(controlPlane, cloudConfig, servingPort, dir.resolve("ccm4j-run.log"));
-      try {
-        HttpClient http = LocalManagerHttp.client();
-        awaitHealthy(http, servingPort, manager, dir.resolve("ccm4j-run.log"));
-        Map<String, Double> before = ApiServerMetrics.requestTotals(admin);
-        PeakTracker peaks = new PeakTracker(http, servingPort, manager.pid());
-        peaks.start();
-
-        Map<String, Long> registeredAt = new ConcurrentHashMap<>();
-        Map<String, Long> untaintedAt = new ConcurrentHashMap<>();
-        SharedIndexInformer<Node> watcher = watchUntaint(admin, untaintedAt);
-        long start = System.nanoTime();
-        try (KubeletFleet fleet =
-            new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {
-          List<NodeSpec> specs =
-              IntStream.range(0, settings.nodes())
-                  .mapToObj(i -> NodeSpec.named("bench-" + i))
-                  .toList();
-          registerRecording(fleet, specs, registeredAt);
-          long deadline = System.nanoTime() + settings.timeout().toNanos();
-          while (untaintedAt.size() < settings.nodes() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            if (!manager.isAlive()) {
-              throw new IllegalStateException(
-                  "ccm4j run exited with "
-                      + manager.exitValue()
-                      + "; see "
-                      + dir.resolve("ccm4j-run.log"));
-            }
-          }
+    String version = null;
+    Optional<GoPeers> goPeers = Optional.empty();
+    List<Run> runs = new ArrayList<>();
+    for (Peer peer : settings.peers()) {
+      try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
+          KubernetesClient admin = controlPlane.newClient()) {
+        version = controlPlane.binaries().version().toString();
+        out.printf(
+            "%s: control plane %s ready in %.1f s%n",
+            peer.id(), version, controlPlane.startTime().toMillis() / 1000.0);
+        if (peer != Peer.CCM4J && goPeers.isEmpty()) {
+          goPeers = Optional.of(GoPeers.build(version, out));
         }
+        Run run =
+            switch (peer) {
+              case GO_FLOOR -> runFloor(controlPlane, admin, goPeers.orElseThrow());
+              case UPSTREAM, UPSTREAM_TUNED ->
+                  runManager(peer, controlPlane, admin, goPeers.orElseThrow());
+              case CCM4J -> runManager(peer, controlPlane, admin, null);
+            };
+        out.printf(
+            "%s: %d/%d nodes in %.2f s, CPU %.1f s, peak RSS %.0f MiB%n",
+            peer.id(),
+            run.initialised(),
+            settings.nodes(),
+            run.wallSeconds(),
+            run.cpuSeconds(),
+            run.peakRssMiB());
+        runs.add(run);
+      }
+    }
+    return new Result(settings, version, runs);
+  }
+
+  /** The Go floor: its own registrations and writes, timed and measured by itself. */
+  private Run runFloor(LocalControlPlane controlPlane, KubernetesClient admin, GoPeers peers)
+      throws Exception {
+    Map<String, Double> before = ApiServerMetrics.requestTotals(admin);
+    Path log = controlPlane.directory().resolve("go-floor.log");
+    Process floor =
+        new ProcessBuilder(
+                peers.floor().toString(),
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--nodes=" + settings.nodes(),
+                "--workers=" + settings.workers(),
+                "--qps=" + settings.kubeApiQps())
+            .redirectError(log.toFile())
+            .start();
+    String output = new String(floor.getInputStream().readAllBytes());
+    if (!floor.waitFor(settings.timeout().toSeconds(), TimeUnit.SECONDS)) {
+      floor.destroyForcibly();
+      throw new IllegalStateException("the Go floor did not finish in " + settings.timeout());
+    }
+    if (floor.exitValue() != 0 || output.isBlank()) {
+      throw new IllegalStateException(
+          "the Go floor exited with %d; see %s".formatted(floor.exitValue(), log));
+    }
+    JsonNode result = JSON.readTree(output);
+    Map<String, Double> after = ApiServerMetrics.requestTotals(admin);
+    int n = result.path("nodes").asInt();
+    return new Run(
+        Peer.GO_FLOOR,
+        n,
+        result.path("seconds").asDouble(),
+        Double.NaN,
+        Double.NaN,
+        result.path("cpuSeconds").asDouble(),
+        result.path("peakRssKiB").asLong() / 1024.0,
+        Double.NaN,
+        nodeWrites(before, after) / n,
+        eventWrites(before, after) / n,
+        Double.NaN,
+        Double.NaN,
+        "its own %d registrations included".formatted(n));
+  }
+
+  /**
+   * A manager as its own process: one node registered before it starts (its start to that node's
+   * untaint), then N at once.
+   */
+  private Run runManager(
+      Peer peer, LocalControlPlane controlPlane, KubernetesClient admin, GoPeers peers)
+      throws Exception {
+    Path dir = controlPlane.directory();
+    int cloudAdminPort = freePort();
+    Path cloudConfig = dir.resolve("sim-bench.yaml");
+    Files.writeString(
+        cloudConfig,
+        """
+        latencyMs: %d
+        qps: %s
+        burst: %d
+        admin: 127.0.0.1:%d
+        generate:
+          count: %d
+          prefix: %s
+          regions: {bench-1: [bench-1a, bench-1b, bench-1c]}
+          instanceTypes: [sim.small, sim.large]
+        """
+            .formatted(
+                settings.cloudLatency().toMillis(),
+                settings.cloudQps(),
+                (int) Math.max(1, settings.cloudQps()),
+                cloudAdminPort,
+                settings.nodes() + 1,
+                PREFIX));
+    Path log = dir.resolve(peer.id() + ".log");
+    Map<String, Long> registeredAt = new ConcurrentHashMap<>();
+    Map<String, Long> untaintedAt = new ConcurrentHashMap<>();
+    SharedIndexInformer<Node> watcher = watchUntaint(admin, untaintedAt);
+    String probe = PREFIX + settings.nodes();
+    HttpClient http = LocalManagerHttp.client();
+    try (KubeletFleet fleet = new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {
+      fleet.register(NodeSpec.named(probe));
+      int servingPort = freePort();
+      long started = System.nanoTime();
+      Process manager =
+          new ProcessBuilder(
+                  peer == Peer.CCM4J
+                      ? ccm4jCommand(controlPlane, cloudConfig, servingPort)
+                      : upstreamCommand(peer, controlPlane, cloudConfig, peers))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      try {
+        awaitUntainted(untaintedAt, List.of(probe), manager, log, Duration.ofMinutes(2));
+        double startToFirst = (untaintedAt.get(probe) - started) / 1e9;
+        Optional<HeapSampler> heap =
+            peer == Peer.CCM4J
+                ? Optional.of(new HeapSampler(http, servingPort).start())
+                : Optional.empty();
+        long callsBefore = cloudCalls(http, cloudAdminPort);
+        Map<String, Double> before = ApiServerMetrics.requestTotals(admin);
+        double cpuBefore = ProcessStats.cpuSeconds(manager.pid());
+        long start = System.nanoTime();
+        List<String> names =
+            IntStream.range(0, settings.nodes()).mapToObj(i -> PREFIX + i).toList();
+        register(fleet, names, registeredAt);
+        awaitUntainted(untaintedAt, names, manager, log, settings.timeout());
+        double cpu = ProcessStats.cpuSeconds(manager.pid()) - cpuBefore;
         long end =
-            untaintedAt.values().stream()
+            names.stream()
+                .map(untaintedAt::get)
+                .filter(java.util.Objects::nonNull)
                 .mapToLong(Long::longValue)
                 .max()
                 .orElse(System.nanoTime());
-        double wall = (end - start) / 1e9;
-        watcher.close();
-        peaks.stop();
-        // Let the status patches that follow each untaint land before counting writes.
+        double rss = ProcessStats.peakRssKiB(manager.pid()) / 1024.0;
+        double peakHeap = heap.map(HeapSampler::stop).orElse(Double.NaN);
+        // Let the status patches and events that follow each untaint land before counting.
         Thread.sleep(1000);
         Map<String, Double> after = ApiServerMetrics.requestTotals(admin);
-
+        long calls = cloudCalls(http, cloudAdminPort) - callsBefore;
         double[] delays =
-            untaintedAt.entrySet().stream()
-                .filter(e -> registeredAt.containsKey(e.getKey()))
-                .mapToDouble(e -> (e.getValue() - registeredAt.get(e.getKey())) / 1e9)
+            names.stream()
+                .filter(name -> untaintedAt.containsKey(name) && registeredAt.containsKey(name))
+                .mapToDouble(name -> (untaintedAt.get(name) - registeredAt.get(name)) / 1e9)
                 .sorted()
                 .toArray();
-        int n = untaintedAt.size();
-        double nodeWrites =
-            ApiServerMetrics.delta(before, after, "PUT nodes")
-                + ApiServerMetrics.delta(before, after, "PATCH nodes")
-                + ApiServerMetrics.delta(before, after, "PATCH nodes/status")
-                + ApiServerMetrics.delta(before, after, "PUT nodes/status");
-        double eventWrites =
-            ApiServerMetrics.delta(before, after, "POST events")
-                + ApiServerMetrics.delta(before, after, "PATCH events");
-        Map<String, Long> calls = simCalls(http, adminPort);
-        long cloudCalls =
-            calls.entrySet().stream()
-                .filter(
-                    e -> !e.getKey().equals("throttled") && !e.getKey().equals("injectedErrors"))
-                .mapToLong(Map.Entry::getValue)
-                .sum();
-        return new Result(
-            settings,
-            controlPlane.startTime().toMillis() / 1000.0,
-            floor,
-            wall,
+        int n = delays.length;
+        return new Run(
+            peer,
+            n,
+            (end - start) / 1e9,
             percentile(delays, 0.50),
             percentile(delays, 0.99),
-            nodeWrites / Math.max(1, n),
-            eventWrites / Math.max(1, n),
-            (double) cloudCalls / Math.max(1, n),
-            calls.getOrDefault("throttled", 0L),
-            calls.getOrDefault("injectedErrors", 0L),
-            peaks.peakHeapBytes() / 1048576.0,
-            peaks.peakRssKiB() / 1024.0,
-            n);
+            cpu,
+            rss,
+            peakHeap,
+            nodeWrites(before, after) / Math.max(1, n),
+            eventWrites(before, after) / Math.max(1, n),
+            (double) calls / Math.max(1, n),
+            startToFirst,
+            peer == Peer.CCM4J
+                ? String.join(
+                        " ", "-Xmx" + settings.heap(), String.join(" ", settings.jvmOptions()))
+                    .strip()
+                : String.join(" ", upstreamTuning(peer)).strip());
       } finally {
+        watcher.close();
         manager.destroy();
         if (!manager.waitFor(20, TimeUnit.SECONDS)) {
           manager.destroyForcibly();
@@ -220,120 +351,91 @@ public final class NodeInitBenchmark {
     }
   }
 
-  /** Registration and the CCM's two node writes (PUT + status PATCH), by a bare client. */
-  private double measureFloor(KubernetesClient admin) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(settings.workers());
-    long start = System.nanoTime();
-    try (KubeletFleet fleet = new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {
-      List<Future<?>> futures = new ArrayList<>();
-      for (int i = 0; i < settings.nodes(); i++) {
-        String name = "floor-" + i;
-        futures.add(
-            pool.submit(
-                () -> {
-                  fleet.register(
-                      NodeSpec.named(name).withLabels(Map.of("ccm4j.io/bench", "floor")));
-                  Node node = admin.nodes().withName(name).get();
-                  Node initialised =
-                      new NodeBuilder(node)
-                          .editSpec()
-                          .withProviderID("sim://" + name)
-                          .withTaints(List.of())
-                          .endSpec()
-                          .editMetadata()
-                          .addToLabels("topology.kubernetes.io/zone", "floor")
-                          .endMetadata()
-                          .build();
-                  admin.nodes().resource(initialised).update();
-                  admin
-                      .nodes()
-                      .withName(name)
-                      .subresource("status")
-                      .patch(
-                          PatchContext.of(PatchType.JSON_MERGE),
-                          "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"%s\"}]}}"
-                              .formatted(name));
-                  return null;
-                }));
-      }
-      for (Future<?> future : futures) {
-        future.get();
-      }
-    } finally {
-      pool.shutdownNow();
+  private List<String> ccm4jCommand(LocalControlPlane controlPlane, Path cloudConfig, int port) {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command =
+        new ArrayList<>(List.of(java, "-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError"));
+    command.addAll(settings.jvmOptions());
+    command.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            Ccm4j.class.getName(),
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=" + cloudConfig,
+            "--kubeconfig=" + controlPlane.kubeconfigPath(),
+            "--leader-elect=false",
+            "--controllers=cloud-node",
+            "--concurrent-node-syncs=" + settings.workers(),
+            "--kube-api-qps=" + settings.kubeApiQps(),
+            "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
+            "--bind-address=127.0.0.1",
+            "--secure-port=" + port,
+            // Read without a token on loopback: the heap is sampled from its metrics.
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
+    if (settings.cloudQps() > 0) {
+      command.add("--cloud-api-qps=" + settings.cloudQps());
     }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    // The floor's GET before each PUT is a read the CCM serves from its cache; it only slows the
-    // floor down a little, which makes the comparison stricter for ccm4j.
-    admin.nodes().withLabel("ccm4j.io/bench", "floor").delete();
-    return seconds;
+    return command;
   }
 
-  private Process startManager(LocalControlPlane controlPlane, Path cloudConfig, int port, Path log)
-      throws IOException {
-    String java = ProcessHandle.current().info().command().orElse("java");
+  private List<String> upstreamCommand(
+      Peer peer, LocalControlPlane controlPlane, Path cloudConfig, GoPeers peers) {
     List<String> command =
         new ArrayList<>(
             List.of(
-                java,
-                "-Xmx" + settings.heap(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                Ccm4j.class.getName(),
-                "run",
+                peers.upstreamCcm().toString(),
                 "--cloud-provider=sim",
                 "--cloud-config=" + cloudConfig,
                 "--kubeconfig=" + controlPlane.kubeconfigPath(),
                 "--leader-elect=false",
                 "--controllers=cloud-node",
-                "--concurrent-node-syncs=" + settings.workers(),
-                "--kube-api-qps=" + settings.kubeApiQps(),
-                "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
-                "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                // Read without a token on loopback: the heap is sampled from its metrics.
-                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
-    if (settings.cloudQps() > 0) {
-      command.add("--cloud-api-qps=" + settings.cloudQps());
-    }
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+                "--secure-port=0",
+                "--v=1"));
+    command.addAll(upstreamTuning(peer));
+    return command;
   }
 
-  private static void awaitHealthy(HttpClient http, int port, Process manager, Path log)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
+  /** Upstream at its defaults (1 worker, 20 QPS, burst 30), or with ccm4j's settings. */
+  private List<String> upstreamTuning(Peer peer) {
+    if (peer != Peer.UPSTREAM_TUNED) {
+      return List.of();
+    }
+    return List.of(
+        "--concurrent-node-syncs=" + settings.workers(),
+        "--kube-api-qps=" + settings.kubeApiQps(),
+        "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()));
+  }
+
+  private static double nodeWrites(Map<String, Double> before, Map<String, Double> after) {
+    return ApiServerMetrics.delta(before, after, "POST nodes")
+        + ApiServerMetrics.delta(before, after, "PUT nodes")
+        + ApiServerMetrics.delta(before, after, "PATCH nodes")
+        + ApiServerMetrics.delta(before, after, "PATCH nodes/status")
+        + ApiServerMetrics.delta(before, after, "PUT nodes/status");
+  }
+
+  private static double eventWrites(Map<String, Double> before, Map<String, Double> after) {
+    return ApiServerMetrics.delta(before, after, "POST events")
+        + ApiServerMetrics.delta(before, after, "PATCH events");
+  }
+
+  private static void awaitUntainted(
+      Map<String, Long> untaintedAt,
+      List<String> names,
+      Process manager,
+      Path log,
+      Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!untaintedAt.keySet().containsAll(names) && System.nanoTime() < deadline) {
       if (!manager.isAlive()) {
         throw new IllegalStateException(
-            "ccm4j run exited with " + manager.exitValue() + "; see " + log);
+            "the manager exited with %d; see %s".formatted(manager.exitValue(), log));
       }
-      try {
-        HttpResponse<String> response =
-            http.send(
-                HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/healthz"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200 && response.body().equals("ok")) {
-          String verbose =
-              http.send(
-                      HttpRequest.newBuilder(
-                              URI.create("https://127.0.0.1:" + port + "/healthz?verbose"))
-                          .build(),
-                      HttpResponse.BodyHandlers.ofString())
-                  .body();
-          if (verbose.contains("cloud-node-controller")) {
-            return;
-          }
-        }
-      } catch (IOException e) {
-        // not up yet
-      }
-      Thread.sleep(100);
+      Thread.sleep(20);
     }
-    throw new IllegalStateException("ccm4j run did not become healthy in 60 s; see " + log);
   }
 
   private static SharedIndexInformer<Node> watchUntaint(
@@ -343,22 +445,22 @@ public final class NodeInitBenchmark {
         .inform(
             new FirstTimeNodes(
                 node ->
-                    node.getMetadata().getName().startsWith("bench-")
+                    node.getMetadata().getName().startsWith(PREFIX)
                         && !Taints.hasKey(node, WellKnownTaints.UNINITIALIZED),
                 untaintedAt));
   }
 
-  private void registerRecording(
-      KubeletFleet fleet, List<NodeSpec> specs, Map<String, Long> registeredAt) throws Exception {
+  private void register(KubeletFleet fleet, List<String> names, Map<String, Long> registeredAt)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(settings.workers());
     try {
       List<Future<?>> futures = new ArrayList<>();
-      for (NodeSpec spec : specs) {
+      for (String name : names) {
         futures.add(
             pool.submit(
                 () -> {
-                  registeredAt.put(spec.name(), System.nanoTime());
-                  fleet.register(spec);
+                  registeredAt.put(name, System.nanoTime());
+                  fleet.register(NodeSpec.named(name));
                   return null;
                 }));
       }
@@ -370,19 +472,22 @@ public final class NodeInitBenchmark {
     }
   }
 
-  private static Map<String, Long> simCalls(HttpClient http, int adminPort) throws Exception {
+  /** Every instance call the sim cloud (Java or Go) has answered so far. */
+  private static long cloudCalls(HttpClient http, int adminPort) throws Exception {
     String body =
         http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/calls"))
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
             .body();
-    Map<String, Long> calls = new java.util.TreeMap<>();
+    long total = 0;
     Matcher matcher = Pattern.compile("\"(\\w+)\":(\\d+)").matcher(body);
     while (matcher.find()) {
-      calls.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+      if (!matcher.group(1).equals("throttled") && !matcher.group(1).equals("injectedErrors")) {
+        total += Long.parseLong(matcher.group(2));
+      }
     }
-    return calls;
+    return total;
   }
 
   static double percentile(double[] sorted, double p) {
@@ -399,26 +504,25 @@ public final class NodeInitBenchmark {
     }
   }
 
-  /** Samples the manager's heap (from its /metrics) and reads its peak RSS from /proc. */
-  private static final class PeakTracker {
+  /** Samples ccm4j's heap from its /metrics until stopped; the peak in MiB. */
+  private static final class HeapSampler {
     private static final Pattern HEAP =
         Pattern.compile(
             "^jvm_memory_used_bytes\\{area=\"heap\",[^}]*\\} (\\S+)$", Pattern.MULTILINE);
     private final HttpClient http;
     private final int port;
-    private final long pid;
-    private final AtomicLong peakHeap = new AtomicLong();
+    private final AtomicLong peak = new AtomicLong();
     private volatile boolean running = true;
     private Thread thread;
 
-    PeakTracker(HttpClient http, int port, long pid) {
+    HeapSampler(HttpClient http, int port) {
       this.http = http;
       this.port = port;
-      this.pid = pid;
     }
 
-    void start() {
-      thread = Thread.ofPlatform().daemon().name("peak-tracker").start(this::loop);
+    HeapSampler start() {
+      thread = Thread.ofPlatform().daemon().name("heap-sampler").start(this::loop);
+      return this;
     }
 
     private void loop() {
@@ -436,7 +540,7 @@ public final class NodeInitBenchmark {
             heap += (long) Double.parseDouble(matcher.group(1));
           }
           long sample = heap;
-          peakHeap.accumulateAndGet(sample, Math::max);
+          peak.accumulateAndGet(sample, Math::max);
           Thread.sleep(250);
         } catch (InterruptedException e) {
           return;
@@ -446,28 +550,15 @@ public final class NodeInitBenchmark {
       }
     }
 
-    void stop() throws InterruptedException {
+    double stop() {
       running = false;
       thread.interrupt();
-      thread.join();
-    }
-
-    long peakHeapBytes() {
-      return peakHeap.get();
-    }
-
-    /** VmHWM: the most resident memory the manager process has used. */
-    long peakRssKiB() {
       try {
-        return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
-            .filter(line -> line.startsWith("VmHWM:"))
-            .map(line -> Arrays.stream(line.split("\\s+")).skip(1).findFirst().orElse("0"))
-            .mapToLong(Long::parseLong)
-            .findFirst()
-            .orElse(0);
-      } catch (IOException e) {
-        return 0;
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
+      return peak.get() / 1048576.0;
     }
   }
 }
