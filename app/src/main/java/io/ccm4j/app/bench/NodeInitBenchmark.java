@@ -541,7 +541,8 @@ public final class NodeInitBenchmark {
           }
           long sample = heap;
           peak.accumulateAndGet(sample, Math::max);
-          Thread.sleep(250);
+          // Every second: each scrape costs the manager CPU (the metrics text, a TLS request).
+          Thread.sleep(1000);
         } catch (InterruptedException e) {
           return;
         } catch (IOException e) {
