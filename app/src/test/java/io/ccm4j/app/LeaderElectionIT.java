@@ -133,7 +133,7 @@ class LeaderElectionIT {
         new CloudControllerManager(
             client,
             settings,
-            Controllers.factories(),
+            Controllers.ALL,
             code -> {
               exitedAt.compareAndSet(0, System.nanoTime());
               exitCode.compareAndSet(-1, code);
@@ -187,10 +187,7 @@ class LeaderElectionIT {
     try (ManagerClients clients = ManagerClients.create(client.getConfiguration(), 20, 30, false);
         CloudControllerManager manager =
             new CloudControllerManager(
-                clients,
-                settings,
-                Controllers.factories(),
-                code -> exitCode.compareAndSet(-1, code))) {
+                clients, settings, Controllers.ALL, code -> exitCode.compareAndSet(-1, code))) {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
       client
@@ -247,7 +244,7 @@ class LeaderElectionIT {
     AtomicInteger exitCode = new AtomicInteger(-1);
     try (CloudControllerManager manager =
         new CloudControllerManager(
-            client, settings, Controllers.factories(), code -> exitCode.compareAndSet(-1, code))) {
+            client, settings, Controllers.ALL, code -> exitCode.compareAndSet(-1, code))) {
       manager.start();
 
       await("the leader exits").atMost(15, TimeUnit.SECONDS).until(() -> exitCode.get() != -1);

@@ -61,7 +61,7 @@ class ManagementEndpointsIT {
             // Served without a token here (a prefix for the health checks); see below for tokens.
             ServingAccess.allowing(List.of("/healthz*", "/readyz", "/livez", "/metrics")));
     try (CloudControllerManager manager =
-        new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+        new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
       var endpoint = management(manager.servingAddress().orElseThrow());
@@ -111,7 +111,7 @@ class ManagementEndpointsIT {
     String token = ServiceAccounts.token(client, "default", scraper);
     String user = "system:serviceaccount:default:" + scraper;
     try (CloudControllerManager manager =
-        new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+        new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
       manager.start();
       var endpoint = management(manager.servingAddress().orElseThrow());
 

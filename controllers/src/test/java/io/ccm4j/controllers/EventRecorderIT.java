@@ -28,7 +28,7 @@ class EventRecorderIT {
             .create();
 
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "test-host")) {
+        new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "test-host")) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.warning(node, "DeletingNodeFailed", "Failed deleting node events-it: boom");
@@ -78,7 +78,7 @@ class EventRecorderIT {
                     .build())
             .create();
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "test-host")) {
+        new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "test-host")) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
       Event first =

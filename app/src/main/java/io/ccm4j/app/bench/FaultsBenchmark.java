@@ -618,7 +618,7 @@ public final class FaultsBenchmark {
                   Optional.of(new InetSocketAddress("127.0.0.1", 0)),
                   ServingKeys.selfSigned(),
                   ServingAccess.defaults()),
-              Controllers.factories(),
+              Controllers.ALL,
               exits::add);
       manager.start();
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -2,7 +2,6 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -222,8 +221,7 @@ public final class ServiceFailoverBenchmark {
         new CloudControllerManager.Settings(
             cloud,
             "kubernetes",
-            ControllerSelection.parse(
-                List.of(ControllerNames.SERVICE_LB), ControllerNames.DISABLED_BY_DEFAULT),
+            ControllerSelection.parse(List.of(Controllers.SERVICE_LB.name())),
             new ControllerSettings(
                 1,
                 0,
@@ -247,7 +245,7 @@ public final class ServiceFailoverBenchmark {
         new CloudControllerManager(
             client,
             managerSettings,
-            Controllers.factories(),
+            Controllers.ALL,
             code -> out.printf("manager %s exited with %d%n", name, code));
     manager.start();
     return manager;

@@ -442,7 +442,7 @@ public final class BootstrapLab {
         new CloudControllerManager(
             clients,
             settings,
-            Controllers.factories(),
+            Controllers.ALL,
             code -> timeline.record(name, "manager exited with " + code));
     if (asServiceAccounts) {
       timeline.record(name, "controllers write as their ServiceAccounts in kube-system");

@@ -1,7 +1,6 @@
 package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.GoDurations;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
@@ -19,14 +18,7 @@ public final class ControllerOptions {
       split = ",",
       paramLabel = "<names>",
       defaultValue = "*",
-      description =
-          "Controllers to enable: '*' enables all, 'name' enables one, '-name' disables one; the"
-              + " first entry that names a controller decides. Names (aliases): cloud-node-controller"
-              + " (cloud-node), cloud-node-lifecycle-controller (cloud-node-lifecycle),"
-              + " service-lb-controller (service), node-ipam-controller (nodeipam; runs only with"
-              + " --allocate-node-cidrs), node-route-controller (route),"
-              + " node-lifecycle-controller (node-lifecycle; off unless named)."
-              + " Default: ${DEFAULT-VALUE}.")
+      descriptionKey = "controllers") // RunHelp: the names come from Controllers.ALL
   List<String> controllers;
 
   @Option(
@@ -192,7 +184,7 @@ public final class ControllerOptions {
   }
 
   public ControllerSelection selection() {
-    return ControllerSelection.parse(controllers, ControllerNames.DISABLED_BY_DEFAULT);
+    return ControllerSelection.parse(controllers);
   }
 
   /**

@@ -3,7 +3,7 @@ package io.ccm4j.controllers.nodehealth;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.PodStatusPatches;
@@ -117,7 +117,7 @@ public final class NodeLifecycleController implements Controller {
     this.client = context.client();
     this.settings = settings;
     this.clock = clock;
-    this.events = context.eventRecorders().apply(ControllerNames.NODE_LIFECYCLE);
+    this.events = context.eventRecorders().apply(Controllers.NODE_LIFECYCLE.eventSource());
     this.metrics = context.metrics();
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.leases = SharedInformers.of(context.informers(), Lease.class);
@@ -194,7 +194,7 @@ public final class NodeLifecycleController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.NODE_LIFECYCLE;
+    return Controllers.NODE_LIFECYCLE.name();
   }
 
   @Override

@@ -1,8 +1,8 @@
 package io.ccm4j.controllers.nodeipam;
 
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
@@ -40,9 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class NodeIpamController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeIpamController.class);
-
-  /** Upstream's event source for the range allocator. */
-  static final String EVENT_COMPONENT = "cidrAllocator";
 
   /** Upstream's reason when the range is exhausted; its message is "Node %s status is now: %s". */
   static final String REASON_CIDR_NOT_AVAILABLE = "CIDRNotAvailable";
@@ -89,9 +86,9 @@ public final class NodeIpamController implements Controller {
       throw new ControllerUnavailableException(e.getMessage());
     }
     this.client = context.client();
-    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.NODE_IPAM.eventSource());
     this.queue = new WorkQueue<>(QUEUE, RateLimiters.controllerDefault(), context.metrics());
-    this.workers = new QueueWorkers<>(ControllerNames.NODE_IPAM, queue, this::syncNode, WORKERS);
+    this.workers = new QueueWorkers<>(Controllers.NODE_IPAM.name(), queue, this::syncNode, WORKERS);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     for (Cidr cidr : allocator.clusterCidrs()) {
       Gauge.builder("node_ipam_controller_cidrset_usage_cidrs", allocator, a -> a.usage(cidr))
@@ -123,7 +120,7 @@ public final class NodeIpamController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.NODE_IPAM;
+    return Controllers.NODE_IPAM.name();
   }
 
   /**

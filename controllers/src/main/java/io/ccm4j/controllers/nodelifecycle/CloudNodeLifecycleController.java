@@ -4,8 +4,8 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -62,7 +62,7 @@ public final class CloudNodeLifecycleController implements Controller {
                     new ControllerUnavailableException(
                         "cloud provider does not support instances"));
     this.client = context.client();
-    this.events = context.eventRecorders().apply(ControllerNames.CLOUD_NODE_LIFECYCLE);
+    this.events = context.eventRecorders().apply(Controllers.CLOUD_NODE_LIFECYCLE.eventSource());
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.period = context.settings().nodeMonitorPeriod();
     this.loop =
@@ -72,7 +72,7 @@ public final class CloudNodeLifecycleController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.CLOUD_NODE_LIFECYCLE;
+    return Controllers.CLOUD_NODE_LIFECYCLE.name();
   }
 
   /** L2: a pass now, then one a period after each pass ends. */

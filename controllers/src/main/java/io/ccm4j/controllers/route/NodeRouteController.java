@@ -5,8 +5,8 @@ import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.cloudprovider.Routes;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
@@ -63,9 +63,6 @@ import org.slf4j.LoggerFactory;
 public final class NodeRouteController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeRouteController.class);
-
-  /** Upstream's event source (with an underscore, unlike the other controllers). */
-  static final String EVENT_COMPONENT = "route_controller";
 
   static final String REASON_FAILED_TO_CREATE_ROUTE = "FailedToCreateRoute";
 
@@ -130,7 +127,7 @@ public final class NodeRouteController implements Controller {
     this.clusterName = context.clusterName();
     this.clusterCidrs = network.clusterCidrs();
     this.period = network.routeReconciliationPeriod();
-    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.NODE_ROUTE.eventSource());
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.syncTotal =
         Counter.builder("route_controller_route_sync_total")
@@ -143,7 +140,7 @@ public final class NodeRouteController implements Controller {
       this.queue = new WorkQueue<>("Routes", watchRateLimiter(), context.metrics());
       this.worker =
           new QueueWorkers<>(
-              ControllerNames.NODE_ROUTE,
+              Controllers.NODE_ROUTE.name(),
               queue,
               key -> {
                 queue.forget(key); // R3: before the pass, so no event is lost while it runs
@@ -216,7 +213,7 @@ public final class NodeRouteController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.NODE_ROUTE;
+    return Controllers.NODE_ROUTE.name();
   }
 
   /**

@@ -9,8 +9,8 @@ import io.ccm4j.cloudprovider.LoadBalancerSourceRanges;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -56,9 +56,6 @@ import org.slf4j.LoggerFactory;
 public final class ServiceLoadBalancerController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(ServiceLoadBalancerController.class);
-
-  /** The event source (spec §1). */
-  public static final String COMPONENT = "service-controller";
 
   /** S3: resync of the service handler; resyncs re-enqueue only services needing cleanup. */
   static final Duration SERVICE_RESYNC = Duration.ofSeconds(30);
@@ -139,7 +136,7 @@ public final class ServiceLoadBalancerController implements Controller {
             runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
     this.client = context.client();
     this.clusterName = context.clusterName();
-    this.events = context.eventRecorders().apply(COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.SERVICE_LB.eventSource());
     this.metrics = new ServiceControllerMetrics(context.metrics());
     int workers = context.settings().concurrentServiceSyncs();
     this.serviceQueue =
@@ -151,10 +148,10 @@ public final class ServiceLoadBalancerController implements Controller {
         new WorkQueue<>(
             "node", RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY), context.metrics());
     this.serviceWorkers =
-        new QueueWorkers<>(ControllerNames.SERVICE_LB, serviceQueue, this::syncService, workers);
+        new QueueWorkers<>(Controllers.SERVICE_LB.name(), serviceQueue, this::syncService, workers);
     // S8: one node worker; its fan-out over services uses the same number of threads.
     this.nodeWorker =
-        new QueueWorkers<>(ControllerNames.SERVICE_LB + "-nodes", nodeQueue, this::syncNodes, 1);
+        new QueueWorkers<>(Controllers.SERVICE_LB.name() + "-nodes", nodeQueue, this::syncNodes, 1);
     this.nodeSyncPool =
         Executors.newFixedThreadPool(
             workers,
@@ -210,7 +207,7 @@ public final class ServiceLoadBalancerController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.SERVICE_LB;
+    return Controllers.SERVICE_LB.name();
   }
 
   /** S8: the manager has waited for the caches; start the service workers and the node worker. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.Controllers;
@@ -26,8 +25,7 @@ class ServiceLoadBalancerControllerTest {
             component -> null,
             ControllerSettings.defaults());
 
-    assertThatThrownBy(
-            () -> Controllers.factories().get(ControllerNames.SERVICE_LB).create(context))
+    assertThatThrownBy(() -> Controllers.SERVICE_LB.factory().create(context))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("the cloud provider does not support external load balancers");
   }

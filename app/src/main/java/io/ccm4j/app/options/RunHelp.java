@@ -1,0 +1,27 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.controllers.Controllers;
+import java.util.ListResourceBundle;
+
+/**
+ * Help texts of {@code ccm4j run} computed from code rather than spelled in an annotation (picocli
+ * looks an option's description up here by its {@code descriptionKey}): the {@code --controllers}
+ * names come from {@link Controllers#ALL}, so a new controller appears in the help by itself.
+ */
+public final class RunHelp extends ListResourceBundle {
+
+  @Override
+  protected Object[][] getContents() {
+    return new Object[][] {
+      {
+        "controllers",
+        "Controllers to enable: '*' enables all, 'name' enables one, '-name' disables one; the"
+            + " first entry that names a controller decides. Names (aliases): "
+            + Controllers.namesForHelp()
+            + ". "
+            + Controllers.NODE_IPAM.name()
+            + " runs only with --allocate-node-cidrs. Default: ${DEFAULT-VALUE}."
+      },
+    };
+  }
+}
