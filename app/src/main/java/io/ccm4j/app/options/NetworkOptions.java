@@ -1,6 +1,6 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.network;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

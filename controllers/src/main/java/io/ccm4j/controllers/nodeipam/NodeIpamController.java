@@ -1,10 +1,10 @@
 package io.ccm4j.controllers.nodeipam;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
-import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.runtime.controller.Controller;

@@ -2,7 +2,7 @@ package io.ccm4j.controllers.route;
 
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Route;
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Route;
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.route.RoutePlanner.Action;
 import io.ccm4j.controllers.route.RoutePlanner.NodeView;

@@ -1,14 +1,18 @@
-package io.ccm4j.controllers.network;
+package io.ccm4j.cloudprovider.net;
 
 import java.math.BigInteger;
+import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.regex.Pattern;
+import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * An IP network such as {@code 10.244.0.0/16} or {@code fd00:10::/56}: the address with the host
- * bits cleared (as Go's {@code net.ParseCIDR} returns it) and the prefix length. Parsing never
+ * bits cleared (as Go's {@code net.ParseCIDR} returns it) and the prefix length. The one reading of
+ * a CIDR in ccm4j: flags, cloud configs, source ranges, routes and pod CIDRs. The address is read
+ * by {@link IpAddresses} (so {@code 010.0.0.0/8} is refused, as by Go since 1.17), parsing never
  * looks a name up in DNS, and {@link #toString()} prints the form Go prints (IPv6 compressed).
  */
 public record Cidr(Family family, BigInteger network, int prefixLength)
@@ -30,11 +34,6 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
     }
   }
 
-  private static final Pattern IPV4 =
-      Pattern.compile(
-          "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
-  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
-
   public Cidr {
     if (prefixLength < 0 || prefixLength > family.bits()) {
       throw new IllegalArgumentException(
@@ -44,7 +43,8 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
   }
 
   /**
-   * Parses {@code address/prefix}; host bits are cleared.
+   * Parses {@code address/prefix}; host bits are cleared (Kubernetes accepts them set, for source
+   * ranges).
    *
    * @throws IllegalArgumentException saying what is wrong with {@code text}
    */
@@ -52,44 +52,39 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
     String value = text == null ? "" : text.trim();
     int slash = value.indexOf('/');
     if (slash < 0) {
-      throw new IllegalArgumentException("invalid CIDR address: \"" + value + "\"");
+      throw invalid(value, "no /prefix");
     }
-    BigInteger address;
-    Family family;
-    String ip = value.substring(0, slash);
-    if (IPV4.matcher(ip).matches()) {
-      family = Family.IPv4;
-      address = toInteger(literal(ip, value));
-    } else if (ip.contains(":") && IPV6_CHARS.matcher(ip).matches()) {
-      InetAddress parsed = literal(ip, value);
-      if (!(parsed instanceof Inet6Address)) {
-        // Java turns ::ffff:a.b.c.d into an IPv4 address; such CIDRs are ambiguous.
-        throw new IllegalArgumentException(
-            "invalid CIDR address: \"" + value + "\" (IPv4-mapped IPv6 is not supported)");
-      }
-      family = Family.IPv6;
-      address = toInteger(parsed);
-    } else {
-      throw new IllegalArgumentException("invalid CIDR address: \"" + value + "\"");
+    InetAddress address;
+    try {
+      address = IpAddresses.parse(value.substring(0, slash));
+    } catch (IllegalArgumentException e) {
+      throw invalid(value, e.getMessage());
     }
+    if (address instanceof Inet4Address && value.substring(0, slash).contains(":")) {
+      // Java turns ::ffff:a.b.c.d into an IPv4 address; such CIDRs are ambiguous.
+      throw invalid(value, "IPv4-mapped IPv6 is not supported");
+    }
+    Family family = address instanceof Inet6Address ? Family.IPv6 : Family.IPv4;
     String prefix = value.substring(slash + 1);
-    if (!prefix.matches("\\d{1,3}")) {
-      throw new IllegalArgumentException("invalid CIDR address: \"" + value + "\"");
+    if (!prefix.matches("\\d{1,3}") || Integer.parseInt(prefix) > family.bits()) {
+      throw invalid(value, "prefix length must be between 0 and " + family.bits());
     }
-    int length = Integer.parseInt(prefix);
-    if (length > family.bits()) {
-      throw new IllegalArgumentException("invalid CIDR address: \"" + value + "\"");
-    }
-    return new Cidr(family, address, length);
+    return new Cidr(family, toInteger(address), Integer.parseInt(prefix));
   }
 
-  private static InetAddress literal(String ip, String whole) {
+  /** The network {@code text} spells, or empty when it is none. */
+  public static Optional<Cidr> tryParse(String text) {
     try {
-      // Only ever called with a validated literal, so no lookup happens.
-      return InetAddress.getByName(ip);
-    } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("invalid CIDR address: \"" + whole + "\"");
+      return Optional.of(parse(text));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
     }
+  }
+
+  /** Go's error text ({@code invalid CIDR address: ...}), with the reason. */
+  private static IllegalArgumentException invalid(String value, String reason) {
+    return new IllegalArgumentException(
+        "invalid CIDR address: \"%s\" (%s)".formatted(value, reason));
   }
 
   /** The address as an unsigned integer. */
@@ -114,6 +109,45 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
     return network
         .add(BigInteger.ONE.shiftLeft(family.bits() - prefixLength))
         .subtract(BigInteger.ONE);
+  }
+
+  /** The number of addresses in the network. */
+  public BigInteger size() {
+    return BigInteger.ONE.shiftLeft(family.bits() - prefixLength);
+  }
+
+  /** The address {@code offset} after the network address. */
+  public InetAddress addressAt(long offset) {
+    byte[] raw = network.add(BigInteger.valueOf(offset)).toByteArray();
+    byte[] bytes = new byte[family.bits() / 8];
+    int copy = Math.min(raw.length, bytes.length);
+    System.arraycopy(raw, raw.length - copy, bytes, bytes.length - copy, copy);
+    try {
+      return InetAddress.getByAddress(bytes);
+    } catch (UnknownHostException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Whether the address lies in this network; an IPv4-mapped IPv6 address (a client of a dual-stack
+   * socket) counts as its IPv4 address.
+   */
+  public boolean contains(InetAddress address) {
+    byte[] bytes = address.getAddress();
+    if (bytes.length == 16 && family == Family.IPv4 && isV4Mapped(bytes)) {
+      bytes = Arrays.copyOfRange(bytes, 12, 16);
+    }
+    return bytes.length * 8 == family.bits() && contains(new BigInteger(1, bytes));
+  }
+
+  private static boolean isV4Mapped(byte[] bytes) {
+    for (int i = 0; i < 10; i++) {
+      if (bytes[i] != 0) {
+        return false;
+      }
+    }
+    return bytes[10] == (byte) 0xff && bytes[11] == (byte) 0xff;
   }
 
   public boolean contains(BigInteger address) {
