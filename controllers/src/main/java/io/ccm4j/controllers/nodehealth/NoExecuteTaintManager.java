@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -158,7 +159,7 @@ final class NoExecuteTaintManager {
       return;
     }
     Instant trigger = now.plusSeconds(seconds);
-    String key = key(pod);
+    String key = Cache.metaNamespaceKeyFunc(pod);
     Work existing = work.get(key);
     Instant start = now;
     if (existing != null) {
@@ -172,7 +173,7 @@ final class NoExecuteTaintManager {
   }
 
   private void schedule(Pod pod, Instant createdAt, Instant fireAt) {
-    String key = key(pod);
+    String key = Cache.metaNamespaceKeyFunc(pod);
     if (work.containsKey(key)) {
       return;
     }
@@ -186,7 +187,7 @@ final class NoExecuteTaintManager {
   }
 
   private void cancel(Pod pod, boolean announce) {
-    Work existing = work.remove(key(pod));
+    Work existing = work.remove(Cache.metaNamespaceKeyFunc(pod));
     if (existing != null
         && existing.future() != null
         && existing.future().cancel(false)
@@ -208,7 +209,7 @@ final class NoExecuteTaintManager {
 
   /** §4.5: mark the pod as a disruption target, record the event, delete it (5 tries). */
   private void evict(String namespace, String name) {
-    String key = namespace + "/" + name;
+    String key = Cache.namespaceKeyFunc(namespace, name);
     Pod pod = pods.getStore().getByKey(key);
     if (pod == null) {
       work.remove(key);
@@ -267,9 +268,5 @@ final class NoExecuteTaintManager {
   boolean isEvictionPending(String podKey) {
     Work existing = work.get(podKey);
     return existing != null && existing.future() != null && !existing.future().isDone();
-  }
-
-  private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 }

@@ -32,6 +32,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -169,25 +170,25 @@ public final class NodeLifecycleController implements Controller {
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod pod) {
-            taintManagerQueue.add("pod/" + key(pod));
+            taintManagerQueue.add("pod/" + Cache.metaNamespaceKeyFunc(pod));
             if (nodeName(pod) != null) {
-              taintManagerQueue.add("bound/" + key(pod));
+              taintManagerQueue.add("bound/" + Cache.metaNamespaceKeyFunc(pod));
             }
           }
 
           @Override
           public void onUpdate(Pod previous, Pod pod) {
             if (NoExecuteTaintManager.podChanged(previous, pod)) {
-              taintManagerQueue.add("pod/" + key(pod));
+              taintManagerQueue.add("pod/" + Cache.metaNamespaceKeyFunc(pod));
             }
             if (nodeName(pod) != null && !nodeName(pod).equals(nodeName(previous))) {
-              taintManagerQueue.add("bound/" + key(pod));
+              taintManagerQueue.add("bound/" + Cache.metaNamespaceKeyFunc(pod));
             }
           }
 
           @Override
           public void onDelete(Pod pod, boolean unknown) {
-            taintManagerQueue.add("pod/" + key(pod));
+            taintManagerQueue.add("pod/" + Cache.metaNamespaceKeyFunc(pod));
           }
         });
   }
@@ -335,7 +336,7 @@ public final class NodeLifecycleController implements Controller {
 
   private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
     String name = node.getMetadata().getName();
-    Lease lease = leases.getStore().getByKey(NODE_LEASE_NAMESPACE + "/" + name);
+    Lease lease = leases.getStore().getByKey(Cache.namespaceKeyFunc(NODE_LEASE_NAMESPACE, name));
     Instant renew =
         lease == null || lease.getSpec() == null || lease.getSpec().getRenewTime() == null
             ? null
@@ -551,7 +552,8 @@ public final class NodeLifecycleController implements Controller {
       if (e.getCode() == 404) {
         return true; // the pod is gone
       }
-      log.warn("pod {}: cannot mark not ready: {}", key(pod), e.getMessage());
+      log.warn(
+          "pod {}: cannot mark not ready: {}", Cache.metaNamespaceKeyFunc(pod), e.getMessage());
       return false;
     }
   }
@@ -753,10 +755,6 @@ public final class NodeLifecycleController implements Controller {
 
   private static String zoneKey(Node node) {
     return ZoneState.zoneKey(node.getMetadata().getLabels());
-  }
-
-  private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   /** For tests: whether a deletion of the pod is pending. */

@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,7 +165,7 @@ public final class ServiceLoadBalancerController implements Controller {
           public void onAdd(Service service) {
             if (LoadBalancerServices.wantsLoadBalancer(service)
                 || LoadBalancerServices.needsCleanup(service)) {
-              serviceQueue.add(LoadBalancerServices.key(service));
+              serviceQueue.add(Cache.metaNamespaceKeyFunc(service));
             }
           }
 
@@ -172,7 +173,7 @@ public final class ServiceLoadBalancerController implements Controller {
           public void onUpdate(Service old, Service service) {
             if (LoadBalancerServices.needsUpdate(old, service)
                 || LoadBalancerServices.needsCleanup(service)) {
-              serviceQueue.add(LoadBalancerServices.key(service));
+              serviceQueue.add(Cache.metaNamespaceKeyFunc(service));
             }
           }
 
@@ -499,9 +500,9 @@ public final class ServiceLoadBalancerController implements Controller {
       }
     }
     if (appliedRecord == null) {
-      records.remove(key(service));
+      records.remove(Cache.metaNamespaceKeyFunc(service));
     } else {
-      records.put(key(service), appliedRecord);
+      records.put(Cache.metaNamespaceKeyFunc(service), appliedRecord);
     }
   }
 
@@ -525,12 +526,16 @@ public final class ServiceLoadBalancerController implements Controller {
       } catch (CancellationException stopping) {
         return; // close() cancelled the pass
       } catch (ExecutionException e) {
-        log.error("node sync of {} failed: {}", key(synced.get(i)), e.getCause().toString());
+        log.error(
+            "node sync of {} failed: {}",
+            Cache.metaNamespaceKeyFunc(synced.get(i)),
+            e.getCause().toString());
         ok = false;
       }
       if (!ok) {
         failed++;
-        serviceQueue.add(key(synced.get(i))); // a full ensure, not rate-limited
+        serviceQueue.add(
+            Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
       }
     }
     log.info(
@@ -549,7 +554,7 @@ public final class ServiceLoadBalancerController implements Controller {
     if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
       return true;
     }
-    String key = key(service);
+    String key = Cache.metaNamespaceKeyFunc(service);
     List<Node> synced = lastSyncedNodes.get(key);
     if (synced == null) {
       // Its first sync is under way and has not asked the cloud yet: it will use the current
@@ -617,7 +622,7 @@ public final class ServiceLoadBalancerController implements Controller {
   }
 
   private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
-    String key = key(service);
+    String key = Cache.metaNamespaceKeyFunc(service);
     try {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
     } catch (ImplementedElsewhereException e) {
@@ -651,10 +656,6 @@ public final class ServiceLoadBalancerController implements Controller {
   /** Go's {@code %v} of a string slice. */
   private static String goList(List<String> items) {
     return "[" + String.join(" ", items) + "]";
-  }
-
-  private static String key(Service service) {
-    return LoadBalancerServices.key(service);
   }
 
   private static String uid(Service service) {

@@ -77,7 +77,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
     ServiceLoadBalancerSpec spec =
         ServiceLoadBalancerSpec.of(service, settings.kubeProxyHealthPort());
     String name = loadBalancerName(clusterName, service);
-    String key = service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
+    String key = LoadBalancer.serviceKey(service);
     lock.lock();
     try {
       if (closed) {

@@ -1,6 +1,7 @@
 package io.ccm4j.provider.local;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.cloudprovider.net.IpAddresses;
@@ -168,9 +169,6 @@ record ServiceLoadBalancerSpec(
   }
 
   static String key(Service service) {
-    return "service "
-        + service.getMetadata().getNamespace()
-        + "/"
-        + service.getMetadata().getName();
+    return "service " + LoadBalancer.serviceKey(service);
   }
 }
