@@ -61,7 +61,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "50ms",
         converter = GoDurationConverter.class,
-        description = "Latency of every sim cloud call. Default: 50ms.")
+        description = "Latency of every sim cloud call. Default: ${DEFAULT-VALUE}.")
     Duration cloudLatency;
 
     @Option(
@@ -99,7 +99,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "15m",
         converter = GoDurationConverter.class,
-        description = "Give up after this long. Default: 15m.")
+        description = "Give up after this long. Default: ${DEFAULT-VALUE}.")
     Duration timeout;
 
     @Override
@@ -215,7 +215,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "50s",
         converter = GoDurationConverter.class,
-        description = "Default: 50s.")
+        description = "Default: ${DEFAULT-VALUE}.")
     Duration grace;
 
     @Option(
@@ -290,7 +290,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "20ms",
         converter = GoDurationConverter.class,
-        description = "Latency of every sim cloud call. Default: 20ms.")
+        description = "Latency of every sim cloud call. Default: ${DEFAULT-VALUE}.")
     Duration cloudLatency;
 
     @Option(
@@ -324,7 +324,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "10m",
         converter = GoDurationConverter.class,
-        description = "Give up on each phase after this long. Default: 10m.")
+        description = "Give up on each phase after this long. Default: ${DEFAULT-VALUE}.")
     Duration timeout;
 
     @Override
@@ -430,7 +430,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "20s",
         converter = GoDurationConverter.class,
-        description = "Measured run. Default: 20s.")
+        description = "Measured run. Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
     @Option(
@@ -438,7 +438,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "5s",
         converter = GoDurationConverter.class,
-        description = "Unmeasured run first. Default: 5s.")
+        description = "Unmeasured run first. Default: ${DEFAULT-VALUE}.")
     Duration warmup;
 
     @Option(

@@ -2,6 +2,8 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -232,8 +234,8 @@ public final class ServiceFailoverBenchmark {
                 NetworkSettings.defaults()),
             Optional.of(
                 new LeaderElection.Settings(
-                    "kube-system",
-                    "cloud-controller-manager",
+                    WellKnownNamespaces.KUBE_SYSTEM,
+                    WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
                     name + "_" + UUID.randomUUID(),
                     Duration.ofSeconds(15),
                     Duration.ofSeconds(10),

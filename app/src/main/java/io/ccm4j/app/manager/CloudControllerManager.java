@@ -3,6 +3,7 @@ package io.ccm4j.app.manager;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.ProviderContext;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.ControllerSelection;
@@ -58,7 +59,7 @@ import org.slf4j.LoggerFactory;
 public final class CloudControllerManager implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(CloudControllerManager.class);
-  private static final String MANAGER = "cloud-controller-manager";
+  private static final String MANAGER = WellKnownComponents.CLOUD_CONTROLLER_MANAGER;
 
   /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);

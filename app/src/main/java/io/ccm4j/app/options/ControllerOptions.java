@@ -44,7 +44,8 @@ public final class ControllerOptions {
       paramLabel = "<duration>",
       defaultValue = "5m",
       converter = GoDurationConverter.class,
-      description = "How often node addresses are refreshed from the cloud. Default: 5m.")
+      description =
+          "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
   Duration nodeStatusUpdateFrequency;
 
   @Option(
@@ -54,7 +55,7 @@ public final class ControllerOptions {
       converter = GoDurationConverter.class,
       description =
           "How often the cloud-node-lifecycle controller checks NotReady nodes against the cloud."
-              + " Default: 5s.")
+              + " Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorPeriod;
 
   @Option(
@@ -63,7 +64,7 @@ public final class ControllerOptions {
       defaultValue = "50s",
       converter = GoDurationConverter.class,
       description =
-          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: 50s.")
+          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorGracePeriod;
 
   @Option(
@@ -71,7 +72,8 @@ public final class ControllerOptions {
       paramLabel = "<duration>",
       defaultValue = "60s",
       converter = GoDurationConverter.class,
-      description = "node-lifecycle: the same for a node that never reported. Default: 60s.")
+      description =
+          "node-lifecycle: the same for a node that never reported. Default: ${DEFAULT-VALUE}.")
   Duration nodeStartupGracePeriod;
 
   @Option(

@@ -38,7 +38,7 @@ public final class NetworkOptions {
       converter = GoDurationConverter.class,
       description =
           "How often the cloud routes are reconciled, counted from the start of each pass."
-              + " Default: 10s.")
+              + " Default: ${DEFAULT-VALUE}.")
   Duration routeReconciliationPeriod;
 
   @Option(

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.nodehealth;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.fabric8.kubernetes.api.model.Node;
@@ -32,9 +33,9 @@ public final class ConditionTaints {
     Set<String> keys = new LinkedHashSet<>();
     String ready =
         NodeConditions.find(node, NodeConditions.READY).map(c -> c.getStatus()).orElse(null);
-    if ("False".equals(ready)) {
+    if (ConditionStatus.FALSE.equals(ready)) {
       keys.add(WellKnownTaints.NODE_NOT_READY);
-    } else if ("Unknown".equals(ready)) {
+    } else if (ConditionStatus.UNKNOWN.equals(ready)) {
       keys.add(WellKnownTaints.NODE_UNREACHABLE);
     }
     addIfTrue(node, "MemoryPressure", WellKnownTaints.NODE_MEMORY_PRESSURE, keys);
@@ -48,7 +49,9 @@ public final class ConditionTaints {
   }
 
   private static void addIfTrue(Node node, String type, String key, Set<String> keys) {
-    if (NodeConditions.find(node, type).map(c -> "True".equals(c.getStatus())).orElse(false)) {
+    if (NodeConditions.find(node, type)
+        .map(c -> ConditionStatus.TRUE.equals(c.getStatus()))
+        .orElse(false)) {
       keys.add(key);
     }
   }

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.nodehealth;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
@@ -56,7 +57,7 @@ final class HealthEvaluation {
       observed =
           new NodeConditionBuilder()
               .withType("Ready")
-              .withStatus("Unknown")
+              .withStatus(ConditionStatus.UNKNOWN)
               .withLastHeartbeatTime(node.getMetadata().getCreationTimestamp())
               .withLastTransitionTime(node.getMetadata().getCreationTimestamp())
               .build();
@@ -115,14 +116,14 @@ final class HealthEvaluation {
         updated.add(
             new NodeConditionBuilder()
                 .withType(type)
-                .withStatus("Unknown")
+                .withStatus(ConditionStatus.UNKNOWN)
                 .withReason("NodeStatusNeverUpdated")
                 .withMessage("Kubelet never posted node status.")
                 .withLastHeartbeatTime(node.getMetadata().getCreationTimestamp())
                 .withLastTransitionTime(nowText)
                 .build());
-      } else if (!"Unknown".equals(condition.getStatus())) {
-        condition.setStatus("Unknown");
+      } else if (!ConditionStatus.UNKNOWN.equals(condition.getStatus())) {
+        condition.setStatus(ConditionStatus.UNKNOWN);
         condition.setReason("NodeStatusUnknown");
         condition.setMessage("Kubelet stopped posting node status.");
         condition.setLastTransitionTime(nowText);

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.nodehealth;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.PodStatusPatches;
 import io.ccm4j.runtime.events.EventRecorder;
@@ -256,7 +257,7 @@ final class NoExecuteTaintManager {
     conditions.add(
         new PodConditionBuilder()
             .withType("DisruptionTarget")
-            .withStatus("True")
+            .withStatus(ConditionStatus.TRUE)
             .withReason("DeletionByTaintManager")
             .withMessage("Taint manager: deleting due to NoExecute taint")
             .withLastTransitionTime(clock.instant().toString())

@@ -1,6 +1,8 @@
 package io.ccm4j.controllers.nodehealth;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.Controllers;
@@ -67,7 +69,6 @@ public final class NodeLifecycleController implements Controller {
   private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
-  private static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
 
   static final Taint NOT_READY_NO_EXECUTE =
       new TaintBuilder()
@@ -246,7 +247,7 @@ public final class NodeLifecycleController implements Controller {
     if (known == null || known.savedReady() == null) {
       return;
     }
-    if (!"True".equals(known.savedReady().getStatus()) && !markPodNotReady(pod)) {
+    if (!ConditionStatus.TRUE.equals(known.savedReady().getStatus()) && !markPodNotReady(pod)) {
       // Thrown for the queue's retry with backoff.
       throw new IllegalStateException("pod " + podKey + ": cannot mark it not ready");
     }
@@ -316,15 +317,16 @@ public final class NodeLifecycleController implements Controller {
         log.warn("node {}: cannot update its NoExecute taints: {}", name, e.getMessage());
       }
       boolean becameNotReady =
-          !"True".equals(result.current().getStatus())
-              && "True".equals(result.observed().getStatus());
+          !ConditionStatus.TRUE.equals(result.current().getStatus())
+              && ConditionStatus.TRUE.equals(result.observed().getStatus());
       if (becameNotReady) {
         events.normal(node, "NodeNotReady", "Node %s status is now: NodeNotReady".formatted(name));
       }
       // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
       // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
       if ((becameNotReady
-              || podsToRetry.contains(name) && !"True".equals(result.observed().getStatus()))
+              || podsToRetry.contains(name)
+                  && !ConditionStatus.TRUE.equals(result.observed().getStatus()))
           && !markPodsNotReady(name)) {
         podsToRetry.add(name);
       } else {
@@ -336,7 +338,10 @@ public final class NodeLifecycleController implements Controller {
 
   private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
     String name = node.getMetadata().getName();
-    Lease lease = leases.getStore().getByKey(Cache.namespaceKeyFunc(NODE_LEASE_NAMESPACE, name));
+    Lease lease =
+        leases
+            .getStore()
+            .getByKey(Cache.namespaceKeyFunc(WellKnownNamespaces.KUBE_NODE_LEASE, name));
     Instant renew =
         lease == null || lease.getSpec() == null || lease.getSpec().getRenewTime() == null
             ? null
@@ -376,14 +381,14 @@ public final class NodeLifecycleController implements Controller {
   private void processTaintBaseEviction(Node node, String observed) {
     String name = node.getMetadata().getName();
     switch (observed) {
-      case "False" -> {
+      case ConditionStatus.FALSE -> {
         if (Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE)) {
           swapNoExecute(node, NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE);
         } else {
           markNodeForTainting(node, WellKnownTaints.NODE_NOT_READY);
         }
       }
-      case "Unknown" -> {
+      case ConditionStatus.UNKNOWN -> {
         if (Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE)) {
           swapNoExecute(node, UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE);
         } else {
@@ -486,10 +491,10 @@ public final class NodeLifecycleController implements Controller {
             .orElse(null);
     Taint add;
     Taint remove;
-    if ("False".equals(ready)) {
+    if (ConditionStatus.FALSE.equals(ready)) {
       add = NOT_READY_NO_EXECUTE;
       remove = UNREACHABLE_NO_EXECUTE;
-    } else if ("Unknown".equals(ready)) {
+    } else if (ConditionStatus.UNKNOWN.equals(ready)) {
       add = UNREACHABLE_NO_EXECUTE;
       remove = NOT_READY_NO_EXECUTE;
     } else {
@@ -530,10 +535,11 @@ public final class NodeLifecycleController implements Controller {
     boolean changed = false;
     List<PodCondition> updated = new ArrayList<>();
     for (PodCondition condition : conditions) {
-      if ("Ready".equals(condition.getType()) && !"False".equals(condition.getStatus())) {
+      if ("Ready".equals(condition.getType())
+          && !ConditionStatus.FALSE.equals(condition.getStatus())) {
         updated.add(
             new PodConditionBuilder(condition)
-                .withStatus("False")
+                .withStatus(ConditionStatus.FALSE)
                 .withLastTransitionTime(clock.instant().toString())
                 .build());
         changed = true;
@@ -658,7 +664,11 @@ public final class NodeLifecycleController implements Controller {
   /** Zone decisions concern no single node; their events are recorded on kube-system. */
   private static HasMetadata eventAnchor() {
     Namespace namespace =
-        new NamespaceBuilder().withNewMetadata().withName("kube-system").endMetadata().build();
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName(WellKnownNamespaces.KUBE_SYSTEM)
+            .endMetadata()
+            .build();
     namespace.setApiVersion("v1");
     namespace.setKind("Namespace");
     return namespace;
@@ -681,7 +691,9 @@ public final class NodeLifecycleController implements Controller {
         (zone, conditions) -> {
           int size = conditions.size();
           long unhealthy =
-              conditions.stream().filter(c -> c == null || !"True".equals(c.getStatus())).count();
+              conditions.stream()
+                  .filter(c -> c == null || !ConditionStatus.TRUE.equals(c.getStatus()))
+                  .count();
           ZoneGauges gauges = gauges(zone);
           gauges.size.set((double) size);
           gauges.unhealthy.set((double) unhealthy);

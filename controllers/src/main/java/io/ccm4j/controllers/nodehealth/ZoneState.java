@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.nodehealth;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import java.util.List;
@@ -32,7 +33,7 @@ public enum ZoneState {
     int ready = 0;
     int notReady = 0;
     for (NodeCondition condition : readyConditions) {
-      if (condition != null && "True".equals(condition.getStatus())) {
+      if (condition != null && ConditionStatus.TRUE.equals(condition.getStatus())) {
         ready++;
       } else {
         notReady++;

@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
@@ -101,7 +102,7 @@ public final class CloudNodeLifecycleController implements Controller {
 
   private void monitor(Node node) {
     String name = node.getMetadata().getName();
-    if ("True".equals(NodeConditions.readyStatus(node))) {
+    if (ConditionStatus.TRUE.equals(NodeConditions.readyStatus(node))) {
       // L4: a Ready node loses the shutdown taint (key and effect); no request if it has none.
       if (Taints.has(node, WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE)) {
         NodePatches.updateTaints(
