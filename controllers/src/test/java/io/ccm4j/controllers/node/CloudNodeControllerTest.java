@@ -6,7 +6,6 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -26,11 +25,8 @@ class CloudNodeControllerTest {
   }
 
   @Test
-  void N1_L1_withoutInstancesNeitherNodeControllerStarts() {
+  void N1_withoutInstancesItDoesNotStart() {
     assertThatThrownBy(() -> new CloudNodeController(context()))
-        .isInstanceOf(ControllerUnavailableException.class)
-        .hasMessage("cloud provider does not support instances");
-    assertThatThrownBy(() -> new CloudNodeLifecycleController(context()))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("cloud provider does not support instances");
   }
