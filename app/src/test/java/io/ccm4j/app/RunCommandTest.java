@@ -2,7 +2,7 @@ package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.runtime.tls.SelfSignedCertificate;
+import io.ccm4j.tls.SelfSignedCertificate;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;

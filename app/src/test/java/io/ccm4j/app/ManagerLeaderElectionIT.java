@@ -33,11 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two {@code ccm4j run} processes against one API server (A5, and the lease release of issue
- * #119905).
+ * The manager under leader election: two {@code ccm4j run} processes against one API server (A5,
+ * and the lease release of issue #119905), and what a lost Lease ends. {@code LeaderElection}
+ * itself is tested in runtime's {@code LeaderElectionIT}.
  */
 @WithControlPlane
-class LeaderElectionIT {
+class ManagerLeaderElectionIT {
 
   @Test
   void exactlyOneLeadsAndTheOtherTakesOverAfterKillAndAfterCleanStop(

@@ -1,10 +1,9 @@
-package io.ccm4j.controllers;
+package io.ccm4j.runtime.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.controlplane.junit.WithControlPlane;
-import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -15,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** The event recorder writes real Events, and counts repeats instead of piling them up. */
 @WithControlPlane
-class EventRecorderIT {
+class KubernetesEventRecorderIT {
 
   @Test
   void writesEventsAboutClusterScopedObjectsAndAggregatesRepeats(KubernetesClient client)
@@ -28,7 +27,7 @@ class EventRecorderIT {
             .create();
 
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "test-host")) {
+        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host")) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.warning(node, "DeletingNodeFailed", "Failed deleting node events-it: boom");
@@ -78,7 +77,7 @@ class EventRecorderIT {
                     .build())
             .create();
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "test-host")) {
+        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host")) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
       Event first =

@@ -1,4 +1,4 @@
-package io.ccm4j.runtime.tls;
+package io.ccm4j.tls;
 
 import java.io.IOException;
 import java.io.StringWriter;

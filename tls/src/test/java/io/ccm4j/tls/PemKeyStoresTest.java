@@ -1,4 +1,4 @@
-package io.ccm4j.runtime.tls;
+package io.ccm4j.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
