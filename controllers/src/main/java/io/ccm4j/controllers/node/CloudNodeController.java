@@ -51,6 +51,8 @@ public final class CloudNodeController implements Controller {
   private static final Logger log = LoggerFactory.getLogger(CloudNodeController.class);
 
   /** Reason of the Warning event when the kubelet's node IP is not one of the cloud's (N7). */
+  static final String REASON_SYNCED = "Synced";
+
   static final String REASON_INVALID_NODE_IP = "ProvidedNodeIPNotFound";
 
   private final KubernetesClient client;
@@ -187,7 +189,7 @@ public final class CloudNodeController implements Controller {
     metrics.taintRemovalDelay.record(sinceCreation);
     updateNodeAddress(initialized, metadata); // N9.5: addresses right away
     log.info("Successfully initialized node {} with cloud provider", name);
-    events.normal(initialized, "Synced", "Node synced successfully"); // N10
+    events.normal(initialized, REASON_SYNCED, "Node synced successfully"); // N10
     metrics.initialNodeSyncDelay.record(sinceCreation);
   }
 

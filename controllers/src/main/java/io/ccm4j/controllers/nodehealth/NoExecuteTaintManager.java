@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -40,7 +39,7 @@ import org.slf4j.LoggerFactory;
 final class NoExecuteTaintManager {
 
   private static final Logger log = LoggerFactory.getLogger(NoExecuteTaintManager.class);
-  static final String REASON = "TaintManagerEviction";
+  static final String REASON_TAINT_MANAGER_EVICTION = "TaintManagerEviction";
 
   /** A scheduled (or, with a null future, already executed) deletion. */
   private record Work(Instant createdAt, ScheduledFuture<?> future) {}
@@ -62,17 +61,14 @@ final class NoExecuteTaintManager {
       EventRecorder events,
       InstantSource clock,
       ScheduledExecutorService timers,
-      MeterRegistry metrics) {
+      Counter evictions) {
     this.client = client;
     this.nodes = nodes;
     this.pods = pods;
     this.events = events;
     this.clock = clock;
     this.timers = timers;
-    this.evictions =
-        Counter.builder("taint_eviction_controller_pod_deletions")
-            .description("Pods deleted because of NoExecute taints they do not tolerate")
-            .register(metrics);
+    this.evictions = evictions;
   }
 
   static List<Taint> noExecuteTaints(Node node) {
@@ -195,7 +191,7 @@ final class NoExecuteTaintManager {
         && announce) {
       events.normal(
           pod,
-          REASON,
+          REASON_TAINT_MANAGER_EVICTION,
           "Cancelling deletion of Pod %s/%s"
               .formatted(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
     }
@@ -216,7 +212,10 @@ final class NoExecuteTaintManager {
       work.remove(key);
       return;
     }
-    events.normal(pod, REASON, "Marking for deletion Pod %s/%s".formatted(namespace, name));
+    events.normal(
+        pod,
+        REASON_TAINT_MANAGER_EVICTION,
+        "Marking for deletion Pod %s/%s".formatted(namespace, name));
     try {
       markDisruptionTarget(pod);
     } catch (KubernetesClientException e) {

@@ -30,13 +30,9 @@ import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,7 +50,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +62,14 @@ import org.slf4j.LoggerFactory;
 public final class NodeLifecycleController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
+
+  // Event reasons (node-lifecycle spec §6); ZoneStateChanged is ccm4j's own.
+  static final String REASON_REGISTERED_NODE = "RegisteredNode";
+  static final String REASON_REMOVING_NODE = "RemovingNode";
+  static final String REASON_NODE_NOT_READY = "NodeNotReady";
+  static final String REASON_TAINT_ADDED_NO_EXECUTE = "TaintAddedNoExecute";
+  static final String REASON_ZONE_STATE_CHANGED = "ZoneStateChanged";
+
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
 
@@ -86,6 +89,7 @@ public final class NodeLifecycleController implements Controller {
   private final InstantSource clock;
   private final EventRecorder events;
   private final MeterRegistry metrics;
+  private final NodeLifecycleControllerMetrics lifecycleMetrics;
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Lease> leases;
   private final SharedIndexInformer<Pod> pods;
@@ -101,7 +105,6 @@ public final class NodeLifecycleController implements Controller {
   // zone's tainter, and the tainter holds its own lock while it taints (lock order).
   private final Map<String, ZoneState> zoneStates = new ConcurrentHashMap<>();
   private final Map<String, ZoneTainter> tainters = new ConcurrentHashMap<>();
-  private final Map<String, ZoneGauges> zoneGauges = new ConcurrentHashMap<>();
   private final WorkQueue<String> noScheduleQueue;
   private final QueueWorkers<String> noScheduleWorkers;
   private final WorkQueue<String> taintManagerQueue;
@@ -121,6 +124,7 @@ public final class NodeLifecycleController implements Controller {
     this.clock = clock;
     this.events = context.eventRecorders().apply(Controllers.NODE_LIFECYCLE.eventSource());
     this.metrics = context.metrics();
+    this.lifecycleMetrics = new NodeLifecycleControllerMetrics(metrics);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.leases = SharedInformers.of(context.informers(), Lease.class);
     this.pods = SharedInformers.of(context.informers(), Pod.class);
@@ -135,7 +139,8 @@ public final class NodeLifecycleController implements Controller {
         Executors.newScheduledThreadPool(
             3, runnable -> Thread.ofPlatform().name("node-lifecycle").unstarted(runnable));
     this.taintManager =
-        new NoExecuteTaintManager(client, nodes, pods, events, clock, loops, metrics);
+        new NoExecuteTaintManager(
+            client, nodes, pods, events, clock, loops, lifecycleMetrics.podDeletions);
     this.noScheduleQueue =
         new WorkQueue<>("node-lifecycle-noschedule", RateLimiters.controllerDefault(), metrics);
     this.noScheduleWorkers =
@@ -268,7 +273,7 @@ public final class NodeLifecycleController implements Controller {
       if (knownNodes.put(name, node) == null) {
         events.normal(
             node,
-            "RegisteredNode",
+            REASON_REGISTERED_NODE,
             "Node %s event: Registered Node %s in Controller".formatted(name, name));
         addTainterForNewZone(node);
         markNodeAsReachableLogged(node);
@@ -285,7 +290,7 @@ public final class NodeLifecycleController implements Controller {
         log.info("Removing Node {} from Controller", name);
         events.normal(
             gone,
-            "RemovingNode",
+            REASON_REMOVING_NODE,
             "Node %s event: Removing Node %s from Controller".formatted(name, name));
       }
     }
@@ -320,7 +325,8 @@ public final class NodeLifecycleController implements Controller {
           !ConditionStatus.TRUE.equals(result.current().getStatus())
               && ConditionStatus.TRUE.equals(result.observed().getStatus());
       if (becameNotReady) {
-        events.normal(node, "NodeNotReady", "Node %s status is now: NodeNotReady".formatted(name));
+        events.normal(
+            node, REASON_NODE_NOT_READY, "Node %s status is now: NodeNotReady".formatted(name));
       }
       // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
       // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
@@ -355,19 +361,8 @@ public final class NodeLifecycleController implements Controller {
             settings.monitorGracePeriod(),
             settings.startupGracePeriod());
     if (result.conditionsToWrite().isPresent()) {
-      client
-          .nodes()
-          .resource(NodePatches.named(name))
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              client
-                  .getKubernetesSerialization()
-                  .asJson(
-                      Map.of(
-                          "metadata",
-                              Map.of("resourceVersion", node.getMetadata().getResourceVersion()),
-                          "status", Map.of("conditions", result.conditionsToWrite().get()))));
+      NodePatches.replaceConditions(
+          client, name, node.getMetadata().getResourceVersion(), result.conditionsToWrite().get());
       log.info(
           "node {}: no heartbeat for over {} s; conditions set to Unknown",
           name,
@@ -505,11 +500,11 @@ public final class NodeLifecycleController implements Controller {
     } catch (KubernetesClientException e) {
       return ZoneTainter.Outcome.retry(Duration.ofMillis(50));
     }
-    gauges(zone).evictions.increment();
+    lifecycleMetrics.zone(zone).evictions.increment();
     ZoneState state = zoneStates.getOrDefault(zone, ZoneState.INITIAL);
     events.warning(
         node,
-        "TaintAddedNoExecute",
+        REASON_TAINT_ADDED_NO_EXECUTE,
         "Added taint %s:NoExecute: Ready is %s; zone %s is %s, tainting %s nodes/s"
             .formatted(
                 add.getKey(), ready, ZoneState.describe(zone), state, tainters.get(zone).rate()));
@@ -552,7 +547,7 @@ public final class NodeLifecycleController implements Controller {
     }
     try {
       PodStatusPatches.patchConditions(client, pod, updated);
-      events.warning(pod, "NodeNotReady", "Node is not ready");
+      events.warning(pod, REASON_NODE_NOT_READY, "Node is not ready");
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
@@ -577,7 +572,7 @@ public final class NodeLifecycleController implements Controller {
     for (String zone : new ArrayList<>(zoneStates.keySet())) {
       if (!zoneConditions.containsKey(zone)) {
         zoneStates.remove(zone);
-        removeGauges(zone); // as upstream deletes the zone's series
+        lifecycleMetrics.remove(zone); // as upstream deletes the zone's series
         continue;
       }
       if (zoneStates.get(zone) != ZoneState.FULL_DISRUPTION) {
@@ -640,7 +635,7 @@ public final class NodeLifecycleController implements Controller {
     if (previous == state) {
       return;
     }
-    gauges(zone).state.set(state);
+    lifecycleMetrics.zone(zone).state.set(state);
     String message =
         "Zone %s changed from %s to %s: NoExecute tainting at %s nodes/s%s"
             .formatted(
@@ -654,9 +649,9 @@ public final class NodeLifecycleController implements Controller {
     log.info(message);
     if (previous != null && previous != ZoneState.INITIAL || state != ZoneState.NORMAL) {
       if (state == ZoneState.NORMAL) {
-        events.normal(eventAnchor(), "ZoneStateChanged", message);
+        events.normal(eventAnchor(), REASON_ZONE_STATE_CHANGED, message);
       } else {
-        events.warning(eventAnchor(), "ZoneStateChanged", message);
+        events.warning(eventAnchor(), REASON_ZONE_STATE_CHANGED, message);
       }
     }
   }
@@ -694,59 +689,11 @@ public final class NodeLifecycleController implements Controller {
               conditions.stream()
                   .filter(c -> c == null || !ConditionStatus.TRUE.equals(c.getStatus()))
                   .count();
-          ZoneGauges gauges = gauges(zone);
+          NodeLifecycleControllerMetrics.Zone gauges = lifecycleMetrics.zone(zone);
           gauges.size.set((double) size);
           gauges.unhealthy.set((double) unhealthy);
           gauges.health.set(size == 0 ? 100.0 : 100.0 * (size - unhealthy) / size);
         });
-  }
-
-  private void removeGauges(String zone) {
-    ZoneGauges gauges = zoneGauges.remove(zone);
-    if (gauges != null) {
-      gauges.remove(metrics);
-    }
-  }
-
-  private ZoneGauges gauges(String zone) {
-    return zoneGauges.computeIfAbsent(zone, z -> new ZoneGauges(metrics, ZoneState.describe(z)));
-  }
-
-  /** The per-zone metrics of upstream's node collector (§3.2), plus the zone's state. */
-  private static final class ZoneGauges {
-    final AtomicReference<Double> size = new AtomicReference<>(0.0);
-    final AtomicReference<Double> unhealthy = new AtomicReference<>(0.0);
-    final AtomicReference<Double> health = new AtomicReference<>(100.0);
-    final AtomicReference<ZoneState> state = new AtomicReference<>(ZoneState.INITIAL);
-    final Counter evictions;
-    private final List<Gauge> registered = new ArrayList<>();
-
-    ZoneGauges(MeterRegistry registry, String zone) {
-      registered.add(
-          Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_zone_state", state, s -> s.get().ordinal())
-              .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
-              .tag("zone", zone)
-              .register(registry));
-      // Counted for good, as upstream's evictions total (not deleted with the zone).
-      evictions =
-          Counter.builder("node_collector_evictions_number").tag("zone", zone).register(registry);
-    }
-
-    void remove(MeterRegistry registry) {
-      registered.forEach(registry::remove);
-    }
   }
 
   /** §2.5 A: runs on every node event, not rate limited. */

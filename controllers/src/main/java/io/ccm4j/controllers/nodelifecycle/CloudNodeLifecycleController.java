@@ -38,6 +38,9 @@ public final class CloudNodeLifecycleController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(CloudNodeLifecycleController.class);
 
+  static final String REASON_DELETING_NODE = "DeletingNode";
+  static final String REASON_DELETING_NODE_FAILED = "DeletingNodeFailed";
+
   static final Taint SHUTDOWN_TAINT =
       new TaintBuilder()
           .withKey(WellKnownTaints.SHUTDOWN)
@@ -144,14 +147,14 @@ public final class CloudNodeLifecycleController implements Controller {
     log.info("Deleting node {} because it does not exist in the cloud provider", name);
     events.normal(
         node,
-        "DeletingNode",
+        REASON_DELETING_NODE,
         "Deleting node %s because it does not exist in the cloud provider".formatted(name));
     try {
       client.nodes().withName(name).delete();
     } catch (KubernetesClientException e) {
       events.warning(
           node,
-          "DeletingNodeFailed",
+          REASON_DELETING_NODE_FAILED,
           "Failed deleting node %s: %s".formatted(name, e.getMessage()));
     }
   }

@@ -30,7 +30,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,7 +89,7 @@ public final class NodeRouteController implements Controller {
   private final Duration period;
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
-  private final Counter syncTotal;
+  private final NodeRouteControllerMetrics metrics;
   private final ScheduledExecutorService loop;
   private volatile PeriodicPass pass;
   private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
@@ -129,10 +128,7 @@ public final class NodeRouteController implements Controller {
     this.period = network.routeReconciliationPeriod();
     this.events = context.eventRecorders().apply(Controllers.NODE_ROUTE.eventSource());
     this.nodes = SharedInformers.of(context.informers(), Node.class);
-    this.syncTotal =
-        Counter.builder("route_controller_route_sync_total")
-            .description("A metric counting the amount of times routes have been synced")
-            .register(context.metrics());
+    this.metrics = new NodeRouteControllerMetrics(context.metrics());
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("node-route").unstarted(runnable));
@@ -254,7 +250,7 @@ public final class NodeRouteController implements Controller {
 
   /** R4: one pass; errors of single route operations are logged, not thrown (R9). */
   void reconcileNodeRoutes() throws CloudException, InterruptedException {
-    syncTotal.increment();
+    metrics.routeSyncs.increment();
     List<Route> existing;
     try {
       existing = routes.listRoutes(clusterName);

@@ -74,15 +74,15 @@ public final class ServiceLoadBalancerController implements Controller {
   static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(300);
 
   // §6.1 event reasons
-  static final String ENSURING = "EnsuringLoadBalancer";
-  static final String ENSURED = "EnsuredLoadBalancer";
-  static final String SYNC_FAILED = "SyncLoadBalancerFailed";
-  static final String DELETING = "DeletingLoadBalancer";
-  static final String DELETED = "DeletedLoadBalancer";
-  static final String DELETE_FAILED = "DeleteLoadBalancerFailed";
-  static final String UPDATED = "UpdatedLoadBalancer";
-  static final String UPDATE_FAILED = "UpdateLoadBalancerFailed";
-  static final String UNAVAILABLE = "UnAvailableLoadBalancer";
+  static final String REASON_ENSURING = "EnsuringLoadBalancer";
+  static final String REASON_ENSURED = "EnsuredLoadBalancer";
+  static final String REASON_SYNC_FAILED = "SyncLoadBalancerFailed";
+  static final String REASON_DELETING = "DeletingLoadBalancer";
+  static final String REASON_DELETED = "DeletedLoadBalancer";
+  static final String REASON_DELETE_FAILED = "DeleteLoadBalancerFailed";
+  static final String REASON_UPDATED = "UpdatedLoadBalancer";
+  static final String REASON_UPDATE_FAILED = "UpdateLoadBalancerFailed";
+  static final String REASON_UNAVAILABLE = "UnAvailableLoadBalancer";
 
   private enum Operation {
     ENSURE,
@@ -289,14 +289,15 @@ public final class ServiceLoadBalancerController implements Controller {
     if (!LoadBalancerServices.wantsLoadBalancer(service)) {
       return;
     }
-    events.normal(service, DELETING, "Deleting load balancer");
+    events.normal(service, REASON_DELETING, "Deleting load balancer");
     try {
       balancer.ensureLoadBalancerDeleted(clusterName, service);
     } catch (CloudException e) {
-      events.warning(service, DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
+      events.warning(
+          service, REASON_DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
       throw e;
     }
-    events.normal(service, DELETED, "Deleted load balancer");
+    events.normal(service, REASON_DELETED, "Deleted load balancer");
   }
 
   /** S10. */
@@ -312,7 +313,7 @@ public final class ServiceLoadBalancerController implements Controller {
     try {
       operation = syncLoadBalancerIfNeeded(key, service, firstSync);
     } catch (SyncFailure | RuntimeException e) {
-      events.warning(service, SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
+      events.warning(service, REASON_SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
       Optional<InvalidServiceFieldException> invalid = invalidField(e);
       // Only an ensure waits for the Service to be fixed: a deletion the cloud refuses is retried
       // with backoff, or the load balancer would leak.
@@ -364,7 +365,7 @@ public final class ServiceLoadBalancerController implements Controller {
     }
     if (exists) {
       log.info("Deleting existing load balancer for service {}", key);
-      events.normal(service, DELETING, "Deleting load balancer");
+      events.normal(service, REASON_DELETING, "Deleting load balancer");
       try {
         balancer.ensureLoadBalancerDeleted(clusterName, service);
       } catch (ImplementedElsewhereException e) {
@@ -383,7 +384,7 @@ public final class ServiceLoadBalancerController implements Controller {
         }
       }
     }
-    events.normal(service, DELETED, "Deleted load balancer");
+    events.normal(service, REASON_DELETED, "Deleted load balancer");
     writeStatus(service, new LoadBalancerStatus(List.of()), null);
   }
 
@@ -400,7 +401,7 @@ public final class ServiceLoadBalancerController implements Controller {
       return;
     }
     log.info("Ensuring load balancer for service {}", key);
-    events.normal(service, ENSURING, "Ensuring load balancer");
+    events.normal(service, REASON_ENSURING, "Ensuring load balancer");
     if (!LoadBalancerServices.hasCleanupFinalizer(service)) {
       try {
         ServicePatches.addFinalizer(client, service);
@@ -413,7 +414,7 @@ public final class ServiceLoadBalancerController implements Controller {
     // until then (nodeSyncService), so a node that joined meanwhile must be in this set.
     List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     if (nodeSet.isEmpty()) {
-      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
     }
     lastSyncedNodes.put(key, nodeSet);
     LoadBalancerStatus status;
@@ -429,7 +430,7 @@ public final class ServiceLoadBalancerController implements Controller {
     if (status == null) {
       throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
     }
-    events.normal(service, ENSURED, "Ensured load balancer");
+    events.normal(service, REASON_ENSURED, "Ensured load balancer");
     writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet, fingerprint));
   }
 
@@ -637,7 +638,7 @@ public final class ServiceLoadBalancerController implements Controller {
       }
       events.warning(
           service,
-          UPDATE_FAILED,
+          REASON_UPDATE_FAILED,
           "Error updating load balancer with new hosts %s [node names limited, total number of nodes: %d], error: %s"
               .formatted(
                   goList(LoadBalancerNodes.namesForEvent(newNodes)),
@@ -646,9 +647,9 @@ public final class ServiceLoadBalancerController implements Controller {
       return false;
     }
     if (newNodes.isEmpty()) {
-      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
     } else {
-      events.normal(service, UPDATED, "Updated load balancer with new hosts");
+      events.normal(service, REASON_UPDATED, "Updated load balancer with new hosts");
     }
     return true;
   }
