@@ -319,7 +319,7 @@ class NodeLifecycleControllerIT {
     String name = prefix + "restart";
     kubelet(name, "r", "i");
     await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
-    editTaints(name, taints -> taints.add(NodeLifecycleController.UNREACHABLE_NO_EXECUTE));
+    editTaints(name, taints -> taints.add(NoExecuteTainting.UNREACHABLE_NO_EXECUTE));
 
     await()
         .atMost(10, TimeUnit.SECONDS)
