@@ -229,7 +229,7 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       var settings =
-          new io.ccm4j.controllers.nodehealth.NodeHealthSettings(
+          new io.ccm4j.controllers.nodelifecycle.NodeHealthSettings(
               Duration.ofSeconds(5), grace, Duration.ofSeconds(60), rate, 0.01, 0.55f, 50);
       var result =
           new io.ccm4j.app.bench.EvictionTimelineBenchmark(

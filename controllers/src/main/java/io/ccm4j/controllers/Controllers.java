@@ -3,10 +3,10 @@ package io.ccm4j.controllers;
 import static io.ccm4j.controllers.ControllerDescriptor.Access.core;
 
 import io.ccm4j.controllers.ControllerDescriptor.Access;
+import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleController;
 import io.ccm4j.controllers.node.CloudNodeController;
-import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeipam.NodeIpamController;
-import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
+import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.route.NodeRouteController;
 import io.ccm4j.controllers.service.ServiceLoadBalancerController;
 import java.util.List;

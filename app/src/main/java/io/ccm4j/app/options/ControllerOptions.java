@@ -4,7 +4,7 @@ import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

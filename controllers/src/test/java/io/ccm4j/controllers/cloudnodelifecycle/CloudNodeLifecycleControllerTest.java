@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodelifecycle;
+package io.ccm4j.controllers.cloudnodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

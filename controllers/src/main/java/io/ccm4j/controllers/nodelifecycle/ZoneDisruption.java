@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodehealth;
+package io.ccm4j.controllers.nodelifecycle;
 
 import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;

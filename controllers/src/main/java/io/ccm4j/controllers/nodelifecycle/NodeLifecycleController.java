@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodehealth;
+package io.ccm4j.controllers.nodelifecycle;
 
 import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
@@ -6,9 +6,9 @@ import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
-import io.ccm4j.controllers.nodehealth.TaintManagerKey.NodeChanged;
-import io.ccm4j.controllers.nodehealth.TaintManagerKey.PodBound;
-import io.ccm4j.controllers.nodehealth.TaintManagerKey.PodChanged;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.NodeChanged;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodBound;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodChanged;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;

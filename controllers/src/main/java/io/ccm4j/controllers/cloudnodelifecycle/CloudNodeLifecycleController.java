@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodelifecycle;
+package io.ccm4j.controllers.cloudnodelifecycle;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstancesV2;

@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodehealth;
+package io.ccm4j.controllers.nodelifecycle;
 
 import java.time.Duration;
 import java.time.Instant;

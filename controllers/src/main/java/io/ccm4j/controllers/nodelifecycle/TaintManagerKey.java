@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodehealth;
+package io.ccm4j.controllers.nodelifecycle;
 
 /**
  * What the taint manager's queue holds: which object changed, and how. Pod keys are {@code

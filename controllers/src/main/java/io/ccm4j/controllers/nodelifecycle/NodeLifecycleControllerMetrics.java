@@ -1,4 +1,4 @@
-package io.ccm4j.controllers.nodehealth;
+package io.ccm4j.controllers.nodelifecycle;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
