@@ -273,6 +273,25 @@ class RunCommandTest {
     }
   }
 
+  /**
+   * A flag's default is spelled in its {@code defaultValue} and a setting's in its {@code
+   * defaults()}: they must say the same, but for the deliberate difference of
+   * --concurrent-node-syncs (10; upstream's, and the settings', 1).
+   */
+  @org.junit.jupiter.api.Test
+  void theFlagsDefaultToTheSettingsDefaults() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run).parseArgs("--cloud-provider=fake");
+
+    io.ccm4j.controllers.ControllerSettings defaults =
+        io.ccm4j.controllers.ControllerSettings.defaults();
+    assertThat(run.settings().controllers())
+        .usingRecursiveComparison()
+        .ignoringFields("concurrentNodeSyncs")
+        .isEqualTo(defaults);
+    assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
+  }
+
   @org.junit.jupiter.api.Test
   void helpDocumentsThePodNetworkFlags() {
     StringWriter out = new StringWriter();

@@ -3,20 +3,21 @@ package io.ccm4j.controllers.nodelifecycle;
 import java.time.Duration;
 
 /**
- * The node-lifecycle controller's tunables (node-lifecycle spec §1).
+ * The node-lifecycle controller's tunables (node-lifecycle spec §1); their defaults are in {@link
+ * #defaults()}.
  *
- * @param monitorPeriod how often health is checked ({@code --node-monitor-period}, 5 s)
+ * @param monitorPeriod how often health is checked ({@code --node-monitor-period})
  * @param monitorGracePeriod silence after which a node that has reported becomes Unknown ({@code
- *     --node-monitor-grace-period}, 50 s)
+ *     --node-monitor-grace-period})
  * @param startupGracePeriod the same for a node that never reported ({@code
- *     --node-startup-grace-period}, 60 s)
- * @param evictionRate NoExecute tainting rate per zone, nodes/s ({@code --node-eviction-rate}, 0.1)
+ *     --node-startup-grace-period})
+ * @param evictionRate NoExecute tainting rate per zone, nodes/s ({@code --node-eviction-rate})
  * @param secondaryEvictionRate the rate in a partially disrupted large zone ({@code
- *     --secondary-node-eviction-rate}, 0.01)
+ *     --secondary-node-eviction-rate})
  * @param unhealthyZoneThreshold share of NotReady nodes that makes a zone partially disrupted
- *     ({@code --unhealthy-zone-threshold}, 0.55)
+ *     ({@code --unhealthy-zone-threshold})
  * @param largeClusterSizeThreshold zones with more nodes than this keep the secondary rate when
- *     partially disrupted, smaller ones stop ({@code --large-cluster-size-threshold}, 50)
+ *     partially disrupted, smaller ones stop ({@code --large-cluster-size-threshold})
  */
 public record NodeHealthSettings(
     Duration monitorPeriod,
