@@ -292,6 +292,24 @@ class RunCommandTest {
     assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
   }
 
+  /** The help names every controller with its alias, and every controller's account. */
+  @org.junit.jupiter.api.Test
+  void helpListsEveryControllerFromItsDescriptor() {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    String help = out.toString().replaceAll("\\s+", " ");
+    for (io.ccm4j.controllers.ControllerDescriptor controller :
+        io.ccm4j.controllers.Controllers.ALL) {
+      assertThat(help)
+          .contains(controller.name() + " (" + controller.alias())
+          .contains(controller.clientName());
+    }
+  }
+
   @org.junit.jupiter.api.Test
   void helpDocumentsThePodNetworkFlags() {
     StringWriter out = new StringWriter();
