@@ -120,14 +120,6 @@ public final class Controllers {
         .findFirst();
   }
 
-  /** The controller with this canonical name. */
-  public static ControllerDescriptor named(String name) {
-    return ALL.stream()
-        .filter(c -> c.name().equals(name))
-        .findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no controller named " + name));
-  }
-
   /** The canonical names of the controllers {@code *} leaves out. */
   public static Set<String> disabledByDefault() {
     return ALL.stream()
