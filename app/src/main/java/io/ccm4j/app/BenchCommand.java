@@ -99,7 +99,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "50s",
         converter = GoDurationConverter.class,
-        description = "Default: 50s.")
+        description = "Default: ${DEFAULT-VALUE}.")
     Duration grace;
 
     @Option(
@@ -113,7 +113,7 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       var settings =
-          new io.ccm4j.controllers.nodehealth.NodeHealthSettings(
+          new io.ccm4j.controllers.nodelifecycle.NodeHealthSettings(
               Duration.ofSeconds(5), grace, Duration.ofSeconds(60), rate, 0.01, 0.55f, 50);
       var result =
           new io.ccm4j.app.bench.EvictionTimelineBenchmark(
@@ -174,7 +174,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "20ms",
         converter = GoDurationConverter.class,
-        description = "Latency of every sim cloud call. Default: 20ms.")
+        description = "Latency of every sim cloud call. Default: ${DEFAULT-VALUE}.")
     Duration cloudLatency;
 
     @Option(
@@ -208,7 +208,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "10m",
         converter = GoDurationConverter.class,
-        description = "Give up on each phase after this long. Default: 10m.")
+        description = "Give up on each phase after this long. Default: ${DEFAULT-VALUE}.")
     Duration timeout;
 
     @Override
@@ -314,7 +314,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "20s",
         converter = GoDurationConverter.class,
-        description = "Measured run. Default: 20s.")
+        description = "Measured run. Default: ${DEFAULT-VALUE}.")
     Duration duration;
 
     @Option(
@@ -322,7 +322,7 @@ public final class BenchCommand implements Runnable {
         paramLabel = "<duration>",
         defaultValue = "5s",
         converter = GoDurationConverter.class,
-        description = "Unmeasured run first. Default: 5s.")
+        description = "Unmeasured run first. Default: ${DEFAULT-VALUE}.")
     Duration warmup;
 
     @Option(

@@ -3,6 +3,8 @@ package io.ccm4j.app;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ccm4j.app.options.KubeClientOptions;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Finding;
@@ -58,7 +60,7 @@ public final class DoctorCommand implements Callable<Integer> {
       defaultValue = "2m",
       converter = io.ccm4j.app.options.GoDurationConverter.class,
       description =
-          "With --kubeconfig: how long a node may stay uninitialized before it counts as stuck. Default: 2m.")
+          "With --kubeconfig: how long a node may stay uninitialized before it counts as stuck. Default: ${DEFAULT-VALUE}.")
   java.time.Duration stuckAfter;
 
   @Option(
@@ -175,7 +177,10 @@ public final class DoctorCommand implements Callable<Integer> {
           // The Lease each CCM pod's --leader-elect-resource-{namespace,name} names; these are
           // the flags' defaults.
           new io.ccm4j.doctor.LiveDoctor(
-                  client, stuckAfter, "kube-system", "cloud-controller-manager")
+                  client,
+                  stuckAfter,
+                  WellKnownNamespaces.KUBE_SYSTEM,
+                  WellKnownComponents.CLOUD_CONTROLLER_MANAGER)
               .diagnose();
     }
     PrintWriter out = spec.commandLine().getOut();

@@ -91,7 +91,7 @@ public final class NodesCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       defaultValue = "10s",
       converter = GoDurationConverter.class,
-      description = "How often each kubelet renews its Lease. Default: 10s.")
+      description = "How often each kubelet renews its Lease. Default: ${DEFAULT-VALUE}.")
   Duration leaseRenewInterval;
 
   @Option(
@@ -99,7 +99,7 @@ public final class NodesCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       defaultValue = "1m",
       converter = GoDurationConverter.class,
-      description = "How often each kubelet posts its status. Default: 1m.")
+      description = "How often each kubelet posts its status. Default: ${DEFAULT-VALUE}.")
   Duration statusUpdateInterval;
 
   @Override

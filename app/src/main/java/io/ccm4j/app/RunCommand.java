@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "run",
     description = "Run the cloud-controller-manager against a cluster.",
+    resourceBundle = "io.ccm4j.app.options.RunHelp",
     sortOptions = false,
     mixinStandardHelpOptions = true)
 public final class RunCommand implements Callable<Integer> {
@@ -82,7 +83,7 @@ public final class RunCommand implements Callable<Integer> {
         ManagerClients.create(
             kube.clientConfig(), kube.qps(), kube.burst(), kube.useServiceAccountCredentials());
     CloudControllerManager manager =
-        new CloudControllerManager(clients, settings, Controllers.factories(), System::exit);
+        new CloudControllerManager(clients, settings, Controllers.ALL, System::exit);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -78,7 +77,7 @@ class DeployRbacIT {
               SimCloudProviderFactory.fromYaml(
                   "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)),
               "kubernetes",
-              ControllerSelection.parse(List.of("*"), ControllerNames.DISABLED_BY_DEFAULT),
+              ControllerSelection.parse(List.of("*")),
               withPodNetwork(ControllerSettings.defaults()),
               Optional.of(
                   new LeaderElection.Settings(
@@ -92,7 +91,7 @@ class DeployRbacIT {
               Optional.empty(),
               null);
       try (CloudControllerManager manager =
-          new CloudControllerManager(client, settings, Controllers.factories(), code -> {})) {
+          new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
         manager.start();
         await("leads with the Role for its Lease")
             .atMost(30, TimeUnit.SECONDS)
@@ -168,7 +167,7 @@ class DeployRbacIT {
         // A repeated event is a patch of the first one (count, lastTimestamp): the ClusterRole
         // grants create and patch on events, not get.
         try (KubernetesEventRecorder recorder =
-            new KubernetesEventRecorder(client, ControllerNames.CLOUD_NODE, "rbac-test")) {
+            new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "rbac-test")) {
           Node involved = admin.nodes().withName(node).get();
           recorder.warning(involved, "RbacRepeated", "the same event twice");
           recorder.warning(involved, "RbacRepeated", "the same event twice");
@@ -193,11 +192,11 @@ class DeployRbacIT {
         assertThat(Set.of(manager.health().run().keySet().toArray()))
             .contains(
                 "leaderElection",
-                ControllerNames.CLOUD_NODE,
-                ControllerNames.CLOUD_NODE_LIFECYCLE,
-                ControllerNames.SERVICE_LB,
-                ControllerNames.NODE_IPAM,
-                ControllerNames.NODE_ROUTE);
+                Controllers.CLOUD_NODE.name(),
+                Controllers.CLOUD_NODE_LIFECYCLE.name(),
+                Controllers.SERVICE_LB.name(),
+                Controllers.NODE_IPAM.name(),
+                Controllers.NODE_ROUTE.name());
       }
     }
   }

@@ -123,7 +123,7 @@ final class KubeVirtTestbed implements AutoCloseable {
                 Optional.empty(),
                 Optional.empty(),
                 settings.servingKeys()),
-            Controllers.factories(),
+            Controllers.ALL,
             code -> {});
     manager.start();
     managers.add(manager);

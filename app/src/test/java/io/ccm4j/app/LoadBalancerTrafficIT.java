@@ -123,7 +123,7 @@ class LoadBalancerTrafficIT {
                 Optional.empty(),
                 Optional.empty(),
                 flags.servingKeys()),
-            Controllers.factories(),
+            Controllers.ALL,
             code -> {});
     manager.start();
   }

@@ -51,7 +51,7 @@ class LocalCloudProviderIT {
     String name = "local-" + UUID.randomUUID().toString().substring(0, 6);
     String ip = "127.55." + ThreadLocalRandom.current().nextInt(1, 250) + ".1";
     try (CloudControllerManager manager =
-            new CloudControllerManager(client, settings, Controllers.factories(), code -> {});
+            new CloudControllerManager(client, settings, Controllers.ALL, code -> {});
         KubeletFleet kubelets =
             new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats())) {
       manager.start();

@@ -2,7 +2,7 @@ package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.runtime.tls.SelfSignedCertificate;
+import io.ccm4j.tls.SelfSignedCertificate;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -270,6 +270,43 @@ class RunCommandTest {
       all.addAll(args);
       new picocli.CommandLine(run).parseArgs(all.toArray(String[]::new));
       assertThat(run.settings()).as("%s", args).isNotNull(); // throws naming a refused flag
+    }
+  }
+
+  /**
+   * A flag's default is spelled in its {@code defaultValue} and a setting's in its {@code
+   * defaults()}: they must say the same, but for the deliberate difference of
+   * --concurrent-node-syncs (10; upstream's, and the settings', 1).
+   */
+  @org.junit.jupiter.api.Test
+  void theFlagsDefaultToTheSettingsDefaults() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run).parseArgs("--cloud-provider=fake");
+
+    io.ccm4j.controllers.ControllerSettings defaults =
+        io.ccm4j.controllers.ControllerSettings.defaults();
+    assertThat(run.settings().controllers())
+        .usingRecursiveComparison()
+        .ignoringFields("concurrentNodeSyncs")
+        .isEqualTo(defaults);
+    assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
+  }
+
+  /** The help names every controller with its alias, and every controller's account. */
+  @org.junit.jupiter.api.Test
+  void helpListsEveryControllerFromItsDescriptor() {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    String help = out.toString().replaceAll("\\s+", " ");
+    for (io.ccm4j.controllers.ControllerDescriptor controller :
+        io.ccm4j.controllers.Controllers.ALL) {
+      assertThat(help)
+          .contains(controller.name() + " (" + controller.alias())
+          .contains(controller.clientName());
     }
   }
 

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -110,7 +110,7 @@ class ServiceAccountCredentialsIT {
             new CloudControllerManager(
                 ManagerClients.sharing(admin, serviceAccounts::forController),
                 settings,
-                Controllers.factories(),
+                Controllers.ALL,
                 code -> {})) {
       manager.start();
       await("the controller's ServiceAccount is created")
@@ -148,8 +148,9 @@ class ServiceAccountCredentialsIT {
    */
   @Test
   void everyControllersAccountIsBoundByTheApiServersBootstrapPolicy(KubernetesClient admin) {
-    for (String controller : ControllerNames.ALL) {
-      String account = ControllerNames.clientName(controller);
+    for (ControllerDescriptor descriptor : Controllers.ALL) {
+      String controller = descriptor.name();
+      String account = descriptor.clientName();
       ClusterRoleBinding binding =
           admin.rbac().clusterRoleBindings().withName("system:controller:" + account).get();
 

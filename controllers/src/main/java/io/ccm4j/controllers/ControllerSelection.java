@@ -3,6 +3,7 @@ package io.ccm4j.controllers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The meaning of {@code --controllers} (A7): {@code *} enables every controller not disabled by
@@ -20,7 +21,17 @@ public final class ControllerSelection {
   }
 
   /**
-   * Parses the entries, resolving aliases.
+   * Parses the entries, resolving aliases; {@code *} leaves out the controllers not enabled by
+   * default.
+   *
+   * @throws IllegalArgumentException naming the first entry that is no known controller
+   */
+  public static ControllerSelection parse(List<String> entries) {
+    return parse(entries, Controllers.disabledByDefault());
+  }
+
+  /**
+   * Parses the entries, resolving aliases; {@code *} leaves out {@code disabledByDefault}.
    *
    * @throws IllegalArgumentException naming the first entry that is no known controller
    */
@@ -35,12 +46,17 @@ public final class ControllerSelection {
       boolean disable = entry.startsWith("-");
       String name = disable ? entry.substring(1) : entry;
       String resolved =
-          ControllerNames.canonical(name)
+          Controllers.find(name)
+              .map(ControllerDescriptor::name)
               .orElseThrow(
                   () ->
                       new IllegalArgumentException(
                           "\"%s\" is not in the list of known controllers (%s)"
-                              .formatted(name, String.join(", ", ControllerNames.ALL))));
+                              .formatted(
+                                  name,
+                                  Controllers.ALL.stream()
+                                      .map(ControllerDescriptor::name)
+                                      .collect(Collectors.joining(", ")))));
       canonical.add(disable ? "-" + resolved : resolved);
     }
     return new ControllerSelection(List.copyOf(canonical), Set.copyOf(disabledByDefault));
@@ -62,6 +78,9 @@ public final class ControllerSelection {
 
   /** The enabled controllers, in start order. */
   public List<String> enabled() {
-    return ControllerNames.ALL.stream().filter(this::isEnabled).toList();
+    return Controllers.ALL.stream()
+        .map(ControllerDescriptor::name)
+        .filter(this::isEnabled)
+        .toList();
   }
 }

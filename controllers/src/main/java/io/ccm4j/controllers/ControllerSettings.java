@@ -1,7 +1,7 @@
 package io.ccm4j.controllers;
 
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import java.time.Duration;
 
 /**

@@ -1,39 +1,141 @@
 package io.ccm4j.controllers;
 
+import static io.ccm4j.controllers.ControllerDescriptor.Access.core;
+
+import io.ccm4j.controllers.ControllerDescriptor.Access;
+import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleController;
 import io.ccm4j.controllers.node.CloudNodeController;
-import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
 import io.ccm4j.controllers.nodeipam.NodeIpamController;
-import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
+import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.route.NodeRouteController;
 import io.ccm4j.controllers.service.ServiceLoadBalancerController;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
-/** Every controller ccm4j knows, by canonical name, in start order. */
+/**
+ * Every controller ccm4j knows, spelled once (upstream's {@code DefaultInitFuncConstructors} with
+ * {@code names/controller_names.go}): names and aliases (§1, A7), client names (§1), event sources
+ * and whether {@code *} enables it. Adding a controller is adding an entry here (and its rules to
+ * the chart, which {@code ControllerRbacTest} checks).
+ */
 public final class Controllers {
+
+  private static final Access EVENTS = core("events", "create", "patch");
+
+  public static final ControllerDescriptor CLOUD_NODE =
+      new ControllerDescriptor(
+          "cloud-node-controller",
+          "cloud-node",
+          "node-controller",
+          "cloud-node-controller",
+          true,
+          List.of(
+              core("nodes", "get", "list", "watch", "update", "patch"),
+              core("nodes/status", "patch"),
+              EVENTS),
+          CloudNodeController::new);
+
+  public static final ControllerDescriptor CLOUD_NODE_LIFECYCLE =
+      new ControllerDescriptor(
+          "cloud-node-lifecycle-controller",
+          "cloud-node-lifecycle",
+          "node-controller",
+          "cloud-node-lifecycle-controller",
+          true,
+          List.of(core("nodes", "get", "list", "watch", "patch", "delete"), EVENTS),
+          CloudNodeLifecycleController::new);
+
+  public static final ControllerDescriptor SERVICE_LB =
+      new ControllerDescriptor(
+          "service-lb-controller",
+          "service",
+          "service-controller",
+          "service-controller",
+          true,
+          List.of(
+              core("services", "list", "watch"),
+              core("services/status", "patch"),
+              core("nodes", "list", "watch"),
+              EVENTS),
+          ServiceLoadBalancerController::new);
+
+  /**
+   * Pod CIDRs for nodes (kube-controller-manager's name and alias, as in upstream's cloud-provider
+   * nodeipam); selected by {@code *} but runs only with {@code --allocate-node-cidrs}, as upstream.
+   * Its events come from the CIDR allocator, as upstream's.
+   */
+  public static final ControllerDescriptor NODE_IPAM =
+      new ControllerDescriptor(
+          "node-ipam-controller",
+          "nodeipam",
+          "node-controller",
+          "cidrAllocator",
+          true,
+          List.of(core("nodes", "list", "watch", "patch"), EVENTS),
+          NodeIpamController::new);
+
+  public static final ControllerDescriptor NODE_ROUTE =
+      new ControllerDescriptor(
+          "node-route-controller",
+          "route",
+          "route-controller",
+          "route_controller", // upstream's, with an underscore unlike the others
+          true,
+          List.of(core("nodes", "list", "watch"), core("nodes/status", "patch"), EVENTS),
+          NodeRouteController::new);
+
+  /**
+   * Heartbeats, condition taints and zone-aware eviction: kube-controller-manager's job in a normal
+   * cluster, so off unless named (ccm4j's own; the lab runs it). Its events come from upstream's
+   * {@code node-controller} (node-lifecycle spec §6).
+   */
+  public static final ControllerDescriptor NODE_LIFECYCLE =
+      new ControllerDescriptor(
+          "node-lifecycle-controller",
+          "node-lifecycle",
+          "node-controller",
+          "node-controller",
+          false,
+          List.of(
+              core("nodes", "get", "list", "watch", "patch"),
+              core("nodes/status", "patch"),
+              new Access("coordination.k8s.io", "leases", List.of("list", "watch")),
+              core("pods", "list", "watch", "delete"),
+              core("pods/status", "patch"),
+              EVENTS),
+          NodeLifecycleController::new);
+
+  /** Every controller, in the order the manager starts them (upstream's order is random, §8.10). */
+  public static final List<ControllerDescriptor> ALL =
+      List.of(CLOUD_NODE, CLOUD_NODE_LIFECYCLE, SERVICE_LB, NODE_IPAM, NODE_ROUTE, NODE_LIFECYCLE);
 
   private Controllers() {}
 
-  public static Map<String, ControllerFactory> factories() {
-    Map<String, ControllerFactory> factories = new LinkedHashMap<>();
-    factories.put(ControllerNames.CLOUD_NODE, CloudNodeController::new);
-    factories.put(ControllerNames.CLOUD_NODE_LIFECYCLE, CloudNodeLifecycleController::new);
-    factories.put(ControllerNames.SERVICE_LB, ServiceLoadBalancerController::new);
-    factories.put(ControllerNames.NODE_IPAM, NodeIpamController::new);
-    factories.put(ControllerNames.NODE_ROUTE, NodeRouteController::new);
-    factories.put(ControllerNames.NODE_LIFECYCLE, NodeLifecycleController::new);
-    return factories;
+  /** The controller a canonical name or an alias names; empty for anything else. */
+  public static Optional<ControllerDescriptor> find(String nameOrAlias) {
+    return ALL.stream()
+        .filter(c -> c.name().equals(nameOrAlias) || c.alias().equals(nameOrAlias))
+        .findFirst();
   }
 
-  /**
-   * A controller whose implementation has not landed yet: selecting it is valid (the names are
-   * upstream's contract), and the manager reports that it did not start, as it does for a cloud
-   * without the facet.
-   */
-  private static ControllerFactory notYetAvailable(String name) {
-    return context -> {
-      throw new ControllerUnavailableException(
-          name + " is not implemented in this version of ccm4j");
-    };
+  /** The canonical names of the controllers {@code *} leaves out. */
+  public static Set<String> disabledByDefault() {
+    return ALL.stream()
+        .filter(c -> !c.enabledByDefault())
+        .map(ControllerDescriptor::name)
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /** The names {@code --controllers} accepts, as its help lists them: {@code name (alias)}, .... */
+  public static String namesForHelp() {
+    return ALL.stream()
+        .map(
+            c ->
+                "%s (%s%s)"
+                    .formatted(
+                        c.name(), c.alias(), c.enabledByDefault() ? "" : "; off unless named"))
+        .collect(Collectors.joining(", "));
   }
 }

@@ -27,9 +27,7 @@ class ControllerSelectionTest {
         "nodeipam,route            | node-ipam-controller,node-route-controller",
       })
   void enablesWhatTheFirstMatchingEntrySays(String flag, String expected) {
-    ControllerSelection selection =
-        ControllerSelection.parse(
-            Arrays.asList(flag.split(",")), ControllerNames.DISABLED_BY_DEFAULT);
+    ControllerSelection selection = ControllerSelection.parse(Arrays.asList(flag.split(",")));
 
     List<String> expectedNames =
         expected.isEmpty() ? List.of() : Arrays.asList(expected.split(","));
@@ -50,8 +48,8 @@ class ControllerSelectionTest {
   void aControllerDisabledByDefaultRunsOnlyWhenNamed(String flag, boolean enabled) {
     ControllerSelection selection =
         ControllerSelection.parse(
-            Arrays.asList(flag.split(",")), Set.of(ControllerNames.CLOUD_NODE));
+            Arrays.asList(flag.split(",")), Set.of(Controllers.CLOUD_NODE.name()));
 
-    assertThat(selection.isEnabled(ControllerNames.CLOUD_NODE)).isEqualTo(enabled);
+    assertThat(selection.isEnabled(Controllers.CLOUD_NODE.name())).isEqualTo(enabled);
   }
 }

@@ -1,6 +1,6 @@
 package io.ccm4j.controlplane;
 
-import io.ccm4j.runtime.tls.SelfSignedCertificate;
+import io.ccm4j.tls.SelfSignedCertificate;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;

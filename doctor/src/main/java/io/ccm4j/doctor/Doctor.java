@@ -2,7 +2,7 @@ package io.ccm4j.doctor;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.nodehealth.Tolerations;
+import io.ccm4j.controllers.nodelifecycle.Tolerations;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;

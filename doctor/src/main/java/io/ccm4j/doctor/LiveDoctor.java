@@ -1,7 +1,7 @@
 package io.ccm4j.doctor;
 
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.nodehealth.Tolerations;
+import io.ccm4j.controllers.nodelifecycle.Tolerations;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -58,4 +58,12 @@ public interface LoadBalancer {
     String name = "a" + service.getMetadata().getUid().replace("-", "");
     return name.length() > 32 ? name.substring(0, 32) : name;
   }
+
+  /**
+   * {@code namespace/name}: how the controller's queue and logs (fabric8's {@code
+   * Cache.metaNamespaceKeyFunc}) name a Service, for a provider's own bookkeeping and messages.
+   */
+  static String serviceKey(Service service) {
+    return service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
+  }
 }

@@ -2,13 +2,11 @@ package io.ccm4j.cloudprovider;
 
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownServices;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.fabric8.kubernetes.api.model.Service;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The client ranges a Service's load balancer admits (upstream's {@code
@@ -19,9 +17,6 @@ import java.util.regex.Pattern;
  * ends as an event naming the field.
  */
 public final class LoadBalancerSourceRanges {
-
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-  private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]+");
 
   private LoadBalancerSourceRanges() {}
 
@@ -55,7 +50,7 @@ public final class LoadBalancerSourceRanges {
     List<String> parsed = new ArrayList<>();
     for (String raw : ranges) {
       String range = raw == null ? "" : raw.trim();
-      if (!isCidr(range)) {
+      if (Cidr.tryParse(range).isEmpty()) {
         throw new InvalidServiceFieldException(
             field,
             "\"%s\" is not an IP range; expecting a comma-separated list of CIDRs such as 10.0.0.0/24,192.168.2.0/24"
@@ -64,37 +59,5 @@ public final class LoadBalancerSourceRanges {
       parsed.add(range);
     }
     return List.copyOf(parsed);
-  }
-
-  /** Whether {@code value} is {@code address/prefix} with a prefix valid for the address family. */
-  public static boolean isCidr(String value) {
-    int slash = value.indexOf('/');
-    if (slash < 0 || slash != value.lastIndexOf('/')) {
-      return false;
-    }
-    String address = value.substring(0, slash);
-    String prefix = value.substring(slash + 1);
-    if (!prefix.matches("\\d{1,3}")) {
-      return false;
-    }
-    int bits = Integer.parseInt(prefix);
-    boolean v6 = address.contains(":");
-    if (v6 ? !IPV6.matcher(address).matches() : !IPV4.matcher(address).matches()) {
-      return false;
-    }
-    if (!v6) {
-      for (String octet : address.split("\\.")) {
-        if (Integer.parseInt(octet) > 255) {
-          return false;
-        }
-      }
-      return bits <= 32;
-    }
-    try {
-      InetAddress.getByName(address); // contains ':', so parsed as a literal: never a name lookup
-    } catch (UnknownHostException e) {
-      return false;
-    }
-    return bits <= 128;
   }
 }

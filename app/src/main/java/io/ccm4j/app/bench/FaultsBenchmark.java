@@ -2,12 +2,15 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -374,7 +377,7 @@ public final class FaultsBenchmark {
                       client,
                       prefix + i,
                       NodeConditions.NETWORK_UNAVAILABLE,
-                      "True",
+                      ConditionStatus.TRUE,
                       "CNIWaitingForRoutes",
                       "the CNI waits for routes"));
       awaitTrue("every node routed again", () -> routed(client, prefix) == nodes, manager);
@@ -511,7 +514,7 @@ public final class FaultsBenchmark {
 
   private static boolean routeCreated(NodeCondition condition) {
     return NodeConditions.NETWORK_UNAVAILABLE.equals(condition.getType())
-        && "False".equals(condition.getStatus())
+        && ConditionStatus.FALSE.equals(condition.getStatus())
         && "RouteCreated".equals(condition.getReason());
   }
 
@@ -608,8 +611,8 @@ public final class FaultsBenchmark {
                       network),
                   Optional.of(
                       new LeaderElection.Settings(
-                          "kube-system",
-                          "cloud-controller-manager",
+                          WellKnownNamespaces.KUBE_SYSTEM,
+                          WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
                           "faults_" + UUID.randomUUID(),
                           Duration.ofSeconds(15),
                           Duration.ofSeconds(10),
@@ -618,7 +621,7 @@ public final class FaultsBenchmark {
                   Optional.of(new InetSocketAddress("127.0.0.1", 0)),
                   ServingKeys.selfSigned(),
                   ServingAccess.defaults()),
-              Controllers.factories(),
+              Controllers.ALL,
               exits::add);
       manager.start();
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

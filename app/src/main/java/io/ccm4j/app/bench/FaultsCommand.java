@@ -66,7 +66,7 @@ public final class FaultsCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       defaultValue = "10m",
       converter = GoDurationConverter.class,
-      description = "Give up on a phase after this long. Default: 10m.")
+      description = "Give up on a phase after this long. Default: ${DEFAULT-VALUE}.")
   Duration timeout;
 
   @Override

@@ -2,12 +2,13 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
-import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -222,8 +223,7 @@ public final class ServiceFailoverBenchmark {
         new CloudControllerManager.Settings(
             cloud,
             "kubernetes",
-            ControllerSelection.parse(
-                List.of(ControllerNames.SERVICE_LB), ControllerNames.DISABLED_BY_DEFAULT),
+            ControllerSelection.parse(List.of(Controllers.SERVICE_LB.name())),
             new ControllerSettings(
                 1,
                 0,
@@ -234,8 +234,8 @@ public final class ServiceFailoverBenchmark {
                 NetworkSettings.defaults()),
             Optional.of(
                 new LeaderElection.Settings(
-                    "kube-system",
-                    "cloud-controller-manager",
+                    WellKnownNamespaces.KUBE_SYSTEM,
+                    WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
                     name + "_" + UUID.randomUUID(),
                     Duration.ofSeconds(15),
                     Duration.ofSeconds(10),
@@ -247,7 +247,7 @@ public final class ServiceFailoverBenchmark {
         new CloudControllerManager(
             client,
             managerSettings,
-            Controllers.factories(),
+            Controllers.ALL,
             code -> out.printf("manager %s exited with %d%n", name, code));
     manager.start();
     return manager;

@@ -6,12 +6,11 @@ import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
-import io.ccm4j.controllers.nodehealth.NodeLifecycleController;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -521,13 +520,13 @@ public final class BootstrapLab {
         new CloudControllerManager(
             clients,
             settings,
-            Controllers.factories(),
+            Controllers.ALL,
             code -> timeline.record(name, "manager exited with " + code));
     if (asServiceAccounts) {
       timeline.record(name, "controllers write as their ServiceAccounts in kube-system");
     }
     managers.put(name, manager);
-    if (parsed.selection().isEnabled(ControllerNames.SERVICE_LB)) {
+    if (parsed.selection().isEnabled(Controllers.SERVICE_LB.name())) {
       serviceControllerRuns = true;
     }
     if (election.isEmpty()) {

@@ -3,9 +3,9 @@ package io.ccm4j.app.manager;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.ProviderContext;
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerFactory;
-import io.ccm4j.controllers.ControllerNames;
+import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
 public final class CloudControllerManager implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(CloudControllerManager.class);
-  private static final String MANAGER = "cloud-controller-manager";
+  private static final String MANAGER = WellKnownComponents.CLOUD_CONTROLLER_MANAGER;
 
   /** How long a manager that lost its Lease lets its controllers finish the key in hand. */
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
@@ -108,7 +108,7 @@ public final class CloudControllerManager implements AutoCloseable {
 
   private final ManagerClients clients;
   private final Settings settings;
-  private final Map<String, ControllerFactory> factories;
+  private final List<ControllerDescriptor> controllers;
   private final IntConsumer exit;
   private final List<KubernetesClient> reviewClients = new ArrayList<>();
   private final PrometheusMeterRegistry metrics =
@@ -130,28 +130,30 @@ public final class CloudControllerManager implements AutoCloseable {
   /**
    * One client for everything (tests, the lab, benchmarks).
    *
+   * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
    * @param exit called with 1 when leadership is lost; {@code System::exit} in production
    */
   public CloudControllerManager(
       KubernetesClient client,
       Settings settings,
-      Map<String, ControllerFactory> factories,
+      List<ControllerDescriptor> controllers,
       IntConsumer exit) {
-    this(ManagerClients.sharing(client), settings, factories, exit);
+    this(ManagerClients.sharing(client), settings, controllers, exit);
   }
 
   /**
    * @param clients a client per concern (the caller closes them after this manager)
+   * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
    * @param exit called with 1 when leadership is lost; {@code System::exit} in production
    */
   public CloudControllerManager(
       ManagerClients clients,
       Settings settings,
-      Map<String, ControllerFactory> factories,
+      List<ControllerDescriptor> controllers,
       IntConsumer exit) {
     this.clients = clients;
     this.settings = settings;
-    this.factories = factories;
+    this.controllers = controllers;
     this.exit = exit;
     new JvmMemoryMetrics().bindTo(metrics);
     new JvmThreadMetrics().bindTo(metrics);
@@ -282,19 +284,19 @@ public final class CloudControllerManager implements AutoCloseable {
       return; // stopped while the cloud initialised, without waiting for it
     }
     informers = clients.manager().informers();
-    for (String name : settings.selection().enabled()) {
-      ControllerFactory factory = factories.get(name);
-      if (factory == null) {
+    for (ControllerDescriptor descriptor : controllers) {
+      String name = descriptor.name();
+      if (!settings.selection().isEnabled(name)) {
         continue;
       }
       KubernetesClient controllerClient;
       try {
-        controllerClient = clients.forController(ControllerNames.clientName(name));
+        controllerClient = clients.forController(descriptor.clientName());
       } catch (KubernetesClientException e) {
         log.error(
             "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
             name,
-            ControllerNames.clientName(name),
+            descriptor.clientName(),
             e.getMessage());
         stopControllers(null);
         exitLater(1);
@@ -310,10 +312,10 @@ public final class CloudControllerManager implements AutoCloseable {
               component -> recorders.computeIfAbsent(component, this::newRecorder),
               settings.controllers());
       try {
-        Controller controller = factory.create(context);
+        Controller controller = descriptor.factory().create(context);
         running.add(controller);
         health.add(name, controller::health);
-        String alias = ControllerNames.alias(name);
+        String alias = descriptor.alias();
         managed.put(alias, true);
         Gauge.builder(
                 "running_managed_controllers", managed, m -> m.getOrDefault(alias, false) ? 1 : 0)
@@ -342,6 +344,15 @@ public final class CloudControllerManager implements AutoCloseable {
         running.isEmpty()
             ? "none"
             : String.join(", ", running.stream().map(Controller::name).toList()));
+  }
+
+  /** The short name {@code running_managed_controllers} reports for a controller (A8). */
+  private String alias(String name) {
+    return controllers.stream()
+        .filter(descriptor -> descriptor.name().equals(name))
+        .map(ControllerDescriptor::alias)
+        .findFirst()
+        .orElse(name);
   }
 
   private KubernetesEventRecorder newRecorder(String component) {
@@ -385,7 +396,7 @@ public final class CloudControllerManager implements AutoCloseable {
     List<Thread> closers = new ArrayList<>();
     for (Controller controller : stopping) {
       health.remove(controller.name());
-      managed.put(ControllerNames.alias(controller.name()), false);
+      managed.put(alias(controller.name()), false);
       closers.add(
           Thread.ofPlatform()
               .daemon()

@@ -1,11 +1,10 @@
 package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.GoDurations;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,14 +18,7 @@ public final class ControllerOptions {
       split = ",",
       paramLabel = "<names>",
       defaultValue = "*",
-      description =
-          "Controllers to enable: '*' enables all, 'name' enables one, '-name' disables one; the"
-              + " first entry that names a controller decides. Names (aliases): cloud-node-controller"
-              + " (cloud-node), cloud-node-lifecycle-controller (cloud-node-lifecycle),"
-              + " service-lb-controller (service), node-ipam-controller (nodeipam; runs only with"
-              + " --allocate-node-cidrs), node-route-controller (route),"
-              + " node-lifecycle-controller (node-lifecycle; off unless named)."
-              + " Default: ${DEFAULT-VALUE}.")
+      descriptionKey = "controllers") // RunHelp: the names come from Controllers.ALL
   List<String> controllers;
 
   @Option(
@@ -52,7 +44,8 @@ public final class ControllerOptions {
       paramLabel = "<duration>",
       defaultValue = "5m",
       converter = GoDurationConverter.class,
-      description = "How often node addresses are refreshed from the cloud. Default: 5m.")
+      description =
+          "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
   Duration nodeStatusUpdateFrequency;
 
   @Option(
@@ -62,7 +55,7 @@ public final class ControllerOptions {
       converter = GoDurationConverter.class,
       description =
           "How often the cloud-node-lifecycle controller checks NotReady nodes against the cloud."
-              + " Default: 5s.")
+              + " Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorPeriod;
 
   @Option(
@@ -71,7 +64,7 @@ public final class ControllerOptions {
       defaultValue = "50s",
       converter = GoDurationConverter.class,
       description =
-          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: 50s.")
+          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorGracePeriod;
 
   @Option(
@@ -79,7 +72,8 @@ public final class ControllerOptions {
       paramLabel = "<duration>",
       defaultValue = "60s",
       converter = GoDurationConverter.class,
-      description = "node-lifecycle: the same for a node that never reported. Default: 60s.")
+      description =
+          "node-lifecycle: the same for a node that never reported. Default: ${DEFAULT-VALUE}.")
   Duration nodeStartupGracePeriod;
 
   @Option(
@@ -192,7 +186,7 @@ public final class ControllerOptions {
   }
 
   public ControllerSelection selection() {
-    return ControllerSelection.parse(controllers, ControllerNames.DISABLED_BY_DEFAULT);
+    return ControllerSelection.parse(controllers);
   }
 
   /**

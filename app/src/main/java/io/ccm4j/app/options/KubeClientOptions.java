@@ -44,10 +44,7 @@ public final class KubeClientOptions {
       arity = "0..1",
       fallbackValue = "true",
       defaultValue = "false",
-      description =
-          "Each controller talks to the API server as upstream's ServiceAccount for it in"
-              + " kube-system (node-controller, service-controller, route-controller; created when"
-              + " missing), with tokens from the TokenRequest API. Default: ${DEFAULT-VALUE}.")
+      descriptionKey = "use-service-account-credentials") // RunHelp: accounts from Controllers.ALL
   boolean useServiceAccountCredentials;
 
   public boolean useServiceAccountCredentials() {

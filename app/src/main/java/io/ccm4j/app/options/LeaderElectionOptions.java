@@ -1,5 +1,7 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -30,7 +32,7 @@ public final class LeaderElectionOptions {
       defaultValue = "15s",
       converter = GoDurationConverter.class,
       description =
-          "How long others wait before taking over a lease that is not renewed. Default: 15s.")
+          "How long others wait before taking over a lease that is not renewed. Default: ${DEFAULT-VALUE}.")
   Duration leaseDuration;
 
   @Option(
@@ -38,7 +40,8 @@ public final class LeaderElectionOptions {
       paramLabel = "<duration>",
       defaultValue = "10s",
       converter = GoDurationConverter.class,
-      description = "How long the leader keeps trying to renew before it gives up. Default: 10s.")
+      description =
+          "How long the leader keeps trying to renew before it gives up. Default: ${DEFAULT-VALUE}.")
   Duration renewDeadline;
 
   @Option(
@@ -46,7 +49,7 @@ public final class LeaderElectionOptions {
       paramLabel = "<duration>",
       defaultValue = "2s",
       converter = GoDurationConverter.class,
-      description = "How often to try to acquire or renew. Default: 2s.")
+      description = "How often to try to acquire or renew. Default: ${DEFAULT-VALUE}.")
   Duration retryPeriod;
 
   @Option(
@@ -59,14 +62,14 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-resource-name",
       paramLabel = "<name>",
-      defaultValue = "cloud-controller-manager",
+      defaultValue = WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
       description = "The name of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceName;
 
   @Option(
       names = "--leader-elect-resource-namespace",
       paramLabel = "<namespace>",
-      defaultValue = "kube-system",
+      defaultValue = WellKnownNamespaces.KUBE_SYSTEM,
       description = "The namespace of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceNamespace;
 

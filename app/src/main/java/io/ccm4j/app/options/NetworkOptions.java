@@ -1,6 +1,6 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class NetworkOptions {
       converter = GoDurationConverter.class,
       description =
           "How often the cloud routes are reconciled, counted from the start of each pass."
-              + " Default: 10s.")
+              + " Default: ${DEFAULT-VALUE}.")
   Duration routeReconciliationPeriod;
 
   @Option(

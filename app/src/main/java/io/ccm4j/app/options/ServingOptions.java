@@ -2,7 +2,7 @@ package io.ccm4j.app.options;
 
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
-import io.ccm4j.runtime.tls.PemKeyStores;
+import io.ccm4j.tls.PemKeyStores;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.network;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +13,10 @@ import java.util.Optional;
  * @param clusterCidrs {@code --cluster-cidr}: none, one, or one per family (R1, F18)
  * @param configureCloudRoutes {@code --configure-cloud-routes}: whether the route controller may
  *     run
- * @param routeReconciliationPeriod {@code --route-reconciliation-period} (R2, 10 s)
+ * @param routeReconciliationPeriod {@code --route-reconciliation-period} (R2)
  * @param allocateNodeCidrs {@code --allocate-node-cidrs}: whether node IPAM may run
- * @param nodeCidrMaskSizeIpv4 the prefix length of an IPv4 pod CIDR (24 unless set)
- * @param nodeCidrMaskSizeIpv6 the prefix length of an IPv6 pod CIDR (64 unless set)
+ * @param nodeCidrMaskSizeIpv4 the prefix length of an IPv4 pod CIDR
+ * @param nodeCidrMaskSizeIpv6 the prefix length of an IPv6 pod CIDR
  * @param serviceCidrs {@code --service-cluster-ip-range}: kept out of the pod CIDRs node IPAM hands
  *     out
  * @param watchBasedRoutes the alpha gate {@code

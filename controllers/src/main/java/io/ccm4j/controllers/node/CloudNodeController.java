@@ -8,9 +8,9 @@ import io.ccm4j.cloudprovider.Zones;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -51,6 +51,8 @@ public final class CloudNodeController implements Controller {
   private static final Logger log = LoggerFactory.getLogger(CloudNodeController.class);
 
   /** Reason of the Warning event when the kubelet's node IP is not one of the cloud's (N7). */
+  static final String REASON_SYNCED = "Synced";
+
   static final String REASON_INVALID_NODE_IP = "ProvidedNodeIPNotFound";
 
   private final KubernetesClient client;
@@ -79,12 +81,12 @@ public final class CloudNodeController implements Controller {
     this.zones = context.cloud().zones();
     this.client = context.client();
     this.settings = context.settings();
-    this.events = context.eventRecorders().apply(ControllerNames.CLOUD_NODE);
+    this.events = context.eventRecorders().apply(Controllers.CLOUD_NODE.eventSource());
     this.metrics = new NodeControllerMetrics(context.metrics());
     this.queue = new WorkQueue<>("Nodes", RateLimiters.controllerDefault(), context.metrics());
     this.workers =
         new QueueWorkers<>(
-            ControllerNames.CLOUD_NODE, queue, this::syncNode, settings.concurrentNodeSyncs());
+            Controllers.CLOUD_NODE.name(), queue, this::syncNode, settings.concurrentNodeSyncs());
     this.statusLoop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("cloud-node-status").unstarted(runnable));
@@ -113,7 +115,7 @@ public final class CloudNodeController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.CLOUD_NODE;
+    return Controllers.CLOUD_NODE.name();
   }
 
   /** N3: the address refresh runs now and then a period after each pass ends; then the workers. */
@@ -187,7 +189,7 @@ public final class CloudNodeController implements Controller {
     metrics.taintRemovalDelay.record(sinceCreation);
     updateNodeAddress(initialized, metadata); // N9.5: addresses right away
     log.info("Successfully initialized node {} with cloud provider", name);
-    events.normal(initialized, "Synced", "Node synced successfully"); // N10
+    events.normal(initialized, REASON_SYNCED, "Node synced successfully"); // N10
     metrics.initialNodeSyncDelay.record(sinceCreation);
   }
 

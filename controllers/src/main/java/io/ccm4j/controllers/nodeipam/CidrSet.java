@@ -1,6 +1,6 @@
 package io.ccm4j.controllers.nodeipam;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.math.BigInteger;
 import java.util.Optional;

@@ -1,10 +1,10 @@
 package io.ccm4j.controllers.nodeipam;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
-import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.runtime.controller.Controller;
@@ -15,11 +15,8 @@ import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.micrometer.core.instrument.Gauge;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,9 +38,6 @@ public final class NodeIpamController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeIpamController.class);
 
-  /** Upstream's event source for the range allocator. */
-  static final String EVENT_COMPONENT = "cidrAllocator";
-
   /** Upstream's reason when the range is exhausted; its message is "Node %s status is now: %s". */
   static final String REASON_CIDR_NOT_AVAILABLE = "CIDRNotAvailable";
 
@@ -55,8 +49,6 @@ public final class NodeIpamController implements Controller {
 
   /** Each worker mostly waits for one node patch (upstream runs 30). */
   private static final int WORKERS = 10;
-
-  private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
 
   private final KubernetesClient client;
   private final RangeAllocator allocator;
@@ -89,16 +81,11 @@ public final class NodeIpamController implements Controller {
       throw new ControllerUnavailableException(e.getMessage());
     }
     this.client = context.client();
-    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.NODE_IPAM.eventSource());
     this.queue = new WorkQueue<>(QUEUE, RateLimiters.controllerDefault(), context.metrics());
-    this.workers = new QueueWorkers<>(ControllerNames.NODE_IPAM, queue, this::syncNode, WORKERS);
+    this.workers = new QueueWorkers<>(Controllers.NODE_IPAM.name(), queue, this::syncNode, WORKERS);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
-    for (Cidr cidr : allocator.clusterCidrs()) {
-      Gauge.builder("node_ipam_controller_cidrset_usage_cidrs", allocator, a -> a.usage(cidr))
-          .tag("clusterCIDR", cidr.toString())
-          .description("Share of the cluster CIDR's pod CIDRs in use")
-          .register(context.metrics());
-    }
+    new NodeIpamControllerMetrics(context.metrics(), allocator);
     nodes.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
@@ -123,7 +110,7 @@ public final class NodeIpamController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.NODE_IPAM;
+    return Controllers.NODE_IPAM.name();
   }
 
   /**
@@ -187,15 +174,8 @@ public final class NodeIpamController implements Controller {
     }
     waiting.remove(name);
     List<String> cidrs = allocated.get().stream().map(Cidr::toString).toList();
-    Map<String, Object> patch =
-        Map.of(
-            "metadata", Map.of("uid", uid(node)),
-            "spec", Map.of("podCIDR", cidrs.get(0), "podCIDRs", cidrs));
     try {
-      client
-          .nodes()
-          .resource(NodePatches.named(name))
-          .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+      NodePatches.patchPodCidrs(client, name, uid(node), cidrs);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         // Deleted meanwhile: its delete event will find nothing to release, so wake them here.

@@ -1,6 +1,6 @@
 package io.ccm4j.controllers.nodeipam;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.ccm4j.controllers.nodeutil;
 
 import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -79,40 +79,16 @@ public final class NodeAddresses {
   }
 
   private static InetAddress parseIp(String token, String annotation) {
-    if (!isIpLiteral(token)) {
-      throw new IllegalArgumentException(
-          "could not parse \"%s\": \"%s\" is not a valid IP address".formatted(annotation, token));
-    }
     try {
-      return InetAddress.getByName(token);
-    } catch (UnknownHostException e) {
+      return IpAddresses.parse(token);
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "could not parse \"%s\": \"%s\" is not a valid IP address".formatted(annotation, token));
+          "could not parse \"%s\": %s".formatted(annotation, e.getMessage()), e);
     }
-  }
-
-  /** Only literals: {@link InetAddress#getByName} would otherwise resolve host names. */
-  private static boolean isIpLiteral(String token) {
-    if (token.isEmpty()) {
-      return false;
-    }
-    if (token.contains(":")) {
-      return token.matches("[0-9a-fA-F:.]+");
-    }
-    return token.matches("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})")
-        && java.util.Arrays.stream(token.split("\\."))
-            .allMatch(part -> Integer.parseInt(part) < 256);
   }
 
   private static boolean sameIp(String address, InetAddress ip) {
-    if (!isIpLiteral(address)) {
-      return false;
-    }
-    try {
-      return InetAddress.getByName(address).equals(ip);
-    } catch (UnknownHostException e) {
-      return false;
-    }
+    return IpAddresses.tryParse(address).map(ip::equals).orElse(false);
   }
 
   /**

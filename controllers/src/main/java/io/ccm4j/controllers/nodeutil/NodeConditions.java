@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.nodeutil;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import java.util.Optional;
@@ -28,6 +29,6 @@ public final class NodeConditions {
    * missing.
    */
   public static String readyStatus(Node node) {
-    return find(node, READY).map(NodeCondition::getStatus).orElse("Unknown");
+    return find(node, READY).map(NodeCondition::getStatus).orElse(ConditionStatus.UNKNOWN);
   }
 }

@@ -4,6 +4,7 @@ import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.runtime.client.Conflicts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -70,6 +71,43 @@ public final class NodePatches {
         .resource(named(nodeName))
         .subresource("status")
         .patch(STRATEGIC, client.getKubernetesSerialization().asJson(patch));
+  }
+
+  /**
+   * Replaces {@code status.conditions} as a whole (a merge patch replaces the list), on the
+   * condition that the node is still at {@code resourceVersion}: a kubelet's status written
+   * meanwhile is a conflict, not overwritten.
+   */
+  public static Node replaceConditions(
+      KubernetesClient client,
+      String nodeName,
+      String resourceVersion,
+      List<NodeCondition> conditions) {
+    Map<String, Object> patch =
+        Map.of(
+            "metadata", Map.of("resourceVersion", resourceVersion),
+            "status", Map.of("conditions", conditions));
+    return client
+        .nodes()
+        .resource(named(nodeName))
+        .subresource("status")
+        .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+  }
+
+  /**
+   * Sets {@code spec.podCIDR} (the first) and {@code spec.podCIDRs}, on the condition that the node
+   * is still the one with {@code uid} (not a new node of the same name).
+   */
+  public static Node patchPodCidrs(
+      KubernetesClient client, String nodeName, String uid, List<String> cidrs) {
+    Map<String, Object> patch =
+        Map.of(
+            "metadata", Map.of("uid", uid),
+            "spec", Map.of("podCIDR", cidrs.get(0), "podCIDRs", cidrs));
+    return client
+        .nodes()
+        .resource(named(nodeName))
+        .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
   }
 
   /** Sets labels, leaving the others alone. */

@@ -4,11 +4,11 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.cloudprovider.Routes;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
-import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -30,7 +30,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,9 +63,6 @@ public final class NodeRouteController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeRouteController.class);
 
-  /** Upstream's event source (with an underscore, unlike the other controllers). */
-  static final String EVENT_COMPONENT = "route_controller";
-
   static final String REASON_FAILED_TO_CREATE_ROUTE = "FailedToCreateRoute";
 
   /** R6: cloud route calls in flight at once (kubernetes#26263). */
@@ -93,7 +89,7 @@ public final class NodeRouteController implements Controller {
   private final Duration period;
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
-  private final Counter syncTotal;
+  private final NodeRouteControllerMetrics metrics;
   private final ScheduledExecutorService loop;
   private volatile PeriodicPass pass;
   private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
@@ -130,12 +126,9 @@ public final class NodeRouteController implements Controller {
     this.clusterName = context.clusterName();
     this.clusterCidrs = network.clusterCidrs();
     this.period = network.routeReconciliationPeriod();
-    this.events = context.eventRecorders().apply(EVENT_COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.NODE_ROUTE.eventSource());
     this.nodes = SharedInformers.of(context.informers(), Node.class);
-    this.syncTotal =
-        Counter.builder("route_controller_route_sync_total")
-            .description("A metric counting the amount of times routes have been synced")
-            .register(context.metrics());
+    this.metrics = new NodeRouteControllerMetrics(context.metrics());
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("node-route").unstarted(runnable));
@@ -143,7 +136,7 @@ public final class NodeRouteController implements Controller {
       this.queue = new WorkQueue<>("Routes", watchRateLimiter(), context.metrics());
       this.worker =
           new QueueWorkers<>(
-              ControllerNames.NODE_ROUTE,
+              Controllers.NODE_ROUTE.name(),
               queue,
               key -> {
                 queue.forget(key); // R3: before the pass, so no event is lost while it runs
@@ -216,7 +209,7 @@ public final class NodeRouteController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.NODE_ROUTE;
+    return Controllers.NODE_ROUTE.name();
   }
 
   /**
@@ -257,7 +250,7 @@ public final class NodeRouteController implements Controller {
 
   /** R4: one pass; errors of single route operations are logged, not thrown (R9). */
   void reconcileNodeRoutes() throws CloudException, InterruptedException {
-    syncTotal.increment();
+    metrics.routeSyncs.increment();
     List<Route> existing;
     try {
       existing = routes.listRoutes(clusterName);

@@ -2,7 +2,8 @@ package io.ccm4j.controllers.route;
 
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Route;
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -63,9 +64,11 @@ final class RoutePlanner {
   record NetworkCondition(String status, String reason, String message) {}
 
   static final NetworkCondition ROUTE_CREATED =
-      new NetworkCondition("False", "RouteCreated", "RouteController created a route");
+      new NetworkCondition(
+          ConditionStatus.FALSE, "RouteCreated", "RouteController created a route");
   static final NetworkCondition NO_ROUTE_CREATED =
-      new NetworkCondition("True", "NoRouteCreated", "RouteController failed to create a route");
+      new NetworkCondition(
+          ConditionStatus.TRUE, "NoRouteCreated", "RouteController failed to create a route");
 
   private RoutePlanner() {}
 

@@ -100,11 +100,6 @@ final class LoadBalancerServices {
     return annotations;
   }
 
-  /** The queue key of a Service, as the informer's store keys it. */
-  static String key(Service service) {
-    return service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
-  }
-
   private static ServiceSpec spec(Service service) {
     return service.getSpec() == null ? new ServiceSpec() : service.getSpec();
   }

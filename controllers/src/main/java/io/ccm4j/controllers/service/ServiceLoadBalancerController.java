@@ -9,8 +9,8 @@ import io.ccm4j.cloudprovider.LoadBalancerSourceRanges;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,9 +58,6 @@ public final class ServiceLoadBalancerController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(ServiceLoadBalancerController.class);
 
-  /** The event source (spec §1). */
-  public static final String COMPONENT = "service-controller";
-
   /** S3: resync of the service handler; resyncs re-enqueue only services needing cleanup. */
   static final Duration SERVICE_RESYNC = Duration.ofSeconds(30);
 
@@ -76,15 +74,15 @@ public final class ServiceLoadBalancerController implements Controller {
   static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(300);
 
   // §6.1 event reasons
-  static final String ENSURING = "EnsuringLoadBalancer";
-  static final String ENSURED = "EnsuredLoadBalancer";
-  static final String SYNC_FAILED = "SyncLoadBalancerFailed";
-  static final String DELETING = "DeletingLoadBalancer";
-  static final String DELETED = "DeletedLoadBalancer";
-  static final String DELETE_FAILED = "DeleteLoadBalancerFailed";
-  static final String UPDATED = "UpdatedLoadBalancer";
-  static final String UPDATE_FAILED = "UpdateLoadBalancerFailed";
-  static final String UNAVAILABLE = "UnAvailableLoadBalancer";
+  static final String REASON_ENSURING = "EnsuringLoadBalancer";
+  static final String REASON_ENSURED = "EnsuredLoadBalancer";
+  static final String REASON_SYNC_FAILED = "SyncLoadBalancerFailed";
+  static final String REASON_DELETING = "DeletingLoadBalancer";
+  static final String REASON_DELETED = "DeletedLoadBalancer";
+  static final String REASON_DELETE_FAILED = "DeleteLoadBalancerFailed";
+  static final String REASON_UPDATED = "UpdatedLoadBalancer";
+  static final String REASON_UPDATE_FAILED = "UpdateLoadBalancerFailed";
+  static final String REASON_UNAVAILABLE = "UnAvailableLoadBalancer";
 
   private enum Operation {
     ENSURE,
@@ -139,7 +137,7 @@ public final class ServiceLoadBalancerController implements Controller {
             runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
     this.client = context.client();
     this.clusterName = context.clusterName();
-    this.events = context.eventRecorders().apply(COMPONENT);
+    this.events = context.eventRecorders().apply(Controllers.SERVICE_LB.eventSource());
     this.metrics = new ServiceControllerMetrics(context.metrics());
     int workers = context.settings().concurrentServiceSyncs();
     this.serviceQueue =
@@ -151,10 +149,10 @@ public final class ServiceLoadBalancerController implements Controller {
         new WorkQueue<>(
             "node", RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY), context.metrics());
     this.serviceWorkers =
-        new QueueWorkers<>(ControllerNames.SERVICE_LB, serviceQueue, this::syncService, workers);
+        new QueueWorkers<>(Controllers.SERVICE_LB.name(), serviceQueue, this::syncService, workers);
     // S8: one node worker; its fan-out over services uses the same number of threads.
     this.nodeWorker =
-        new QueueWorkers<>(ControllerNames.SERVICE_LB + "-nodes", nodeQueue, this::syncNodes, 1);
+        new QueueWorkers<>(Controllers.SERVICE_LB.name() + "-nodes", nodeQueue, this::syncNodes, 1);
     this.nodeSyncPool =
         Executors.newFixedThreadPool(
             workers,
@@ -167,7 +165,7 @@ public final class ServiceLoadBalancerController implements Controller {
           public void onAdd(Service service) {
             if (LoadBalancerServices.wantsLoadBalancer(service)
                 || LoadBalancerServices.needsCleanup(service)) {
-              serviceQueue.add(LoadBalancerServices.key(service));
+              serviceQueue.add(Cache.metaNamespaceKeyFunc(service));
             }
           }
 
@@ -175,7 +173,7 @@ public final class ServiceLoadBalancerController implements Controller {
           public void onUpdate(Service old, Service service) {
             if (LoadBalancerServices.needsUpdate(old, service)
                 || LoadBalancerServices.needsCleanup(service)) {
-              serviceQueue.add(LoadBalancerServices.key(service));
+              serviceQueue.add(Cache.metaNamespaceKeyFunc(service));
             }
           }
 
@@ -210,7 +208,7 @@ public final class ServiceLoadBalancerController implements Controller {
 
   @Override
   public String name() {
-    return ControllerNames.SERVICE_LB;
+    return Controllers.SERVICE_LB.name();
   }
 
   /** S8: the manager has waited for the caches; start the service workers and the node worker. */
@@ -291,14 +289,15 @@ public final class ServiceLoadBalancerController implements Controller {
     if (!LoadBalancerServices.wantsLoadBalancer(service)) {
       return;
     }
-    events.normal(service, DELETING, "Deleting load balancer");
+    events.normal(service, REASON_DELETING, "Deleting load balancer");
     try {
       balancer.ensureLoadBalancerDeleted(clusterName, service);
     } catch (CloudException e) {
-      events.warning(service, DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
+      events.warning(
+          service, REASON_DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
       throw e;
     }
-    events.normal(service, DELETED, "Deleted load balancer");
+    events.normal(service, REASON_DELETED, "Deleted load balancer");
   }
 
   /** S10. */
@@ -314,7 +313,7 @@ public final class ServiceLoadBalancerController implements Controller {
     try {
       operation = syncLoadBalancerIfNeeded(key, service, firstSync);
     } catch (SyncFailure | RuntimeException e) {
-      events.warning(service, SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
+      events.warning(service, REASON_SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
       Optional<InvalidServiceFieldException> invalid = invalidField(e);
       // Only an ensure waits for the Service to be fixed: a deletion the cloud refuses is retried
       // with backoff, or the load balancer would leak.
@@ -366,7 +365,7 @@ public final class ServiceLoadBalancerController implements Controller {
     }
     if (exists) {
       log.info("Deleting existing load balancer for service {}", key);
-      events.normal(service, DELETING, "Deleting load balancer");
+      events.normal(service, REASON_DELETING, "Deleting load balancer");
       try {
         balancer.ensureLoadBalancerDeleted(clusterName, service);
       } catch (ImplementedElsewhereException e) {
@@ -385,7 +384,7 @@ public final class ServiceLoadBalancerController implements Controller {
         }
       }
     }
-    events.normal(service, DELETED, "Deleted load balancer");
+    events.normal(service, REASON_DELETED, "Deleted load balancer");
     writeStatus(service, new LoadBalancerStatus(List.of()), null);
   }
 
@@ -402,7 +401,7 @@ public final class ServiceLoadBalancerController implements Controller {
       return;
     }
     log.info("Ensuring load balancer for service {}", key);
-    events.normal(service, ENSURING, "Ensuring load balancer");
+    events.normal(service, REASON_ENSURING, "Ensuring load balancer");
     if (!LoadBalancerServices.hasCleanupFinalizer(service)) {
       try {
         ServicePatches.addFinalizer(client, service);
@@ -415,7 +414,7 @@ public final class ServiceLoadBalancerController implements Controller {
     // until then (nodeSyncService), so a node that joined meanwhile must be in this set.
     List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     if (nodeSet.isEmpty()) {
-      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
     }
     lastSyncedNodes.put(key, nodeSet);
     LoadBalancerStatus status;
@@ -431,7 +430,7 @@ public final class ServiceLoadBalancerController implements Controller {
     if (status == null) {
       throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
     }
-    events.normal(service, ENSURED, "Ensured load balancer");
+    events.normal(service, REASON_ENSURED, "Ensured load balancer");
     writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet, fingerprint));
   }
 
@@ -502,9 +501,9 @@ public final class ServiceLoadBalancerController implements Controller {
       }
     }
     if (appliedRecord == null) {
-      records.remove(key(service));
+      records.remove(Cache.metaNamespaceKeyFunc(service));
     } else {
-      records.put(key(service), appliedRecord);
+      records.put(Cache.metaNamespaceKeyFunc(service), appliedRecord);
     }
   }
 
@@ -528,12 +527,16 @@ public final class ServiceLoadBalancerController implements Controller {
       } catch (CancellationException stopping) {
         return; // close() cancelled the pass
       } catch (ExecutionException e) {
-        log.error("node sync of {} failed: {}", key(synced.get(i)), e.getCause().toString());
+        log.error(
+            "node sync of {} failed: {}",
+            Cache.metaNamespaceKeyFunc(synced.get(i)),
+            e.getCause().toString());
         ok = false;
       }
       if (!ok) {
         failed++;
-        serviceQueue.add(key(synced.get(i))); // a full ensure, not rate-limited
+        serviceQueue.add(
+            Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
       }
     }
     log.info(
@@ -552,7 +555,7 @@ public final class ServiceLoadBalancerController implements Controller {
     if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
       return true;
     }
-    String key = key(service);
+    String key = Cache.metaNamespaceKeyFunc(service);
     List<Node> synced = lastSyncedNodes.get(key);
     if (synced == null) {
       // Its first sync is under way and has not asked the cloud yet: it will use the current
@@ -620,7 +623,7 @@ public final class ServiceLoadBalancerController implements Controller {
   }
 
   private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
-    String key = key(service);
+    String key = Cache.metaNamespaceKeyFunc(service);
     try {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
     } catch (ImplementedElsewhereException e) {
@@ -635,7 +638,7 @@ public final class ServiceLoadBalancerController implements Controller {
       }
       events.warning(
           service,
-          UPDATE_FAILED,
+          REASON_UPDATE_FAILED,
           "Error updating load balancer with new hosts %s [node names limited, total number of nodes: %d], error: %s"
               .formatted(
                   goList(LoadBalancerNodes.namesForEvent(newNodes)),
@@ -644,9 +647,9 @@ public final class ServiceLoadBalancerController implements Controller {
       return false;
     }
     if (newNodes.isEmpty()) {
-      events.warning(service, UNAVAILABLE, "There are no available nodes for LoadBalancer");
+      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
     } else {
-      events.normal(service, UPDATED, "Updated load balancer with new hosts");
+      events.normal(service, REASON_UPDATED, "Updated load balancer with new hosts");
     }
     return true;
   }
@@ -654,10 +657,6 @@ public final class ServiceLoadBalancerController implements Controller {
   /** Go's {@code %v} of a string slice. */
   private static String goList(List<String> items) {
     return "[" + String.join(" ", items) + "]";
-  }
-
-  private static String key(Service service) {
-    return LoadBalancerServices.key(service);
   }
 
   private static String uid(Service service) {

@@ -13,7 +13,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;

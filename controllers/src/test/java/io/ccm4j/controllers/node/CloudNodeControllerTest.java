@@ -3,34 +3,17 @@ package io.ccm4j.controllers.node;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudProvider;
-import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.nodelifecycle.CloudNodeLifecycleController;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ccm4j.controllers.OfflineContext;
 import org.junit.jupiter.api.Test;
 
 class CloudNodeControllerTest {
 
   private static final CloudProvider NO_INSTANCES = () -> "bare";
 
-  private static ControllerContext context() {
-    return new ControllerContext(
-        null,
-        null,
-        NO_INSTANCES,
-        "kubernetes",
-        new SimpleMeterRegistry(),
-        c -> null,
-        ControllerSettings.defaults());
-  }
-
   @Test
-  void N1_L1_withoutInstancesNeitherNodeControllerStarts() {
-    assertThatThrownBy(() -> new CloudNodeController(context()))
-        .isInstanceOf(ControllerUnavailableException.class)
-        .hasMessage("cloud provider does not support instances");
-    assertThatThrownBy(() -> new CloudNodeLifecycleController(context()))
+  void N1_withoutInstancesItDoesNotStart() {
+    assertThatThrownBy(() -> new CloudNodeController(OfflineContext.of(NO_INSTANCES)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("cloud provider does not support instances");
   }

@@ -3,7 +3,7 @@ package io.ccm4j.controllers.nodeipam;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -3,11 +3,11 @@ package io.ccm4j.controllers.nodeipam;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.simulator.kubelet.KubeletFleet;

@@ -2,7 +2,7 @@ package io.ccm4j.controllers.nodeipam;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.util.ArrayList;
 import java.util.Collections;

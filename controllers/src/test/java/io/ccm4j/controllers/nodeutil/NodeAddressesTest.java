@@ -47,6 +47,7 @@ class NodeAddressesTest {
         "'0.0.0.0,fd00::1'         | cannot use \"0.0.0.0\" or \"::\" in dual-stack node IPs",
         "node-a                    | \"node-a\" is not a valid IP address",
         "''                        | is not a valid IP address",
+        "010.0.0.1                 | \"010.0.0.1\" is not a valid IP address: octet \"010\" has a leading zero",
       })
   void N12_invalidAnnotationsAreErrors(String nodeIp, String message) {
     assertThatThrownBy(() -> NodeAddresses.pinToProvidedNodeIp(nodeIp, CLOUD))

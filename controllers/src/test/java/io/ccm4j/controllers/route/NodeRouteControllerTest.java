@@ -6,11 +6,11 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.controllers.OfflineContext;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
 import io.ccm4j.controllers.nodeipam.NodeIpamController;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,13 +19,8 @@ import org.junit.jupiter.api.Test;
 class NodeRouteControllerTest {
 
   private static ControllerContext context(CloudProvider cloud, NetworkSettings network) {
-    return new ControllerContext(
-        null,
-        null,
+    return OfflineContext.of(
         cloud,
-        "kubernetes",
-        new SimpleMeterRegistry(),
-        component -> null,
         new ControllerSettings(
             1,
             0,

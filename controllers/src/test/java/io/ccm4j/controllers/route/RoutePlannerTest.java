@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Route;
-import io.ccm4j.controllers.network.Cidr;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.route.RoutePlanner.Action;
 import io.ccm4j.controllers.route.RoutePlanner.NodeView;
 import io.ccm4j.controllers.route.RoutePlanner.Plan;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -203,22 +202,5 @@ class RoutePlannerTest {
     assertThat(RoutePlanner.needsWrite(Optional.of(current), RoutePlanner.ROUTE_CREATED))
         .isEqualTo(write);
     assertThat(RoutePlanner.needsWrite(Optional.empty(), RoutePlanner.ROUTE_CREATED)).isTrue();
-  }
-
-  @ParameterizedTest(name = "{0} ns -> {1}")
-  @CsvSource({
-    "0, 0s",
-    "999, 999ns",
-    "1500, 1.5\u00b5s",
-    "3000000, 3ms",
-    "1234567, 1.234567ms",
-    "1500000000, 1.5s",
-    "60000000000, 1m0s",
-    "62500000000, 1m2.5s",
-    "3600000000000, 1h0m0s",
-  })
-  void failureMessagesPrintDurationsAsGoDoes(long nanos, String printed) {
-    assertThat(io.ccm4j.cloudprovider.GoDurations.format(Duration.ofNanos(nanos)))
-        .isEqualTo(printed);
   }
 }

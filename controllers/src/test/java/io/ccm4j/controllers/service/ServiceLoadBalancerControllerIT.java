@@ -14,7 +14,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodehealth.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;

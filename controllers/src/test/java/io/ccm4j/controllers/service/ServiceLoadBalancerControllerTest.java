@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerNames;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.Controllers;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ccm4j.controllers.OfflineContext;
 import org.junit.jupiter.api.Test;
 
 class ServiceLoadBalancerControllerTest {
@@ -16,18 +14,9 @@ class ServiceLoadBalancerControllerTest {
   @Test
   void S1_aCloudWithoutLoadBalancersIsReportedWithUpstreamsMessage() {
     CloudProvider noLoadBalancers = () -> "bare";
-    ControllerContext context =
-        new ControllerContext(
-            null,
-            null,
-            noLoadBalancers,
-            "kubernetes",
-            new SimpleMeterRegistry(),
-            component -> null,
-            ControllerSettings.defaults());
+    ControllerContext context = OfflineContext.of(noLoadBalancers);
 
-    assertThatThrownBy(
-            () -> Controllers.factories().get(ControllerNames.SERVICE_LB).create(context))
+    assertThatThrownBy(() -> Controllers.SERVICE_LB.factory().create(context))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("the cloud provider does not support external load balancers");
   }

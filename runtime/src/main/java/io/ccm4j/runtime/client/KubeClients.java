@@ -1,5 +1,6 @@
 package io.ccm4j.runtime.client;
 
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -8,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 public final class KubeClients {
 
   /** Upstream's user agent for the manager's requests. */
-  public static final String USER_AGENT = "cloud-controller-manager";
+  public static final String USER_AGENT = WellKnownComponents.CLOUD_CONTROLLER_MANAGER;
 
   private KubeClients() {}
 

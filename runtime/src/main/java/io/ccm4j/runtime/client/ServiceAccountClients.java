@@ -1,5 +1,6 @@
 package io.ccm4j.runtime.client;
 
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class ServiceAccountClients implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ServiceAccountClients.class);
-  private static final String NAMESPACE = "kube-system";
+  private static final String NAMESPACE = WellKnownNamespaces.KUBE_SYSTEM;
   private static final long TOKEN_SECONDS = 3600;
 
   private final KubernetesClient root;

@@ -1,6 +1,6 @@
 package io.ccm4j.runtime.serving;
 
-import io.ccm4j.runtime.tls.SelfSignedCertificate;
+import io.ccm4j.tls.SelfSignedCertificate;
 import java.security.KeyStore;
 import java.time.Duration;
 

@@ -1,5 +1,6 @@
 package io.ccm4j.simulator.kubelet;
 
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -66,7 +67,7 @@ public final class KubeletFleet implements AutoCloseable {
     if (options.heartbeats()) {
       client
           .leases()
-          .inNamespace(KubeletObjects.NODE_LEASE_NAMESPACE)
+          .inNamespace(WellKnownNamespaces.KUBE_NODE_LEASE)
           .resource(KubeletObjects.lease(node))
           .create();
       // Spread the kubelets over the interval, as real ones start at different times.
@@ -149,7 +150,7 @@ public final class KubeletFleet implements AutoCloseable {
             .resource(
                 new NamespaceBuilder()
                     .withNewMetadata()
-                    .withName(KubeletObjects.NODE_LEASE_NAMESPACE)
+                    .withName(WellKnownNamespaces.KUBE_NODE_LEASE)
                     .endMetadata()
                     .build())
             .create();

@@ -1,7 +1,9 @@
 package io.ccm4j.simulator.kubelet;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -25,7 +27,6 @@ import java.util.UUID;
 /** The objects a kubelet writes: its Node at registration, its conditions, its Lease. */
 final class KubeletObjects {
 
-  static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
   static final int LEASE_DURATION_SECONDS = 40;
   static final String READY_MESSAGE = "kubelet is posting ready status";
 
@@ -109,25 +110,25 @@ final class KubeletObjects {
     return List.of(
         condition(
             "MemoryPressure",
-            "False",
+            ConditionStatus.FALSE,
             "KubeletHasSufficientMemory",
             "kubelet has sufficient memory available",
             now),
         condition(
             "DiskPressure",
-            "False",
+            ConditionStatus.FALSE,
             "KubeletHasNoDiskPressure",
             "kubelet has no disk pressure",
             now),
         condition(
             "PIDPressure",
-            "False",
+            ConditionStatus.FALSE,
             "KubeletHasSufficientPID",
             "kubelet has sufficient PID available",
             now),
         ready
-            ? condition("Ready", "True", "KubeletReady", readyMessage, now)
-            : condition("Ready", "False", "KubeletNotReady", readyMessage, now));
+            ? condition("Ready", ConditionStatus.TRUE, "KubeletReady", readyMessage, now)
+            : condition("Ready", ConditionStatus.FALSE, "KubeletNotReady", readyMessage, now));
   }
 
   private static NodeCondition condition(
@@ -146,7 +147,7 @@ final class KubeletObjects {
     return new LeaseBuilder()
         .withNewMetadata()
         .withName(node.getMetadata().getName())
-        .withNamespace(NODE_LEASE_NAMESPACE)
+        .withNamespace(WellKnownNamespaces.KUBE_NODE_LEASE)
         .addNewOwnerReference()
         .withApiVersion("v1")
         .withKind("Node")

@@ -1,5 +1,6 @@
 package io.ccm4j.simulator.kubelet;
 
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -87,7 +88,7 @@ public final class SimulatedKubelet {
   public void leave() {
     heartbeating = false;
     cancel();
-    client.leases().inNamespace(KubeletObjects.NODE_LEASE_NAMESPACE).withName(name).delete();
+    client.leases().inNamespace(WellKnownNamespaces.KUBE_NODE_LEASE).withName(name).delete();
     client.nodes().withName(name).delete();
   }
 
@@ -108,7 +109,7 @@ public final class SimulatedKubelet {
       String renewTime = ZonedDateTime.now(ZoneOffset.UTC).toString();
       client
           .leases()
-          .inNamespace(KubeletObjects.NODE_LEASE_NAMESPACE)
+          .inNamespace(WellKnownNamespaces.KUBE_NODE_LEASE)
           .withName(name)
           .patch(
               MERGE,

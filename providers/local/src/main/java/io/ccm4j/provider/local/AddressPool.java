@@ -1,5 +1,7 @@
 package io.ccm4j.provider.local;
 
+import io.ccm4j.cloudprovider.net.Cidr;
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -71,12 +73,6 @@ final class AddressPool {
   }
 
   private long offset(InetAddress address) {
-    byte[] a = address.getAddress();
-    byte[] n = network.network();
-    long value = 0;
-    for (int i = 0; i < a.length; i++) {
-      value = (value << 8) | ((a[i] & 0xff) - (n[i] & 0xff) & 0xff);
-    }
-    return value;
+    return new BigInteger(1, address.getAddress()).subtract(network.first()).longValue();
   }
 }

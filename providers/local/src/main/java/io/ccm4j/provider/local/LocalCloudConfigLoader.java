@@ -3,6 +3,7 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.GoDurations;
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -96,7 +97,7 @@ final class LocalCloudConfigLoader {
     }
     // Load balancers listen on this machine only: traffic must stay on loopback.
     require(
-        pool.isIpv4()
+        pool.family() == Cidr.Family.IPv4
             && pool.prefixLength() >= 8
             && LOOPBACK.contains(pool.addressAt(0))
             && pool.prefixLength() <= 30,

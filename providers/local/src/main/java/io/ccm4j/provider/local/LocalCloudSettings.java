@@ -1,5 +1,6 @@
 package io.ccm4j.provider.local;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.time.Duration;
 
 /**

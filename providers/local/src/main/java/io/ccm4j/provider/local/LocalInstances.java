@@ -4,6 +4,7 @@ import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -61,7 +62,7 @@ final class LocalInstances implements InstancesV2 {
         annotations == null ? null : annotations.get(WellKnownAnnotations.PROVIDED_NODE_IP);
     if (provided != null) {
       for (String ip : provided.split(",")) {
-        if (Cidr.parseAddress(ip.trim()) != null) {
+        if (IpAddresses.isIp(ip.trim())) {
           result.add(NodeAddress.internalIp(ip.trim()));
         }
       }

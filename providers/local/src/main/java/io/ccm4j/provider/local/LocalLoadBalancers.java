@@ -3,12 +3,12 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +77,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
     ServiceLoadBalancerSpec spec =
         ServiceLoadBalancerSpec.of(service, settings.kubeProxyHealthPort());
     String name = loadBalancerName(clusterName, service);
-    String key = service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
+    String key = LoadBalancer.serviceKey(service);
     lock.lock();
     try {
       if (closed) {
@@ -251,13 +251,9 @@ public final class LocalLoadBalancers implements LoadBalancer {
       }
     }
     for (String candidate : candidates) {
-      byte[] bytes = Cidr.parseAddress(candidate);
-      if (bytes != null) {
-        try {
-          return InetAddress.getByAddress(bytes);
-        } catch (UnknownHostException e) {
-          throw new IllegalStateException(e);
-        }
+      Optional<InetAddress> address = IpAddresses.tryParse(candidate);
+      if (address.isPresent()) {
+        return address.get();
       }
     }
     return null;

@@ -3,6 +3,7 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.cloudprovider.Routes;
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;

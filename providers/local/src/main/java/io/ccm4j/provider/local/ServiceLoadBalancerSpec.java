@@ -1,14 +1,17 @@
 package io.ccm4j.provider.local;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.net.Cidr;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What a load balancer must do for a Service, read and checked from the Service alone: its
@@ -140,16 +143,12 @@ record ServiceLoadBalancerSpec(
     if (ip == null || ip.isBlank()) {
       return null;
     }
-    byte[] bytes = Cidr.parseAddress(ip.trim());
-    if (bytes == null) {
+    Optional<InetAddress> address = IpAddresses.tryParse(ip.trim());
+    if (address.isEmpty()) {
       throw new CloudException(
           "%s: spec.loadBalancerIP: \"%s\" is not an IP address".formatted(key(service), ip));
     }
-    try {
-      return InetAddress.getByAddress(bytes);
-    } catch (UnknownHostException e) {
-      throw new IllegalStateException(e);
-    }
+    return address.get();
   }
 
   /** Whether a client may connect; no ranges means everyone. */
@@ -170,9 +169,6 @@ record ServiceLoadBalancerSpec(
   }
 
   static String key(Service service) {
-    return "service "
-        + service.getMetadata().getNamespace()
-        + "/"
-        + service.getMetadata().getName();
+    return "service " + LoadBalancer.serviceKey(service);
   }
 }

@@ -2,6 +2,7 @@ package io.ccm4j.provider.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 

@@ -61,6 +61,7 @@ class LocalCloudConfigTest {
         "addressPool: 10.0.0.0/24                 | addressPool",
         "addressPool: 127.0.0.0/33                | addressPool",
         "addressPool: 127.0.0.1                   | addressPool",
+        "addressPool: 127.0.0100.0/24             | addressPool",
         "addressPool: '::1/128'                   | addressPool",
         "balancing: random                        | balancing",
         "drainTimeout: soon                       | drainTimeout",

@@ -1,5 +1,9 @@
 package io.ccm4j.provider.sim;
 
+import io.ccm4j.cloudprovider.net.Cidr;
+import io.ccm4j.cloudprovider.net.IpAddresses;
+import java.math.BigInteger;
+import java.net.Inet4Address;
 import java.util.BitSet;
 import java.util.Optional;
 
@@ -24,26 +28,18 @@ final class IpPool {
    * @throws IllegalArgumentException when {@code cidr} is not an IPv4 CIDR of /8 to /30
    */
   static IpPool parse(String cidr) {
-    String[] parts = cidr.split("/", -1);
-    if (parts.length != 2
-        || !parts[0].matches("\\d{1,3}(\\.\\d{1,3}){3}")
-        || !parts[1].matches("\\d{1,2}")) {
-      throw new IllegalArgumentException(
-          "\"" + cidr + "\" is not an IPv4 CIDR such as 127.0.200.0/24");
-    }
-    int prefix = Integer.parseInt(parts[1]);
-    if (prefix < 8 || prefix > 30) {
+    Cidr parsed =
+        Cidr.tryParse(cidr)
+            .filter(network -> network.family() == Cidr.Family.IPv4)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "\"" + cidr + "\" is not an IPv4 CIDR such as 127.0.200.0/24"));
+    if (parsed.prefixLength() < 8 || parsed.prefixLength() > 30) {
       throw new IllegalArgumentException("prefix of \"" + cidr + "\" must be between /8 and /30");
     }
-    long address = toLong(parts[0]);
-    if (address < 0) {
-      throw new IllegalArgumentException(
-          "\"" + cidr + "\" is not an IPv4 CIDR such as 127.0.200.0/24");
-    }
-    long mask = (0xffffffffL << (32 - prefix)) & 0xffffffffL;
-    long network = address & mask;
-    int hosts = (int) ((1L << (32 - prefix)) - 2);
-    return new IpPool(cidr, network + 1, hosts);
+    int hosts = parsed.size().intValue() - 2;
+    return new IpPool(cidr, parsed.first().longValue() + 1, hosts);
   }
 
   String cidr() {
@@ -83,29 +79,15 @@ final class IpPool {
     }
   }
 
-  /** -1 when {@code ip} is not a dotted IPv4 address (parsed here: no name lookups). */
+  /** -1 when {@code ip} is not an IPv4 address. */
   private static long toLong(String ip) {
-    if (ip == null || !ip.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
-      return -1;
-    }
-    long value = 0;
-    for (String octet : ip.split("\\.")) {
-      int part = Integer.parseInt(octet);
-      if (part > 255) {
-        return -1;
-      }
-      value = (value << 8) | part;
-    }
-    return value;
+    return IpAddresses.tryParse(ip)
+        .filter(address -> address instanceof Inet4Address)
+        .map(address -> new BigInteger(1, address.getAddress()).longValue())
+        .orElse(-1L);
   }
 
   private static String toString(long value) {
-    return ((value >> 24) & 0xff)
-        + "."
-        + ((value >> 16) & 0xff)
-        + "."
-        + ((value >> 8) & 0xff)
-        + "."
-        + (value & 0xff);
+    return Cidr.format(Cidr.Family.IPv4, BigInteger.valueOf(value));
   }
 }

@@ -3,8 +3,7 @@ package io.ccm4j.provider.sim;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.NodeAddress;
-import java.io.IOException;
-import java.net.InetAddress;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,7 +102,7 @@ final class SimCloudConfigLoader {
         if (instance.addresses() != null) {
           for (String address : instance.addresses()) {
             require(
-                isIp(address),
+                IpAddresses.isIp(address),
                 source,
                 field + ".addresses",
                 "\"" + address + "\" is not an IP address");
@@ -213,21 +212,6 @@ final class SimCloudConfigLoader {
     if (byName.putIfAbsent(instance.name(), instance) != null) {
       throw new CloudConfigException(
           "%s: instance \"%s\" is defined twice".formatted(source, instance.name()));
-    }
-  }
-
-  private static boolean isIp(String value) {
-    if (value == null
-        || !(value.contains(":")
-            ? value.matches("[0-9a-fA-F:.]+")
-            : value.matches("\\d{1,3}(\\.\\d{1,3}){3}"))) {
-      return false;
-    }
-    try {
-      InetAddress.getByName(value);
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 

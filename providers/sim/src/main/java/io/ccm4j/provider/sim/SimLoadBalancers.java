@@ -98,7 +98,12 @@ public final class SimLoadBalancers implements LoadBalancer {
       String ip = address(service, existing);
       SimLoadBalancer balancer =
           new SimLoadBalancer(
-              name, key(service), ip, ports, sourceRanges, SimLoadBalancers.backends(nodes));
+              name,
+              LoadBalancer.serviceKey(service),
+              ip,
+              ports,
+              sourceRanges,
+              SimLoadBalancers.backends(nodes));
       balancers.put(name, balancer);
       return status(balancer);
     }
@@ -179,7 +184,7 @@ public final class SimLoadBalancers implements LoadBalancer {
 
   private void call(String method, Service service) throws CloudException {
     callsByService
-        .computeIfAbsent(key(service), k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(LoadBalancer.serviceKey(service), k -> new ConcurrentHashMap<>())
         .computeIfAbsent(method, m -> new LongAdder())
         .increment();
     gate.call(method);
@@ -243,9 +248,5 @@ public final class SimLoadBalancers implements LoadBalancer {
 
   private static LoadBalancerStatus status(SimLoadBalancer balancer) {
     return new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp(balancer.ip())));
-  }
-
-  private static String key(Service service) {
-    return service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
   }
 }

@@ -107,6 +107,7 @@ class SimCloudConfigTest {
         "unknown field  | 'latencyMs: 5\nlatency: 5'                        | line 2: unknown field \"latency\"",
         "bad rate       | 'errorRate: 2'                                     | field \"errorRate\" must be between 0 and 1",
         "bad address    | 'instances:\n  - name: a\n    addresses: [nope]'  | field \"instances[0].addresses\" \"nope\" is not an IP address",
+        "leading zero   | 'instances:\n  - name: a\n    addresses: [010.0.0.1]'  | field \"instances[0].addresses\" \"010.0.0.1\" is not an IP address",
         "bad state      | 'instances:\n  - name: a\n    state: off'         | field \"instances[0].state\" must be running or shutdown",
         "wrong type     | 'generate: {count: many}'                          | field \"generate.count\"",
         "duplicate name | 'instances: [{name: a}, {name: a}]'                | instance \"a\" is defined twice",

@@ -1,0 +1,272 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodeutil.PodStatusPatches;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.micrometer.core.instrument.Counter;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Taint-based eviction (node-lifecycle spec §4): a pod on a node with NoExecute taints is deleted
+ * once the least {@code tolerationSeconds} of its matching tolerations has passed, at once when a
+ * taint is not tolerated, never when tolerated without seconds; a pending deletion is cancelled
+ * when the taints go away. Before deleting, the pod gets the {@code DisruptionTarget} condition
+ * (modern upstream).
+ */
+final class NoExecuteTaintManager {
+
+  private static final Logger log = LoggerFactory.getLogger(NoExecuteTaintManager.class);
+  static final String REASON_TAINT_MANAGER_EVICTION = "TaintManagerEviction";
+
+  /** A scheduled (or, with a null future, already executed) deletion. */
+  private record Work(Instant createdAt, ScheduledFuture<?> future) {}
+
+  private final KubernetesClient client;
+  private final SharedIndexInformer<Node> nodes;
+  private final SharedIndexInformer<Pod> pods;
+  private final EventRecorder events;
+  private final InstantSource clock;
+  private final ScheduledExecutorService timers;
+  private final Map<String, List<Taint>> taintedNodes = new ConcurrentHashMap<>();
+  private final Map<String, Work> work = new ConcurrentHashMap<>();
+  private final Counter evictions;
+
+  NoExecuteTaintManager(
+      KubernetesClient client,
+      SharedIndexInformer<Node> nodes,
+      SharedIndexInformer<Pod> pods,
+      EventRecorder events,
+      InstantSource clock,
+      ScheduledExecutorService timers,
+      Counter evictions) {
+    this.client = client;
+    this.nodes = nodes;
+    this.pods = pods;
+    this.events = events;
+    this.clock = clock;
+    this.timers = timers;
+    this.evictions = evictions;
+  }
+
+  static List<Taint> noExecuteTaints(Node node) {
+    if (node.getSpec() == null || node.getSpec().getTaints() == null) {
+      return List.of();
+    }
+    return node.getSpec().getTaints().stream()
+        .filter(t -> WellKnownTaints.EFFECT_NO_EXECUTE.equals(t.getEffect()))
+        .toList();
+  }
+
+  /** Whether a node update matters: its NoExecute taints changed (§4.1). */
+  static boolean noExecuteTaintsChanged(Node previous, Node current) {
+    return !noExecuteTaints(previous).equals(noExecuteTaints(current));
+  }
+
+  /** Whether a pod update matters: its tolerations or node changed (§4.1). */
+  static boolean podChanged(Pod previous, Pod current) {
+    return !Objects.equals(previous.getSpec().getTolerations(), current.getSpec().getTolerations())
+        || !Objects.equals(previous.getSpec().getNodeName(), current.getSpec().getNodeName());
+  }
+
+  /** §4.2 */
+  synchronized void handleNodeUpdate(String nodeName) {
+    Node node = nodes.getStore().getByKey(nodeName);
+    if (node == null) {
+      taintedNodes.remove(nodeName);
+      return;
+    }
+    List<Taint> taints = noExecuteTaints(node);
+    if (taints.isEmpty()) {
+      taintedNodes.remove(nodeName);
+    } else {
+      taintedNodes.put(nodeName, taints);
+    }
+    List<Pod> onNode = pods.getIndexer().byIndex(NodeLifecycleController.PODS_BY_NODE, nodeName);
+    if (onNode.isEmpty()) {
+      return;
+    }
+    Instant now = clock.instant();
+    for (Pod pod : onNode) {
+      if (taints.isEmpty()) {
+        cancel(pod, true);
+      } else {
+        processPodOnNode(pod, taints, now);
+      }
+    }
+  }
+
+  /** §4.3 */
+  synchronized void handlePodUpdate(String podKey) {
+    Pod pod = pods.getStore().getByKey(podKey);
+    if (pod == null) {
+      cancelKey(podKey);
+      return;
+    }
+    String nodeName = pod.getSpec().getNodeName();
+    if (nodeName == null || nodeName.isEmpty()) {
+      return;
+    }
+    List<Taint> taints = taintedNodes.get(nodeName);
+    if (taints == null) {
+      return;
+    }
+    processPodOnNode(pod, taints, clock.instant());
+  }
+
+  /** §4.4 */
+  private void processPodOnNode(Pod pod, List<Taint> taints, Instant now) {
+    if (taints.isEmpty()) {
+      cancel(pod, true);
+      return;
+    }
+    List<Toleration> tolerations =
+        pod.getSpec().getTolerations() == null ? List.of() : pod.getSpec().getTolerations();
+    Optional<List<Toleration>> used = Tolerations.matching(taints, tolerations);
+    if (used.isEmpty()) {
+      cancel(pod, false);
+      schedule(pod, now, now);
+      return;
+    }
+    long seconds = Tolerations.minTolerationSeconds(used.get());
+    if (seconds < 0) {
+      cancel(pod, true);
+      return;
+    }
+    Instant trigger = now.plusSeconds(seconds);
+    String key = Cache.metaNamespaceKeyFunc(pod);
+    Work existing = work.get(key);
+    Instant start = now;
+    if (existing != null) {
+      if (existing.createdAt().plusSeconds(seconds).isBefore(trigger)) {
+        return; // an eviction already scheduled keeps its time
+      }
+      cancel(pod, false);
+      start = existing.createdAt();
+    }
+    schedule(pod, start, start.plusSeconds(seconds));
+  }
+
+  private void schedule(Pod pod, Instant createdAt, Instant fireAt) {
+    String key = Cache.metaNamespaceKeyFunc(pod);
+    if (work.containsKey(key)) {
+      return;
+    }
+    long delayMs = Math.max(0, fireAt.toEpochMilli() - clock.instant().toEpochMilli());
+    ScheduledFuture<?> future =
+        timers.schedule(
+            () -> evict(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+            delayMs,
+            TimeUnit.MILLISECONDS);
+    work.put(key, new Work(createdAt, future));
+  }
+
+  private void cancel(Pod pod, boolean announce) {
+    Work existing = work.remove(Cache.metaNamespaceKeyFunc(pod));
+    if (existing != null
+        && existing.future() != null
+        && existing.future().cancel(false)
+        && announce) {
+      events.normal(
+          pod,
+          REASON_TAINT_MANAGER_EVICTION,
+          "Cancelling deletion of Pod %s/%s"
+              .formatted(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+    }
+  }
+
+  private void cancelKey(String key) {
+    Work existing = work.remove(key);
+    if (existing != null && existing.future() != null) {
+      existing.future().cancel(false);
+    }
+  }
+
+  /** §4.5: mark the pod as a disruption target, record the event, delete it (5 tries). */
+  private void evict(String namespace, String name) {
+    String key = Cache.namespaceKeyFunc(namespace, name);
+    Pod pod = pods.getStore().getByKey(key);
+    if (pod == null) {
+      work.remove(key);
+      return;
+    }
+    events.normal(
+        pod,
+        REASON_TAINT_MANAGER_EVICTION,
+        "Marking for deletion Pod %s/%s".formatted(namespace, name));
+    try {
+      markDisruptionTarget(pod);
+    } catch (KubernetesClientException e) {
+      log.warn("pod {}: could not add the DisruptionTarget condition: {}", key, e.getMessage());
+    }
+    for (int attempt = 1; attempt <= 5; attempt++) {
+      try {
+        client.pods().inNamespace(namespace).withName(name).delete();
+        evictions.increment();
+        synchronized (this) {
+          Work done = work.get(key);
+          if (done != null) {
+            work.put(key, new Work(done.createdAt(), null));
+          }
+        }
+        log.info("evicted pod {} from a node with NoExecute taints", key);
+        return;
+      } catch (KubernetesClientException e) {
+        log.warn("pod {}: delete failed (attempt {}): {}", key, attempt, e.getMessage());
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+    work.remove(key);
+  }
+
+  private void markDisruptionTarget(Pod pod) {
+    List<PodCondition> conditions =
+        new ArrayList<>(
+            pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? List.of()
+                : pod.getStatus().getConditions());
+    conditions.removeIf(c -> "DisruptionTarget".equals(c.getType()));
+    conditions.add(
+        new PodConditionBuilder()
+            .withType("DisruptionTarget")
+            .withStatus(ConditionStatus.TRUE)
+            .withReason("DeletionByTaintManager")
+            .withMessage("Taint manager: deleting due to NoExecute taint")
+            .withLastTransitionTime(clock.instant().toString())
+            .build());
+    PodStatusPatches.patchConditions(client, pod, conditions);
+  }
+
+  /** Whether a deletion of the pod is pending (not yet executed). */
+  boolean isEvictionPending(String podKey) {
+    Work existing = work.get(podKey);
+    return existing != null && existing.future() != null && !existing.future().isDone();
+  }
+}

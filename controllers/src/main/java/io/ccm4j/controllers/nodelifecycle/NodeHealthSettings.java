@@ -1,0 +1,49 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import java.time.Duration;
+
+/**
+ * The node-lifecycle controller's tunables (node-lifecycle spec §1); their defaults are in {@link
+ * #defaults()}.
+ *
+ * @param monitorPeriod how often health is checked ({@code --node-monitor-period})
+ * @param monitorGracePeriod silence after which a node that has reported becomes Unknown ({@code
+ *     --node-monitor-grace-period})
+ * @param startupGracePeriod the same for a node that never reported ({@code
+ *     --node-startup-grace-period})
+ * @param evictionRate NoExecute tainting rate per zone, nodes/s ({@code --node-eviction-rate})
+ * @param secondaryEvictionRate the rate in a partially disrupted large zone ({@code
+ *     --secondary-node-eviction-rate})
+ * @param unhealthyZoneThreshold share of NotReady nodes that makes a zone partially disrupted
+ *     ({@code --unhealthy-zone-threshold})
+ * @param largeClusterSizeThreshold zones with more nodes than this keep the secondary rate when
+ *     partially disrupted, smaller ones stop ({@code --large-cluster-size-threshold})
+ */
+public record NodeHealthSettings(
+    Duration monitorPeriod,
+    Duration monitorGracePeriod,
+    Duration startupGracePeriod,
+    double evictionRate,
+    double secondaryEvictionRate,
+    float unhealthyZoneThreshold,
+    int largeClusterSizeThreshold) {
+
+  public static NodeHealthSettings defaults() {
+    return new NodeHealthSettings(
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(50),
+        Duration.ofSeconds(60),
+        0.1,
+        0.01,
+        0.55f,
+        50);
+  }
+
+  /** The QPS for a zone in a state of a given size (setLimiterInZone). */
+  double rateFor(ZoneState state, int zoneSize) {
+    return switch (state) {
+      case NORMAL, FULL_DISRUPTION, INITIAL -> evictionRate;
+      case PARTIAL_DISRUPTION -> zoneSize > largeClusterSizeThreshold ? secondaryEvictionRate : 0;
+    };
+  }
+}

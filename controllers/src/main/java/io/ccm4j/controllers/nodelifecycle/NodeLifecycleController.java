@@ -1,0 +1,378 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
+import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.NodeChanged;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodBound;
+import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodChanged;
+import io.ccm4j.controllers.nodeutil.NodePatches;
+import io.ccm4j.runtime.controller.Controller;
+import io.ccm4j.runtime.controller.PeriodicPass;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.health.HealthChecks;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-lifecycle controller (spec {@code node-lifecycle.md}): watches heartbeats from each
+ * node's Ready condition and Lease, marks silent nodes Unknown, mirrors conditions as NoSchedule
+ * taints, adds the NoExecute not-ready/unreachable taints at a per-zone rate that slows or stops
+ * when a zone is disrupted, and evicts pods that do not tolerate them.
+ */
+public final class NodeLifecycleController implements Controller {
+
+  private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
+
+  // Event reasons (node-lifecycle spec §6); ZoneStateChanged is ccm4j's own.
+  static final String REASON_REGISTERED_NODE = "RegisteredNode";
+  static final String REASON_REMOVING_NODE = "RemovingNode";
+  static final String REASON_NODE_NOT_READY = "NodeNotReady";
+  static final String REASON_TAINT_ADDED_NO_EXECUTE = "TaintAddedNoExecute";
+  static final String REASON_ZONE_STATE_CHANGED = "ZoneStateChanged";
+
+  static final String PODS_BY_NODE = "byNode";
+  private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
+
+  private final KubernetesClient client;
+  private final NodeHealthSettings settings;
+  private final InstantSource clock;
+  private final EventRecorder events;
+  private final MeterRegistry metrics;
+  private final NodeLifecycleControllerMetrics lifecycleMetrics;
+  private final SharedIndexInformer<Node> nodes;
+  private final SharedIndexInformer<Lease> leases;
+  private final SharedIndexInformer<Pod> pods;
+  private final Map<String, NodeHealth> health = new ConcurrentHashMap<>();
+
+  /** Name → the Node as last seen, for the RemovingNode event once it is gone. */
+  private final Map<String, Node> knownNodes = new ConcurrentHashMap<>();
+
+  /** Nodes with pods whose NotReady mark failed: retried on the next passes. */
+  private final Set<String> podsToRetry = ConcurrentHashMap.newKeySet();
+
+  private final NoExecuteTainting tainting;
+  private final ZoneDisruption disruption;
+  private final WorkQueue<String> noScheduleQueue;
+  private final QueueWorkers<String> noScheduleWorkers;
+  private final WorkQueue<TaintManagerKey> taintManagerQueue;
+  private final QueueWorkers<TaintManagerKey> taintManagerWorkers;
+  private final NoExecuteTaintManager taintManager;
+  private final PodReadiness podReadiness;
+  private final ScheduledExecutorService loops;
+  private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
+
+  public NodeLifecycleController(ControllerContext context) {
+    this(context, context.settings().nodeHealth(), InstantSource.system());
+  }
+
+  NodeLifecycleController(
+      ControllerContext context, NodeHealthSettings settings, InstantSource clock) {
+    this.client = context.client();
+    this.settings = settings;
+    this.clock = clock;
+    this.events = context.eventRecorders().apply(Controllers.NODE_LIFECYCLE.eventSource());
+    this.metrics = context.metrics();
+    this.lifecycleMetrics = new NodeLifecycleControllerMetrics(metrics);
+    this.nodes = SharedInformers.of(context.informers(), Node.class);
+    this.leases = SharedInformers.of(context.informers(), Lease.class);
+    this.pods = SharedInformers.of(context.informers(), Pod.class);
+    pods.addIndexers(
+        Map.of(
+            PODS_BY_NODE,
+            pod ->
+                pod.getSpec() == null || pod.getSpec().getNodeName() == null
+                    ? List.of()
+                    : List.of(pod.getSpec().getNodeName())));
+    this.loops =
+        Executors.newScheduledThreadPool(
+            3, runnable -> Thread.ofPlatform().name("node-lifecycle").unstarted(runnable));
+    this.taintManager =
+        new NoExecuteTaintManager(
+            client, nodes, pods, events, clock, loops, lifecycleMetrics.podDeletions);
+    this.podReadiness = new PodReadiness(client, pods, events, clock, health::get);
+    this.tainting =
+        new NoExecuteTainting(
+            client,
+            nodes,
+            events,
+            clock,
+            lifecycleMetrics,
+            this::zoneState,
+            settings.evictionRate());
+    this.disruption =
+        new ZoneDisruption(settings, tainting, events, clock, lifecycleMetrics, health);
+    this.noScheduleQueue =
+        new WorkQueue<>("node-lifecycle-noschedule", RateLimiters.controllerDefault(), metrics);
+    this.noScheduleWorkers =
+        new QueueWorkers<>(
+            "node-lifecycle-noschedule", noScheduleQueue, this::doNoScheduleTaintingPass, 8);
+    this.taintManagerQueue =
+        new WorkQueue<>("node-lifecycle-taint-manager", RateLimiters.controllerDefault(), metrics);
+    this.taintManagerWorkers =
+        new QueueWorkers<>(
+            "node-lifecycle-taint-manager", taintManagerQueue, this::taintManagerSync, 1);
+    nodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Node node) {
+            noScheduleQueue.add(node.getMetadata().getName());
+            taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+          }
+
+          @Override
+          public void onUpdate(Node previous, Node node) {
+            noScheduleQueue.add(node.getMetadata().getName());
+            if (NoExecuteTaintManager.noExecuteTaintsChanged(previous, node)) {
+              taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+            }
+          }
+
+          @Override
+          public void onDelete(Node node, boolean unknown) {
+            taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+          }
+        });
+    pods.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod) {
+            taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+            if (PodReadiness.nodeName(pod) != null) {
+              taintManagerQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
+            }
+          }
+
+          @Override
+          public void onUpdate(Pod previous, Pod pod) {
+            if (NoExecuteTaintManager.podChanged(previous, pod)) {
+              taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+            }
+            if (PodReadiness.nodeName(pod) != null
+                && !PodReadiness.nodeName(pod).equals(PodReadiness.nodeName(previous))) {
+              taintManagerQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
+            }
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean unknown) {
+            taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+          }
+        });
+  }
+
+  @Override
+  public String name() {
+    return Controllers.NODE_LIFECYCLE.name();
+  }
+
+  @Override
+  public void start() {
+    noScheduleWorkers.start();
+    taintManagerWorkers.start();
+    passes.add(
+        PeriodicPass.withFixedDelay(
+            loops,
+            "node health pass",
+            this::monitorNodeHealth,
+            Duration.ZERO,
+            settings.monitorPeriod()));
+    passes.add(
+        PeriodicPass.withFixedDelay(
+            loops, "NoExecute tainting pass", tainting::runPass, Duration.ZERO, TAINTING_PERIOD));
+  }
+
+  @Override
+  public Optional<String> health() {
+    return HealthChecks.problems(
+        noScheduleWorkers.health(),
+        taintManagerWorkers.health(),
+        HealthChecks.problems(passes.stream().map(PeriodicPass::health).toArray(Optional[]::new)));
+  }
+
+  private void taintManagerSync(TaintManagerKey key) {
+    switch (key) {
+      case NodeChanged changed -> taintManager.handleNodeUpdate(changed.node());
+      case PodChanged changed -> taintManager.handlePodUpdate(changed.pod());
+      case PodBound bound -> podReadiness.podBound(bound.pod());
+    }
+  }
+
+  /** One pass (§2.2); public so a benchmark can time it without the periodic loop. */
+  public synchronized void monitorNodeHealth() {
+    List<Node> all = nodes.getStore().list();
+    Set<String> listed = new HashSet<>();
+    for (Node node : all) {
+      String name = node.getMetadata().getName();
+      listed.add(name);
+      if (knownNodes.put(name, node) == null) {
+        events.normal(
+            node,
+            REASON_REGISTERED_NODE,
+            "Node %s event: Registered Node %s in Controller".formatted(name, name));
+        disruption.addZone(zoneKey(node));
+        tainting.markNodeAsReachableLogged(node);
+      } else if (!disruption.knows(zoneKey(node))) {
+        disruption.addZone(zoneKey(node));
+      }
+    }
+    for (Node gone : new ArrayList<>(knownNodes.values())) {
+      String name = gone.getMetadata().getName();
+      if (!listed.contains(name)) {
+        knownNodes.remove(name);
+        health.remove(name);
+        podsToRetry.remove(name);
+        log.info("Removing Node {} from Controller", name);
+        events.normal(
+            gone,
+            REASON_REMOVING_NODE,
+            "Node %s event: Removing Node %s from Controller".formatted(name, name));
+      }
+    }
+    Map<String, List<NodeCondition>> zoneConditions = new LinkedHashMap<>();
+    Instant now = clock.instant();
+    for (Node node : all) {
+      String name = node.getMetadata().getName();
+      HealthEvaluation.Result result;
+      try {
+        result = evaluateAndWrite(node, now);
+      } catch (KubernetesClientException e) {
+        log.warn(
+            "node {}: cannot update health, skipping - no pods will be evicted: {}",
+            name,
+            e.getMessage());
+        continue;
+      }
+      if (!isExcluded(node)) {
+        zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());
+      }
+      if (result.current() == null) {
+        continue;
+      }
+      try {
+        tainting.process(node, result.observed().getStatus());
+      } catch (KubernetesClientException e) {
+        // One node's taint write (a webhook's 403, a node deleted meanwhile) must not end the
+        // pass: the nodes after it and the zone decisions still need it. Retried next pass.
+        log.warn("node {}: cannot update its NoExecute taints: {}", name, e.getMessage());
+      }
+      boolean becameNotReady =
+          !ConditionStatus.TRUE.equals(result.current().getStatus())
+              && ConditionStatus.TRUE.equals(result.observed().getStatus());
+      if (becameNotReady) {
+        events.normal(
+            node, REASON_NODE_NOT_READY, "Node %s status is now: NodeNotReady".formatted(name));
+      }
+      // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
+      // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
+      if ((becameNotReady
+              || podsToRetry.contains(name)
+                  && !ConditionStatus.TRUE.equals(result.observed().getStatus()))
+          && !podReadiness.markPodsNotReady(name)) {
+        podsToRetry.add(name);
+      } else {
+        podsToRetry.remove(name);
+      }
+    }
+    disruption.handle(zoneConditions, all);
+  }
+
+  private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
+    String name = node.getMetadata().getName();
+    Lease lease =
+        leases
+            .getStore()
+            .getByKey(Cache.namespaceKeyFunc(WellKnownNamespaces.KUBE_NODE_LEASE, name));
+    Instant renew =
+        lease == null || lease.getSpec() == null || lease.getSpec().getRenewTime() == null
+            ? null
+            : lease.getSpec().getRenewTime().toInstant();
+    HealthEvaluation.Result result =
+        HealthEvaluation.evaluate(
+            node,
+            health.get(name),
+            renew,
+            now,
+            settings.monitorGracePeriod(),
+            settings.startupGracePeriod());
+    if (result.conditionsToWrite().isPresent()) {
+      NodePatches.replaceConditions(
+          client, name, node.getMetadata().getResourceVersion(), result.conditionsToWrite().get());
+      log.info(
+          "node {}: no heartbeat for over {} s; conditions set to Unknown",
+          name,
+          result.gracePeriod().toSeconds());
+    }
+    health.put(name, result.health());
+    return result;
+  }
+
+  /** §2.5 A: runs on every node event, not rate limited. */
+  private void doNoScheduleTaintingPass(String name) {
+    Node node = nodes.getStore().getByKey(name);
+    if (node == null) {
+      return;
+    }
+    Set<String> desired = ConditionTaints.desiredKeys(node);
+    NodePatches.updateTaints(
+        client, node, taints -> ConditionTaints.reconcile(taints, desired, clock.instant()));
+  }
+
+  private boolean isExcluded(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    return labels != null && labels.containsKey(WellKnownLabels.EXCLUDE_DISRUPTION);
+  }
+
+  static String zoneKey(Node node) {
+    return ZoneState.zoneKey(node.getMetadata().getLabels());
+  }
+
+  /** For tests: whether a deletion of the pod is pending. */
+  boolean isEvictionPending(String podKey) {
+    return taintManager.isEvictionPending(podKey);
+  }
+
+  /** A zone's state (for the tainting events, and for tests). */
+  ZoneState zoneState(String zoneKey) {
+    return disruption.state(zoneKey);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    loops.shutdownNow();
+    noScheduleWorkers.close();
+    taintManagerWorkers.close();
+    loops.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,123 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.controllers.nodeutil.PodStatusPatches;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-lifecycle controller's pod-readiness job: the pods of a node that is no longer Ready get
+ * their Ready condition set to False (node-lifecycle spec §2.4), and so does a pod bound to such a
+ * node later (§2.6).
+ */
+final class PodReadiness {
+
+  private static final Logger log = LoggerFactory.getLogger(PodReadiness.class);
+
+  private final KubernetesClient client;
+  private final SharedIndexInformer<Pod> pods;
+  private final EventRecorder events;
+  private final InstantSource clock;
+  private final Function<String, NodeHealth> health;
+
+  /**
+   * @param pods indexed by node name ({@link NodeLifecycleController#PODS_BY_NODE})
+   * @param health what the controller last saw of a node, by name; null when unknown
+   */
+  PodReadiness(
+      KubernetesClient client,
+      SharedIndexInformer<Pod> pods,
+      EventRecorder events,
+      InstantSource clock,
+      Function<String, NodeHealth> health) {
+    this.client = client;
+    this.pods = pods;
+    this.events = events;
+    this.clock = clock;
+    this.health = health;
+  }
+
+  /** §2.6: a pod bound to a node the controller knows is not Ready is marked NotReady at once. */
+  void podBound(String podKey) {
+    Pod pod = pods.getStore().getByKey(podKey);
+    if (pod == null || nodeName(pod) == null) {
+      return;
+    }
+    NodeHealth known = health.apply(nodeName(pod));
+    if (known == null || known.savedReady() == null) {
+      return;
+    }
+    if (!ConditionStatus.TRUE.equals(known.savedReady().getStatus()) && !markPodNotReady(pod)) {
+      // Thrown for the queue's retry with backoff.
+      throw new IllegalStateException("pod " + podKey + ": cannot mark it not ready");
+    }
+  }
+
+  /** The pod's node, or null when it is not bound. */
+  static String nodeName(Pod pod) {
+    String name = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    return name == null || name.isEmpty() ? null : name;
+  }
+
+  /**
+   * MarkPodsNotReady (§2.4): every pod on the node. False when a pod could not be marked (the rest
+   * are still tried).
+   */
+  boolean markPodsNotReady(String nodeName) {
+    boolean all = true;
+    for (Pod pod : pods.getIndexer().byIndex(NodeLifecycleController.PODS_BY_NODE, nodeName)) {
+      all &= markPodNotReady(pod);
+    }
+    return all;
+  }
+
+  /** Sets the pod's Ready condition to False (no write when it is False already), with an event. */
+  private boolean markPodNotReady(Pod pod) {
+    List<PodCondition> conditions =
+        pod.getStatus() == null || pod.getStatus().getConditions() == null
+            ? List.of()
+            : pod.getStatus().getConditions();
+    boolean changed = false;
+    List<PodCondition> updated = new ArrayList<>();
+    for (PodCondition condition : conditions) {
+      if ("Ready".equals(condition.getType())
+          && !ConditionStatus.FALSE.equals(condition.getStatus())) {
+        updated.add(
+            new PodConditionBuilder(condition)
+                .withStatus(ConditionStatus.FALSE)
+                .withLastTransitionTime(clock.instant().toString())
+                .build());
+        changed = true;
+      } else {
+        updated.add(condition);
+      }
+    }
+    if (!changed) {
+      return true;
+    }
+    try {
+      PodStatusPatches.patchConditions(client, pod, updated);
+      events.warning(pod, NodeLifecycleController.REASON_NODE_NOT_READY, "Node is not ready");
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true; // the pod is gone
+      }
+      log.warn(
+          "pod {}: cannot mark not ready: {}", Cache.metaNamespaceKeyFunc(pod), e.getMessage());
+      return false;
+    }
+  }
+}

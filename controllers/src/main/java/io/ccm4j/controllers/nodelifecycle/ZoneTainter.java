@@ -1,0 +1,124 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+
+/**
+ * One zone's queue of nodes waiting for their first NoExecute taint, drained at the zone's rate
+ * (node-lifecycle spec §3.5): a token bucket of burst 1 that starts full, a queue ordered by when
+ * each node may be processed, and a set that keeps a processed node from being queued again until
+ * it is removed.
+ */
+final class ZoneTainter {
+
+  /** What processing a node decided. */
+  record Outcome(boolean done, Duration retryAfter) {
+    static final Outcome DONE = new Outcome(true, Duration.ZERO);
+
+    static Outcome retry(Duration after) {
+      return new Outcome(false, after);
+    }
+  }
+
+  @FunctionalInterface
+  interface Processor {
+    Outcome process(String nodeName);
+  }
+
+  private record Entry(String node, Instant processAt) {}
+
+  private final InstantSource clock;
+  private final PriorityQueue<Entry> queue =
+      new PriorityQueue<>((a, b) -> a.processAt().compareTo(b.processAt()));
+  private final Set<String> set = new HashSet<>();
+  private double qps;
+  private double tokens;
+  private Instant last;
+
+  ZoneTainter(double qps, InstantSource clock) {
+    this.clock = clock;
+    this.qps = qps;
+    this.tokens = qps > 0 ? 1 : 0;
+    this.last = clock.instant();
+  }
+
+  /** Queues the node unless it is queued or was processed and not removed since. */
+  synchronized boolean add(String node) {
+    if (!set.add(node)) {
+      return false;
+    }
+    queue.add(new Entry(node, clock.instant()));
+    return true;
+  }
+
+  /** Forgets the node entirely. */
+  synchronized boolean remove(String node) {
+    queue.removeIf(entry -> entry.node().equals(node));
+    return set.remove(node);
+  }
+
+  /**
+   * Processes nodes while the bucket has tokens and the head is due; the token is taken before the
+   * time check, as upstream does.
+   */
+  synchronized void tryProcess(Processor processor) {
+    while (!queue.isEmpty()) {
+      if (!tryAccept()) {
+        return;
+      }
+      Entry head = queue.peek();
+      Instant now = clock.instant();
+      if (now.isBefore(head.processAt())) {
+        return;
+      }
+      Outcome outcome = processor.process(head.node());
+      queue.poll();
+      if (!outcome.done()) {
+        queue.add(new Entry(head.node(), now.plus(outcome.retryAfter()).plusNanos(1)));
+      }
+    }
+  }
+
+  /** Changes the rate; 0 stops the zone. No free token comes with a change (SwapLimiter). */
+  synchronized void setRate(double newQps) {
+    if (newQps == qps) {
+      return;
+    }
+    // A new bucket starts full only if the old one still had a token.
+    boolean hadToken = tryAccept();
+    qps = newQps;
+    last = clock.instant();
+    tokens = hadToken && newQps > 0 ? 1 : 0;
+  }
+
+  synchronized double rate() {
+    return qps;
+  }
+
+  synchronized int size() {
+    return queue.size();
+  }
+
+  synchronized Optional<String> head() {
+    return Optional.ofNullable(queue.peek()).map(Entry::node);
+  }
+
+  private boolean tryAccept() {
+    if (qps <= 0) {
+      return false;
+    }
+    Instant now = clock.instant();
+    tokens = Math.min(1, tokens + Duration.between(last, now).toNanos() / 1e9 * qps);
+    last = now;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    return false;
+  }
+}

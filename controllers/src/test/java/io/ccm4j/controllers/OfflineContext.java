@@ -1,0 +1,22 @@
+package io.ccm4j.controllers;
+
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/**
+ * What a controller is built from, without an API server: enough for the checks its constructor
+ * makes before it touches the cluster (a missing facet, missing settings).
+ */
+public final class OfflineContext {
+
+  private OfflineContext() {}
+
+  public static ControllerContext of(CloudProvider cloud) {
+    return of(cloud, ControllerSettings.defaults());
+  }
+
+  public static ControllerContext of(CloudProvider cloud, ControllerSettings settings) {
+    return new ControllerContext(
+        null, null, cloud, "kubernetes", new SimpleMeterRegistry(), component -> null, settings);
+  }
+}

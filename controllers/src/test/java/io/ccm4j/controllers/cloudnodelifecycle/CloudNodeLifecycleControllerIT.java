@@ -1,0 +1,162 @@
+package io.ccm4j.controllers.cloudnodelifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerHarness;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.provider.sim.SimCloud;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The cloud-node-lifecycle controller (L1–L8) against a real API server and the sim cloud. */
+@WithControlPlane
+class CloudNodeLifecycleControllerIT {
+
+  private static final ControllerSettings FAST =
+      new ControllerSettings(
+          2,
+          0,
+          Duration.ofMinutes(5),
+          Duration.ofMillis(200),
+          1,
+          NodeHealthSettings.defaults(),
+          NetworkSettings.defaults());
+
+  private final KubernetesClient client;
+  private final String prefix = "lc-" + UUID.randomUUID().toString().substring(0, 6) + "-";
+  private KubeletFleet kubelets;
+  private ControllerHarness harness;
+  private SimCloud cloud;
+
+  CloudNodeLifecycleControllerIT(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
+    cloud = SimCloudProviderFactory.fromYaml("generate: {count: 3, prefix: %s}".formatted(prefix));
+    harness = new ControllerHarness(client, cloud, FAST).start(CloudNodeLifecycleController::new);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    harness.close();
+    kubelets.close();
+  }
+
+  private Node node(String name) {
+    return client.nodes().withName(name).get();
+  }
+
+  @Test
+  void L6_aNodeWhoseInstanceIsDeletedWhileNotReadyIsDeleted() {
+    String name = prefix + "0";
+    SimulatedKubelet kubelet = kubelets.register(NodeSpec.named(name));
+    kubelet.setReady(false, "container runtime is down");
+
+    cloud.delete(name);
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> node(name) == null);
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor(name))
+                    .anySatisfy(
+                        event -> {
+                          assertThat(event.getReason()).isEqualTo("DeletingNode");
+                          assertThat(event.getMessage())
+                              .isEqualTo(
+                                  "Deleting node "
+                                      + name
+                                      + " because it does not exist in the cloud provider");
+                        }));
+  }
+
+  @Test
+  void L4_L5_aReadyNodeIsNeverCheckedAndACloudErrorDeletesNothing() {
+    String ready = prefix + "1";
+    String notReady = prefix + "2";
+    kubelets.register(NodeSpec.named(ready));
+    kubelets.register(NodeSpec.named(notReady)).setReady(false, "network down");
+    cloud.delete(ready);
+    cloud.delete(notReady);
+    cloud.setErrorRate(1.0);
+
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> node(ready) != null && node(notReady) != null);
+    assertThat(cloud.calls().getOrDefault("InstanceExists", 0L)).isPositive();
+    assertThat(cloud.calls().get(SimCloud.INJECTED_ERRORS)).isPositive();
+  }
+
+  @Test
+  void L7_L4_aShutDownInstanceGetsTheShutdownTaintAndLosesItWhenReady() {
+    String name = prefix + "0";
+    SimulatedKubelet kubelet = kubelets.register(NodeSpec.named(name));
+    kubelet.setReady(false, "node is shutting down");
+    cloud.shutdown(name);
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () ->
+                Taints.has(
+                    node(name), WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE));
+
+    cloud.start(name);
+    kubelet.setReady(true, "kubelet is posting ready status");
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> !Taints.hasKey(node(name), WellKnownTaints.SHUTDOWN));
+    assertThat(node(name)).as("never deleted").isNotNull();
+  }
+
+  @Test
+  void L3_aNodeWithoutAReadyConditionCountsAsNotReady() {
+    String name = prefix + "2";
+    client
+        .nodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .build())
+        .create();
+    cloud.delete(name);
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> node(name) == null);
+  }
+
+  @Test
+  void L8_aNotReadyNodeWhoseInstanceRunsIsLeftAlone() {
+    String name = prefix + "1";
+    kubelets.register(NodeSpec.named(name)).setReady(false, "kubelet restarting");
+
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> node(name) != null && !Taints.hasKey(node(name), WellKnownTaints.SHUTDOWN));
+    assertThat(cloud.calls().getOrDefault("InstanceShutdown", 0L)).isPositive();
+  }
+}

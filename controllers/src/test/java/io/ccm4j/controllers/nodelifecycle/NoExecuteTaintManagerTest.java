@@ -1,0 +1,275 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.Indexer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which pods the taint manager schedules for deletion, and when (node-lifecycle spec §4), without
+ * an API server: the informers are in-memory stores and deletions are only scheduled, never run.
+ */
+class NoExecuteTaintManagerTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+  private final Map<String, Pod> pods = new LinkedHashMap<>();
+  private final List<String> events = new ArrayList<>();
+  private final RecordingTimers timers = new RecordingTimers();
+  private final NoExecuteTaintManager manager =
+      new NoExecuteTaintManager(
+          null,
+          informer(nodes),
+          informer(pods),
+          new EventRecorder() {
+            @Override
+            public void normal(HasMetadata object, String reason, String message) {
+              events.add(reason + ": " + message);
+            }
+
+            @Override
+            public void warning(HasMetadata object, String reason, String message) {
+              events.add("Warning " + reason + ": " + message);
+            }
+          },
+          () -> NOW,
+          timers,
+          new SimpleMeterRegistry().counter("deletions"));
+
+  @AfterEach
+  void stopTimers() {
+    timers.shutdownNow();
+  }
+
+  /** Records each scheduled deletion's delay; nothing ever runs. */
+  private static final class RecordingTimers extends ScheduledThreadPoolExecutor {
+    final List<Duration> delays = new ArrayList<>();
+
+    RecordingTimers() {
+      super(1);
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      delays.add(Duration.ofMillis(unit.toMillis(delay)));
+      return super.schedule(() -> {}, 1, TimeUnit.DAYS);
+    }
+  }
+
+  /** An informer that is only its store: keys as fabric8's, pods indexed by node name. */
+  @SuppressWarnings("unchecked")
+  private static <T extends HasMetadata> SharedIndexInformer<T> informer(Map<String, T> objects) {
+    Indexer<T> store =
+        (Indexer<T>)
+            Proxy.newProxyInstance(
+                Indexer.class.getClassLoader(),
+                new Class<?>[] {Indexer.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "getByKey" -> objects.get((String) args[0]);
+                      case "list" -> List.copyOf(objects.values());
+                      case "byIndex" ->
+                          objects.values().stream()
+                              .filter(o -> o instanceof Pod pod)
+                              .filter(
+                                  o ->
+                                      Objects.equals(
+                                          ((Pod) o).getSpec().getNodeName(), (String) args[1]))
+                              .toList();
+                      default -> throw new UnsupportedOperationException(method.getName());
+                    });
+    return (SharedIndexInformer<T>)
+        Proxy.newProxyInstance(
+            SharedIndexInformer.class.getClassLoader(),
+            new Class<?>[] {SharedIndexInformer.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "getStore", "getIndexer" -> store;
+                  default -> throw new UnsupportedOperationException(method.getName());
+                });
+  }
+
+  private void node(String name, String... noExecuteTaintKeys) {
+    NodeBuilder builder = new NodeBuilder().withNewMetadata().withName(name).endMetadata();
+    builder.withNewSpec().endSpec();
+    for (String key : noExecuteTaintKeys) {
+      builder
+          .editSpec()
+          .addNewTaint()
+          .withKey(key)
+          .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
+          .endTaint()
+          .endSpec();
+    }
+    nodes.put(name, builder.build());
+  }
+
+  /**
+   * A pod on {@code node}; {@code tolerationSeconds} null: tolerates forever; -1: no toleration.
+   */
+  private String pod(String name, String node, Long tolerationSeconds) {
+    PodBuilder builder =
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace("default")
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName(node)
+            .endSpec();
+    if (tolerationSeconds == null || tolerationSeconds >= 0) {
+      builder
+          .editSpec()
+          .addToTolerations(
+              new TolerationBuilder()
+                  .withKey(WellKnownTaints.NODE_UNREACHABLE)
+                  .withOperator("Exists")
+                  .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
+                  .withTolerationSeconds(tolerationSeconds)
+                  .build())
+          .endSpec();
+    }
+    Pod pod = builder.build();
+    String key = Cache.metaNamespaceKeyFunc(pod);
+    pods.put(key, pod);
+    return key;
+  }
+
+  @Test
+  void aPodThatDoesNotTolerateTheTaintIsDeletedAtOnce() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+
+    manager.handleNodeUpdate("n");
+
+    assertThat(timers.delays).containsExactly(Duration.ZERO);
+    assertThat(manager.isEvictionPending(key)).isTrue();
+  }
+
+  @Test
+  void aPodThatToleratesForSecondsIsDeletedWhenTheyHavePassed() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+
+    manager.handleNodeUpdate("n");
+
+    assertThat(timers.delays).containsExactly(Duration.ofSeconds(300));
+    assertThat(manager.isEvictionPending(key)).isTrue();
+  }
+
+  @Test
+  void aPodThatToleratesForeverStays() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", null);
+
+    manager.handleNodeUpdate("n");
+
+    assertThat(timers.delays).isEmpty();
+    assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  @Test
+  void podsOnUntaintedNodesStay() {
+    node("n");
+    String key = pod("p", "n", -1L);
+
+    manager.handleNodeUpdate("n");
+    manager.handlePodUpdate(key);
+
+    assertThat(timers.delays).isEmpty();
+  }
+
+  @Test
+  void theTaintGoingAwayCancelsThePendingDeletionSayingSo() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    node("n");
+    manager.handleNodeUpdate("n");
+
+    assertThat(manager.isEvictionPending(key)).isFalse();
+    assertThat(events)
+        .containsExactly("TaintManagerEviction: Cancelling deletion of Pod default/p");
+  }
+
+  @Test
+  void aPodArrivingOnATaintedNodeIsScheduledToo() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    manager.handleNodeUpdate("n");
+    String key = pod("late", "n", 30L);
+
+    manager.handlePodUpdate(key);
+
+    assertThat(timers.delays).containsExactly(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void aDeletedPodsPendingDeletionIsDropped() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    pods.remove(key);
+    manager.handlePodUpdate(key);
+
+    assertThat(manager.isEvictionPending(key)).isFalse();
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void onlyNoExecuteTaintsAndTheFieldsThatMatterCountAsChanges() {
+    Node plain = new NodeBuilder().withNewSpec().endSpec().build();
+    Node noSchedule =
+        new NodeBuilder()
+            .withNewSpec()
+            .addNewTaint()
+            .withKey("k")
+            .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+            .endTaint()
+            .endSpec()
+            .build();
+    Node noExecute =
+        new NodeBuilder()
+            .withNewSpec()
+            .addNewTaint()
+            .withKey("k")
+            .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
+            .endTaint()
+            .endSpec()
+            .build();
+    assertThat(NoExecuteTaintManager.noExecuteTaintsChanged(plain, noSchedule)).isFalse();
+    assertThat(NoExecuteTaintManager.noExecuteTaintsChanged(plain, noExecute)).isTrue();
+
+    Pod pod = new PodBuilder().withNewSpec().withNodeName("a").endSpec().build();
+    Pod relabelled =
+        new PodBuilder(pod).withNewMetadata().addToLabels("x", "y").endMetadata().build();
+    Pod moved = new PodBuilder(pod).editSpec().withNodeName("b").endSpec().build();
+    assertThat(NoExecuteTaintManager.podChanged(pod, relabelled)).isFalse();
+    assertThat(NoExecuteTaintManager.podChanged(pod, moved)).isTrue();
+  }
+}

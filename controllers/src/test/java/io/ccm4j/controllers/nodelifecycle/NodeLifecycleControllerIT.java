@@ -1,0 +1,718 @@
+package io.ccm4j.controllers.nodelifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerHarness;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.simulator.kubelet.KubeletFleet;
+import io.ccm4j.simulator.kubelet.NodeSpec;
+import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node-lifecycle controller against a real API server, with simulated kubelets and short
+ * periods.
+ */
+@WithControlPlane
+class NodeLifecycleControllerIT {
+
+  private static final Duration GRACE = Duration.ofSeconds(2);
+
+  private static final NodeHealthSettings FAST =
+      new NodeHealthSettings(
+          Duration.ofMillis(200), GRACE, Duration.ofSeconds(3), 0.5, 0.25, 0.55f, 5);
+
+  private final KubernetesClient client;
+  private final String prefix = "nl-" + UUID.randomUUID().toString().substring(0, 6) + "-";
+  private KubeletFleet kubelets;
+  private ControllerHarness harness;
+  private NodeLifecycleController controller;
+
+  NodeLifecycleControllerIT(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    // The controller judges every node of the cluster: start from none, so zones are this test's.
+    client.nodes().delete();
+    await().atMost(30, TimeUnit.SECONDS).until(() -> client.nodes().list().getItems().isEmpty());
+    kubelets =
+        new KubeletFleet(
+            client, new KubeletFleet.Options(Duration.ofMillis(300), Duration.ofMillis(300), true));
+    ControllerSettings settings =
+        new ControllerSettings(
+            1, 0, Duration.ofMinutes(5), FAST.monitorPeriod(), 1, FAST, NetworkSettings.defaults());
+    harness =
+        new ControllerHarness(client, SimCloudProviderFactory.fromYaml(""), settings)
+            .start(
+                context ->
+                    new NodeLifecycleController(context, FAST, java.time.InstantSource.system()));
+    controller = (NodeLifecycleController) harness.controllers().getFirst();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    harness.close();
+    kubelets.close();
+  }
+
+  private Node node(String name) {
+    return client.nodes().withName(name).get();
+  }
+
+  private String ready(String name) {
+    return NodeConditions.readyStatus(node(name));
+  }
+
+  private boolean hasTaint(String name, String key, String effect) {
+    Node node = node(name);
+    return node != null && Taints.has(node, key, effect);
+  }
+
+  private SimulatedKubelet kubelet(String name, String region, String zone) {
+    return kubelets.register(
+        NodeSpec.named(name)
+            .withLabels(Map.of(WellKnownLabels.REGION, region, WellKnownLabels.ZONE, zone)));
+  }
+
+  @Test
+  void aNodeWithoutHeartbeatsBecomesUnknownOnlyAfterTheGracePeriodAndIsTaintedUnreachable() {
+    String name = prefix + "silent";
+    SimulatedKubelet kubelet = kubelet(name, "r", "a");
+    kubelet(prefix + "peer", "r", "a");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    long stoppedAt = System.nanoTime();
+    kubelet.stopHeartbeats();
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> "Unknown".equals(ready(name)));
+    Duration silence = Duration.ofNanos(System.nanoTime() - stoppedAt);
+
+    assertThat(silence).isGreaterThan(GRACE);
+    NodeCondition readyCondition = NodeConditions.find(node(name), "Ready").orElseThrow();
+    assertThat(readyCondition.getReason()).isEqualTo("NodeStatusUnknown");
+    assertThat(readyCondition.getMessage()).isEqualTo("Kubelet stopped posting node status.");
+    assertThat(node(name).getStatus().getConditions())
+        .filteredOn(
+            c -> List.of("MemoryPressure", "DiskPressure", "PIDPressure").contains(c.getType()))
+        .extracting(NodeCondition::getStatus)
+        .containsOnly("Unknown");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_SCHEDULE)
+                    && hasTaint(
+                        name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE));
+
+    kubelet.resumeHeartbeats();
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                "True".equals(ready(name))
+                    && !Taints.hasKey(node(name), WellKnownTaints.NODE_UNREACHABLE));
+  }
+
+  @Test
+  void aNodeThatNeverReportedBecomesUnknownAfterTheStartupGracePeriod() {
+    String name = prefix + "mute";
+    long created = System.nanoTime();
+    client
+        .nodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .build())
+        .create();
+
+    // No Ready condition at all until the controller writes one.
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> NodeConditions.find(node(name), "Ready").isPresent());
+
+    // Creation timestamps have whole seconds: allow for the truncation.
+    assertThat(Duration.ofNanos(System.nanoTime() - created))
+        .isGreaterThan(FAST.startupGracePeriod().minusSeconds(1));
+    NodeCondition readyCondition = NodeConditions.find(node(name), "Ready").orElseThrow();
+    assertThat(readyCondition.getReason()).isEqualTo("NodeStatusNeverUpdated");
+    assertThat(readyCondition.getMessage()).isEqualTo("Kubelet never posted node status.");
+  }
+
+  @Test
+  void nodesLabelledExcludeDisruptionDoNotCountInTheirZone() {
+    SimulatedKubelet a = kubelet(prefix + "ex-0", "r", "ex");
+    SimulatedKubelet b = kubelet(prefix + "ex-1", "r", "ex");
+    kubelets.register(
+        NodeSpec.named(prefix + "ex-2")
+            .withLabels(
+                Map.of(
+                    WellKnownLabels.REGION,
+                    "r",
+                    WellKnownLabels.ZONE,
+                    "ex",
+                    WellKnownLabels.EXCLUDE_DISRUPTION,
+                    "")));
+    kubelet(prefix + "fine-0", "r", "fine");
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:ex") == ZoneState.NORMAL);
+
+    a.setReady(false, "down");
+    b.setReady(false, "down");
+
+    // The Ready but excluded node does not count: every counted node of the zone is down.
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:ex") == ZoneState.FULL_DISRUPTION);
+    assertThat(controller.zoneState("r:\u0000:fine")).isEqualTo(ZoneState.NORMAL);
+    assertThat(
+            harness.metrics().get("node_collector_zone_size").tag("zone", "r/ex").gauge().value())
+        .isEqualTo(2.0);
+    assertThat(
+            harness
+                .metrics()
+                .get("node_collector_unhealthy_nodes_in_zone")
+                .tag("zone", "r/ex")
+                .gauge()
+                .value())
+        .isEqualTo(2.0);
+  }
+
+  @Test
+  void podsOnANodeTheControllerMarksUnknownAreMarkedNotReady() {
+    String nodeName = prefix + "podready";
+    SimulatedKubelet kubelet = kubelet(nodeName, "r", "g");
+    kubelet(prefix + "podready-peer", "r", "g");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(nodeName)));
+    pod("serving", nodeName);
+    client
+        .pods()
+        .inNamespace(namespace())
+        .withName("serving")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+
+    // Only the controller's own True -> Unknown transition marks pods (a kubelet that reports
+    // NotReady marks its pods itself).
+    kubelet.stopHeartbeats();
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                client
+                    .pods()
+                    .inNamespace(namespace())
+                    .withName("serving")
+                    .get()
+                    .getStatus()
+                    .getConditions()
+                    .stream()
+                    .anyMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus())));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () -> {
+              assertThat(harness.eventsFor("serving"))
+                  .anySatisfy(
+                      e ->
+                          assertThat(e.getReason() + ": " + e.getMessage())
+                              .isEqualTo("NodeNotReady: Node is not ready"));
+              assertThat(harness.eventsFor(nodeName))
+                  .anySatisfy(
+                      e ->
+                          assertThat(e.getMessage())
+                              .isEqualTo("Node " + nodeName + " status is now: NodeNotReady"));
+            });
+  }
+
+  @Test
+  void aPodBoundToANodeKnownToBeNotReadyIsMarkedNotReadyAtOnce() {
+    String nodeName = prefix + "bound";
+    SimulatedKubelet kubelet = kubelet(nodeName, "r", "h");
+    kubelet(prefix + "bound-peer", "r", "h");
+    kubelet.setReady(false, "runtime down");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(
+                    nodeName, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE));
+    // The NoExecute taint comes from the health pass: the controller now knows the node is not
+    // Ready.
+    // An unbound pod that already reports Ready, then bound as the scheduler binds.
+    pod("late", null);
+    client
+        .pods()
+        .inNamespace(namespace())
+        .withName("late")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    client
+        .bindings()
+        .inNamespace(namespace())
+        .resource(
+            new io.fabric8.kubernetes.api.model.BindingBuilder()
+                .withNewMetadata()
+                .withName("late")
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName(nodeName)
+                .endTarget()
+                .build())
+        .create();
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor("late"))
+                    .anySatisfy(
+                        e ->
+                            assertThat(e.getReason() + ": " + e.getMessage())
+                                .isEqualTo("NodeNotReady: Node is not ready")));
+  }
+
+  @Test
+  void noExecuteTaintsLeftFromBeforeARestartAreRemovedFromReadyNodes() {
+    String name = prefix + "restart";
+    kubelet(name, "r", "i");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+    editTaints(name, taints -> taints.add(NoExecuteTainting.UNREACHABLE_NO_EXECUTE));
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                !hasTaint(
+                    name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE));
+  }
+
+  @Test
+  void aRenewedLeaseKeepsANodeWhoseStatusIsStaleHealthy() {
+    String name = prefix + "lease-only";
+    try (KubeletFleet leaseOnly =
+        new KubeletFleet(
+            client, new KubeletFleet.Options(Duration.ofMillis(300), Duration.ofHours(1), true))) {
+      leaseOnly.register(NodeSpec.named(name));
+
+      await()
+          .during(GRACE.multipliedBy(3))
+          .atMost(GRACE.multipliedBy(4))
+          .until(() -> "True".equals(ready(name)));
+    }
+  }
+
+  @Test
+  void notReadyGivesBothNotReadyTaintsAndSilenceSwapsTheNoExecuteOneForUnreachable() {
+    String name = prefix + "nr";
+    SimulatedKubelet kubelet = kubelet(name, "r", "b");
+    kubelet(prefix + "nr-peer", "r", "b");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    kubelet.setReady(false, "container runtime network not ready");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(name, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_SCHEDULE)
+                    && hasTaint(
+                        name, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE));
+
+    kubelet.stopHeartbeats();
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE)
+                    && !hasTaint(
+                        name, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE)
+                    && hasTaint(
+                        name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_SCHEDULE)
+                    && !hasTaint(
+                        name, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_SCHEDULE));
+  }
+
+  @Test
+  void aDeletedNodeIsRemovedWithAnEventAndItsZoneLeavesTheMetrics() {
+    String name = prefix + "leaving";
+    kubelet(name, "r", "alone");
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:alone") == ZoneState.NORMAL);
+    assertThat(harness.metrics().find("node_collector_zone_size").tag("zone", "r/alone").gauge())
+        .isNotNull();
+
+    client.nodes().withName(name).delete();
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor(name))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getReason()).isEqualTo("RemovingNode");
+                          assertThat(e.getMessage())
+                              .isEqualTo(
+                                  "Node %s event: Removing Node %s from Controller"
+                                      .formatted(name, name));
+                        }));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                harness.metrics().find("node_collector_zone_size").tag("zone", "r/alone").gauge()
+                    == null);
+  }
+
+  @Test
+  void conditionsAndCordoningAreMirroredAsNoScheduleTaints() {
+    String name = prefix + "pressure";
+    kubelet(name, "r", "c");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    // A merge patch without resourceVersion: the controller writes taints meanwhile.
+    client
+        .nodes()
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(
+                    name, WellKnownTaints.NODE_UNSCHEDULABLE, WellKnownTaints.EFFECT_NO_SCHEDULE));
+
+    // A merge patch without resourceVersion: the controller writes taints meanwhile.
+    client
+        .nodes()
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":false}}");
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> !Taints.hasKey(node(name), WellKnownTaints.NODE_UNSCHEDULABLE));
+  }
+
+  @Test
+  void aPartiallyDisruptedZoneSlowsToTheSecondaryRateWhenLargeAndStopsWhenSmall() {
+    // Large-cluster threshold 5: a zone of 6 is "large", a zone of 5 is not.
+    List<SimulatedKubelet> large = new ArrayList<>();
+    List<SimulatedKubelet> small = new ArrayList<>();
+    IntStream.range(0, 6).forEach(i -> large.add(kubelet(prefix + "large-" + i, "r", "large")));
+    IntStream.range(0, 5).forEach(i -> small.add(kubelet(prefix + "small-" + i, "r", "small")));
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(
+            () ->
+                controller.zoneState("r:\u0000:large") == ZoneState.NORMAL
+                    && controller.zoneState("r:\u0000:small") == ZoneState.NORMAL);
+
+    large.subList(0, 4).forEach(k -> k.setReady(false, "down"));
+    small.subList(0, 3).forEach(k -> k.setReady(false, "down"));
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                controller.zoneState("r:\u0000:large") == ZoneState.PARTIAL_DISRUPTION
+                    && controller.zoneState("r:\u0000:small") == ZoneState.PARTIAL_DISRUPTION);
+    await("the large zone keeps tainting, slowly")
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> noExecuteTainted(large) >= 3);
+    assertThat(noExecuteTainted(small))
+        .as("the small zone stopped after at most its one initial token")
+        .isLessThanOrEqualTo(1);
+    assertThat(harness.eventsFor("kube-system"))
+        .anySatisfy(
+            e -> assertThat(e.getMessage()).contains("changed from Normal to PartialDisruption"));
+  }
+
+  @Test
+  void aLostZoneIsTaintedAtItsConfiguredRateWhileTheOthersAreHealthy() {
+    List<SimulatedKubelet> lost = new ArrayList<>();
+    IntStream.range(0, 4).forEach(i -> lost.add(kubelet(prefix + "lost-" + i, "r", "lost")));
+    IntStream.range(0, 3).forEach(i -> kubelet(prefix + "ok-" + i, "r", "ok"));
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:lost") == ZoneState.NORMAL);
+
+    lost.forEach(SimulatedKubelet::stopHeartbeats);
+
+    Map<String, Long> taintedAt = new java.util.concurrent.ConcurrentHashMap<>();
+    await()
+        .atMost(40, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              lost.forEach(
+                  k -> {
+                    if (hasTaint(
+                        k.nodeName(),
+                        WellKnownTaints.NODE_UNREACHABLE,
+                        WellKnownTaints.EFFECT_NO_EXECUTE)) {
+                      taintedAt.putIfAbsent(k.nodeName(), System.nanoTime());
+                    }
+                  });
+              return taintedAt.size() == lost.size();
+            });
+    assertThat(controller.zoneState("r:\u0000:lost")).isEqualTo(ZoneState.FULL_DISRUPTION);
+    assertThat(controller.zoneState("r:\u0000:ok")).isEqualTo(ZoneState.NORMAL);
+    List<Long> times = taintedAt.values().stream().sorted().toList();
+    Duration spread = Duration.ofNanos(times.getLast() - times.getFirst());
+    // Four taints at 0.5/s with a burst of one: at least three intervals of 2 s.
+    assertThat(spread).isGreaterThanOrEqualTo(Duration.ofMillis(5500));
+  }
+
+  @Test
+  void whenEveryZoneIsFullyDisruptedNoNodeKeepsANoExecuteTaint() {
+    List<SimulatedKubelet> all = new ArrayList<>();
+    IntStream.range(0, 2).forEach(i -> all.add(kubelet(prefix + "x-" + i, "r", "x")));
+    IntStream.range(0, 2).forEach(i -> all.add(kubelet(prefix + "y-" + i, "r", "y")));
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> controller.zoneState("r:\u0000:x") == ZoneState.NORMAL);
+
+    all.forEach(k -> k.setReady(false, "power outage"));
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                controller.zoneState("r:\u0000:x") == ZoneState.FULL_DISRUPTION
+                    && controller.zoneState("r:\u0000:y") == ZoneState.FULL_DISRUPTION);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> noExecuteTainted(all) == 0);
+    assertThat(all)
+        .allSatisfy(
+            k ->
+                assertThat(
+                        hasTaint(
+                            k.nodeName(),
+                            WellKnownTaints.NODE_NOT_READY,
+                            WellKnownTaints.EFFECT_NO_SCHEDULE))
+                    .isTrue());
+  }
+
+  private long noExecuteTainted(List<SimulatedKubelet> kubelets) {
+    return kubelets.stream()
+        .filter(
+            k ->
+                hasTaint(
+                        k.nodeName(),
+                        WellKnownTaints.NODE_NOT_READY,
+                        WellKnownTaints.EFFECT_NO_EXECUTE)
+                    || hasTaint(
+                        k.nodeName(),
+                        WellKnownTaints.NODE_UNREACHABLE,
+                        WellKnownTaints.EFFECT_NO_EXECUTE))
+        .count();
+  }
+
+  // Taint-based eviction, with a NoExecute taint of the test's own (the apiserver's
+  // DefaultTolerationSeconds admission gives every pod 300 s for not-ready and unreachable).
+
+  private static final String MAINTENANCE = "example.com/maintenance";
+
+  private String namespace() {
+    String namespace = prefix + "pods";
+    if (client.namespaces().withName(namespace).get() == null) {
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+          .create();
+      client
+          .serviceAccounts()
+          .inNamespace(namespace)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
+    }
+    return namespace;
+  }
+
+  private Pod pod(String name, String nodeName, Toleration... tolerations) {
+    return client
+        .pods()
+        .inNamespace(namespace())
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                // No token: nothing runs kube-controller-manager's token controller here.
+                .withAutomountServiceAccountToken(false)
+                .withNodeName(nodeName)
+                .withTolerations(tolerations)
+                .addNewContainer()
+                .withName("app")
+                .withImage("registry.invalid/app:1")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static Toleration maintenance(Long seconds) {
+    return new TolerationBuilder()
+        .withKey(MAINTENANCE)
+        .withOperator("Exists")
+        .withEffect("NoExecute")
+        .withTolerationSeconds(seconds)
+        .build();
+  }
+
+  private void taintForMaintenance(String node, boolean on) {
+    editTaints(
+        node,
+        taints -> {
+          taints.removeIf(t -> MAINTENANCE.equals(t.getKey()));
+          if (on) {
+            taints.add(new TaintBuilder().withKey(MAINTENANCE).withEffect("NoExecute").build());
+          }
+        });
+  }
+
+  /** The controller writes taints too: a 409 is retried on a fresh read, as a user's tool would. */
+  private void editTaints(
+      String node, java.util.function.Consumer<List<io.fabric8.kubernetes.api.model.Taint>> edit) {
+    io.ccm4j.runtime.client.Conflicts.retryOnConflict(
+        io.ccm4j.runtime.client.Conflicts.PATCH_BACKOFF,
+        () ->
+            client
+                .nodes()
+                .withName(node)
+                .edit(
+                    n -> {
+                      List<io.fabric8.kubernetes.api.model.Taint> taints =
+                          new ArrayList<>(Taints.of(n));
+                      edit.accept(taints);
+                      n.getSpec().setTaints(taints);
+                      return n;
+                    }));
+  }
+
+  private boolean markedForDeletion(String pod) {
+    Pod current = client.pods().inNamespace(namespace()).withName(pod).get();
+    return current == null || current.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  @Test
+  void
+      podsAreEvictedAfterTheirLeastTolerationSecondsImmediatelyWithoutOneAndNeverWithAnUnboundedOne() {
+    String nodeName = prefix + "evict";
+    kubelet(nodeName, "r", "e");
+    kubelet(prefix + "evict-peer", "r", "e");
+    pod("three-seconds", nodeName, maintenance(3L));
+    pod("untolerated", nodeName);
+    pod("forever", nodeName, maintenance(null));
+
+    long taintedAt = System.nanoTime();
+    taintForMaintenance(nodeName, true);
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> markedForDeletion("untolerated"));
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> markedForDeletion("three-seconds"));
+    assertThat(Duration.ofNanos(System.nanoTime() - taintedAt))
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+    assertThat(markedForDeletion("forever")).isFalse();
+    Pod evicted = client.pods().inNamespace(namespace()).withName("three-seconds").get();
+    if (evicted != null) {
+      assertThat(evicted.getStatus().getConditions())
+          .anySatisfy(
+              c -> {
+                assertThat(c.getType()).isEqualTo("DisruptionTarget");
+                assertThat(c.getReason()).isEqualTo("DeletionByTaintManager");
+              });
+    }
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor("three-seconds"))
+                    .anySatisfy(
+                        e ->
+                            assertThat(e.getMessage())
+                                .isEqualTo(
+                                    "Marking for deletion Pod " + namespace() + "/three-seconds")));
+  }
+
+  @Test
+  void aTaintRemovedBeforeTheTolerationEndsCancelsTheEviction() {
+    String nodeName = prefix + "cancel";
+    kubelet(nodeName, "r", "f");
+    kubelet(prefix + "cancel-peer", "r", "f");
+    pod("patient", nodeName, maintenance(4L));
+
+    taintForMaintenance(nodeName, true);
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> controller.isEvictionPending(namespace() + "/patient"));
+    taintForMaintenance(nodeName, false);
+
+    await()
+        .during(Duration.ofSeconds(5))
+        .atMost(8, TimeUnit.SECONDS)
+        .until(() -> !markedForDeletion("patient"));
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor("patient"))
+                    .anySatisfy(
+                        e ->
+                            assertThat(e.getMessage())
+                                .isEqualTo(
+                                    "Cancelling deletion of Pod " + namespace() + "/patient")));
+  }
+}

@@ -1,0 +1,242 @@
+package io.ccm4j.runtime.leaderelection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.health.HealthChecks;
+import io.ccm4j.runtime.serving.LocalManagerHttp;
+import io.ccm4j.runtime.serving.ManagementServer;
+import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LeaderElection} against a real API server: the renew deadline enforced when Lease writes
+ * hang, and an elector replaced mid-win. The manager's use of it (handover between processes, exit
+ * on a lost Lease) is app's {@code ManagerLeaderElectionIT}.
+ */
+@WithControlPlane
+class LeaderElectionIT {
+
+  @Test
+  void aStalledRenewLoopGivesUpLeadershipAtTheRenewDeadline(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-stall-" + UUID.randomUUID().toString().substring(0, 8);
+    AtomicBoolean stall = new AtomicBoolean();
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicLong lostAt = new AtomicLong();
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "stalling_" + UUID.randomUUID(),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {}
+
+              @Override
+              public void lostLeadership() {
+                lostAt.compareAndSet(0, System.nanoTime());
+              }
+            },
+            System::nanoTime,
+            lock -> HookedLock.stalling(lock, stall, release));
+    HealthChecks health = new HealthChecks();
+    health.add("leaderElection", election::health);
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            health,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+      HttpClient http = LocalManagerHttp.client();
+      URI healthz = URI.create("https://127.0.0.1:" + server.address().getPort() + "/healthz");
+      election.start();
+      await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+      assertThat(
+              http.send(HttpRequest.newBuilder(healthz).build(), BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+
+      // Every Lease write now hangs, as against an unreachable API server.
+      long stalled = System.nanoTime();
+      stall.set(true);
+
+      await("leadership given up once no renewal succeeded within the renew deadline (2 s)")
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> lostAt.get() != 0);
+      assertThat(election.isLeader()).isFalse();
+      assertThat(Duration.ofNanos(lostAt.get() - stalled))
+          .as(
+              "from the last renewal (at most a retry period, 0.5 s, before the stall), and"
+                  + " before the Lease (3 s) could pass to another instance")
+          .isBetween(Duration.ofMillis(1500), Duration.ofMillis(3500));
+    } finally {
+      release.countDown();
+      election.close();
+    }
+  }
+
+  /**
+   * A candidate's elector wins the Lease in the moment it is replaced (the Lease was deleted, so
+   * the candidate tries again at once): the win of the replaced elector used to start the
+   * controllers and then, as it was cancelled, report leadership lost (the manager exits).
+   */
+  @Test
+  void aLeaseWonWhileTheElectorIsReplacedIsNotReportedLost(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-replaced-" + UUID.randomUUID().toString().substring(0, 8);
+    String identity = "replaced_" + UUID.randomUUID();
+    CountDownLatch created = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger started = new AtomicInteger();
+    AtomicInteger lost = new AtomicInteger();
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                identity,
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(20)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {
+                started.incrementAndGet();
+              }
+
+              @Override
+              public void lostLeadership() {
+                lost.incrementAndGet();
+              }
+            },
+            System::nanoTime,
+            lock -> HookedLock.holdingFirstCreate(lock, created, release));
+    try {
+      election.start();
+      assertThat(created.await(30, TimeUnit.SECONDS)).as("the elector created the Lease").isTrue();
+      // The elector's attempt has written the Lease but not yet returned. Deleting the Lease makes
+      // the candidate replace its elector; the replacement waits for the attempt in progress.
+      client.leases().inNamespace("kube-system").withName(lease).delete();
+      await("the elector is being replaced")
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> threadIsIn("leader-election-timer", "stopLeading"));
+      release.countDown();
+
+      await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+      await("no leadership reported lost")
+          .during(Duration.ofSeconds(3))
+          .atMost(5, TimeUnit.SECONDS)
+          .until(() -> lost.get() == 0 && election.isLeader());
+      assertThat(started.get()).isEqualTo(1);
+      assertThat(
+              client
+                  .leases()
+                  .inNamespace("kube-system")
+                  .withName(lease)
+                  .get()
+                  .getSpec()
+                  .getHolderIdentity())
+          .isEqualTo(identity);
+    } finally {
+      release.countDown();
+      election.close();
+    }
+  }
+
+  private static boolean threadIsIn(String threadName, String method) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(e -> e.getKey().getName().equals(threadName))
+        .flatMap(e -> java.util.Arrays.stream(e.getValue()))
+        .anyMatch(frame -> frame.getMethodName().equals(method));
+  }
+
+  /**
+   * A Lease lock whose writes can be held back, as a hung API call would: {@code beforeUpdate} runs
+   * before each update, {@code afterCreate} after each creation.
+   */
+  private record HookedLock(Lock delegate, Runnable afterCreate, Runnable beforeUpdate)
+      implements Lock {
+
+    /** Blocks every Lease update while {@code stall} is set, until {@code release}. */
+    static HookedLock stalling(Lock delegate, AtomicBoolean stall, CountDownLatch release) {
+      return new HookedLock(delegate, () -> {}, () -> awaitIf(stall.get(), release));
+    }
+
+    /** Holds the first Lease creation back, once written, until {@code release}. */
+    static HookedLock holdingFirstCreate(
+        Lock delegate, CountDownLatch created, CountDownLatch release) {
+      return new HookedLock(
+          delegate,
+          () -> {
+            boolean first = created.getCount() > 0;
+            created.countDown();
+            awaitIf(first, release);
+          },
+          () -> {});
+    }
+
+    private static void awaitIf(boolean condition, CountDownLatch latch) {
+      if (condition) {
+        try {
+          latch.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      return delegate.get(client);
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      delegate.create(client, record);
+      afterCreate.run();
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      beforeUpdate.run();
+      delegate.update(client, record);
+    }
+
+    @Override
+    public String identity() {
+      return delegate.identity();
+    }
+
+    @Override
+    public String describe() {
+      return delegate.describe();
+    }
+  }
+}
