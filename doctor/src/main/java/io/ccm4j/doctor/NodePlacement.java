@@ -28,7 +28,7 @@ final class NodePlacement {
             .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
       return false;
     }
-    List<NodeSelectorTerm> terms = Doctor.requiredNodeSelectorTerms(pod);
+    List<NodeSelectorTerm> terms = PodSpecs.requiredNodeSelectorTerms(pod);
     if (terms.isEmpty()) {
       return true;
     }

@@ -1,0 +1,158 @@
+package io.ccm4j.doctor;
+
+import static io.ccm4j.doctor.PodSpecs.CONTROL_PLANE;
+import static io.ccm4j.doctor.PodSpecs.MASTER;
+import static io.ccm4j.doctor.PodSpecs.NETWORK_UNAVAILABLE;
+import static io.ccm4j.doctor.PodSpecs.UNINITIALIZED;
+import static io.ccm4j.doctor.PodSpecs.affinityOf;
+import static io.ccm4j.doctor.PodSpecs.hasHostnameAntiAffinity;
+import static io.ccm4j.doctor.PodSpecs.mayRunTwo;
+import static io.ccm4j.doctor.PodSpecs.placement;
+import static io.ccm4j.doctor.PodSpecs.requiredNodeSelectorTerms;
+import static io.ccm4j.doctor.PodSpecs.surges;
+import static io.ccm4j.doctor.PodSpecs.tolerates;
+import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
+
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.doctor.PodSpecs.Placement;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStrategyBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Changes a CCM workload in place so that every fixable {@link Rule} passes. */
+final class Fixes {
+
+  private Fixes() {}
+
+  static void fixInPlace(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    boolean scheduled = !workload.bypassesScheduler();
+    if (scheduled && !tolerates(pod, UNINITIALIZED)) {
+      addToleration(pod, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if (!toleratesNotReady(workload)) {
+      addToleration(pod, WellKnownTaints.NODE_NOT_READY, null);
+    }
+    if (scheduled && workload.createsRoutes() && !tolerates(pod, NETWORK_UNAVAILABLE)) {
+      addToleration(
+          pod, WellKnownTaints.NODE_NETWORK_UNAVAILABLE, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    pod.setHostNetwork(true);
+    if (mayRunTwo(workload)) {
+      for (Container container : pod.getContainers()) {
+        if (container.getArgs() != null) {
+          container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
+        }
+        if (container.getCommand() != null) {
+          container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
+        }
+      }
+    }
+    if (!scheduled) {
+      return;
+    }
+    Placement placement = placement(pod);
+    boolean toleratesControlPlane = tolerates(pod, CONTROL_PLANE);
+    if (placement != Placement.CONTROL_PLANE) {
+      placeOnControlPlane(pod);
+    }
+    if (!toleratesControlPlane) {
+      addToleration(pod, WellKnownTaints.CONTROL_PLANE, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if ((placement != Placement.CONTROL_PLANE || !toleratesControlPlane)
+        && !tolerates(pod, MASTER)) {
+      addToleration(pod, WellKnownTaints.MASTER, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if (workload.maxPods() > 1
+        && !(workload.object() instanceof DaemonSet)
+        && !hasHostnameAntiAffinity(pod)
+        && !workload.podLabels().isEmpty()) {
+      // Added to what is there: other anti-affinity terms stay.
+      pod.setAffinity(
+          new AffinityBuilder(affinityOf(pod))
+              .editOrNewPodAntiAffinity()
+              .addToRequiredDuringSchedulingIgnoredDuringExecution(
+                  new PodAffinityTermBuilder()
+                      .withTopologyKey(WellKnownLabels.HOSTNAME)
+                      .withLabelSelector(
+                          new LabelSelectorBuilder().withMatchLabels(workload.podLabels()).build())
+                      .build())
+              .endPodAntiAffinity()
+              .build());
+    }
+    // Host networking (added above if missing) or one pod per node: a surge pod may find no node
+    // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.
+    if (workload.object() instanceof Deployment deployment
+        && surges(deployment.getSpec().getStrategy())) {
+      deployment
+          .getSpec()
+          .setStrategy(
+              new DeploymentStrategyBuilder()
+                  .withType("RollingUpdate")
+                  .withNewRollingUpdate()
+                  .withMaxSurge(new IntOrString(0))
+                  .withMaxUnavailable(new IntOrString(1))
+                  .endRollingUpdate()
+                  .build());
+    }
+  }
+
+  static void addToleration(PodSpec pod, String key, String effect) {
+    List<Toleration> tolerations =
+        new ArrayList<>(pod.getTolerations() == null ? List.of() : pod.getTolerations());
+    tolerations.add(
+        new TolerationBuilder().withKey(key).withOperator("Exists").withEffect(effect).build());
+    pod.setTolerations(tolerations);
+  }
+
+  /**
+   * Requires the control-plane label, in each of the pod's required node terms (ORed; their
+   * expressions ANDed), or in one new term. Not the master label: every cluster since 1.24 has the
+   * control-plane label, and the API server warns about a selector on the master label. A selector
+   * on the master label alone is dropped: the affinity replaces it.
+   */
+  static void placeOnControlPlane(PodSpec pod) {
+    if (pod.getNodeSelector() != null
+        && pod.getNodeSelector().containsKey(WellKnownLabels.ROLE_MASTER)) {
+      Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector());
+      selector.remove(WellKnownLabels.ROLE_MASTER);
+      pod.setNodeSelector(selector.isEmpty() ? null : selector);
+    }
+    List<NodeSelectorTerm> existing = requiredNodeSelectorTerms(pod);
+    List<NodeSelectorTerm> terms = new ArrayList<>();
+    for (NodeSelectorTerm base : existing.isEmpty() ? List.of(new NodeSelectorTerm()) : existing) {
+      terms.add(
+          new NodeSelectorTermBuilder(base)
+              .addToMatchExpressions(
+                  new NodeSelectorRequirementBuilder()
+                      .withKey(WellKnownLabels.ROLE_CONTROL_PLANE)
+                      .withOperator("Exists")
+                      .build())
+              .build());
+    }
+    pod.setAffinity(
+        new AffinityBuilder(affinityOf(pod))
+            .editOrNewNodeAffinity()
+            .editOrNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withNodeSelectorTerms(terms)
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build());
+  }
+}

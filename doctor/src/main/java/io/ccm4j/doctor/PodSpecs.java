@@ -1,0 +1,220 @@
+package io.ccm4j.doctor;
+
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodelifecycle.Tolerations;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodAffinityTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStrategy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a CCM workload's pod spec says: which taints it tolerates, where its node selection lets it
+ * run, whether two of it may run at once. Queries only; {@link Checks} and {@link Fixes} use them.
+ */
+final class PodSpecs {
+
+  private PodSpecs() {}
+
+  static final Taint UNINITIALIZED =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.UNINITIALIZED)
+          .withValue("true")
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+  static final Taint NOT_READY_NO_SCHEDULE =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.NODE_NOT_READY)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+  static final Taint NOT_READY_NO_EXECUTE =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.NODE_NOT_READY)
+          .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
+          .build();
+  static final Taint NETWORK_UNAVAILABLE =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.NODE_NETWORK_UNAVAILABLE)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+  static final Taint CONTROL_PLANE =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.CONTROL_PLANE)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+  static final Taint MASTER =
+      new TaintBuilder()
+          .withKey(WellKnownTaints.MASTER)
+          .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
+          .build();
+
+  /** The labels that mark a control-plane node, either of which places the CCM there. */
+  static final Set<String> CONTROL_PLANE_LABELS =
+      Set.of(WellKnownLabels.ROLE_CONTROL_PLANE, WellKnownLabels.ROLE_MASTER);
+
+  /** Where a pod's node selection lets it run. */
+  enum Placement {
+    CONTROL_PLANE,
+    /** Only nodes with the master label, which kubeadm no longer sets since Kubernetes 1.24. */
+    MASTER_ONLY,
+    ANYWHERE
+  }
+
+  /**
+   * The not-ready taint's effects that matter: NoSchedule when the scheduler places the pod,
+   * NoExecute unless the DaemonSet controller adds that toleration itself; none for a static pod.
+   */
+  static boolean toleratesNotReady(CcmWorkload workload) {
+    return missingNotReadyTolerations(workload).isEmpty();
+  }
+
+  /** The not-ready effects that matter and the pod does not tolerate, each with what it does. */
+  static List<String> missingNotReadyTolerations(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    List<String> missing = new ArrayList<>();
+    if (!workload.bypassesScheduler() && !tolerates(pod, NOT_READY_NO_SCHEDULE)) {
+      missing.add("node.kubernetes.io/not-ready:NoSchedule (keeps it from being scheduled)");
+    }
+    if (!workload.isStaticPod()
+        && !(workload.object() instanceof DaemonSet)
+        && !tolerates(pod, NOT_READY_NO_EXECUTE)) {
+      missing.add("node.kubernetes.io/not-ready:NoExecute (evicts it)");
+    }
+    return missing;
+  }
+
+  static boolean tolerates(PodSpec pod, Taint taint) {
+    List<Toleration> tolerations = pod.getTolerations() == null ? List.of() : pod.getTolerations();
+    return tolerations.stream().anyMatch(t -> Tolerations.tolerates(t, taint));
+  }
+
+  /**
+   * A nodeSelector on a control-plane role label, or a required node affinity each of whose terms
+   * asks for one ({@code Exists} or {@code In}).
+   */
+  static Placement placement(PodSpec pod) {
+    Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
+    if (selector.containsKey(WellKnownLabels.ROLE_CONTROL_PLANE)) {
+      return Placement.CONTROL_PLANE;
+    }
+    if (selector.containsKey(WellKnownLabels.ROLE_MASTER)) {
+      return Placement.MASTER_ONLY;
+    }
+    List<NodeSelectorTerm> terms = requiredNodeSelectorTerms(pod);
+    boolean everyTermOnControlPlane =
+        !terms.isEmpty()
+            && terms.stream()
+                .allMatch(
+                    term ->
+                        term.getMatchExpressions() != null
+                            && term.getMatchExpressions().stream()
+                                .anyMatch(PodSpecs::requiresControlPlaneLabel));
+    return everyTermOnControlPlane ? Placement.CONTROL_PLANE : Placement.ANYWHERE;
+  }
+
+  static boolean requiresControlPlaneLabel(NodeSelectorRequirement requirement) {
+    return CONTROL_PLANE_LABELS.contains(requirement.getKey())
+        && ("Exists".equals(requirement.getOperator()) || "In".equals(requirement.getOperator()));
+  }
+
+  static List<NodeSelectorTerm> requiredNodeSelectorTerms(PodSpec pod) {
+    var affinity = pod.getAffinity();
+    if (affinity == null
+        || affinity.getNodeAffinity() == null
+        || affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null
+        || affinity
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms()
+            == null) {
+      return List.of();
+    }
+    return affinity
+        .getNodeAffinity()
+        .getRequiredDuringSchedulingIgnoredDuringExecution()
+        .getNodeSelectorTerms()
+        .stream()
+        .filter(Objects::nonNull)
+        .toList();
+  }
+
+  static Affinity affinityOf(PodSpec pod) {
+    return pod.getAffinity() == null ? new Affinity() : pod.getAffinity();
+  }
+
+  /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
+  /**
+   * Whether two pods of the workload may run at once: more than one replica, or a Deployment whose
+   * rollout surges (the default RollingUpdate starts the new pod before the old one stops).
+   */
+  static boolean mayRunTwo(CcmWorkload workload) {
+    return workload.maxPods() > 1
+        || (workload.object() instanceof Deployment deployment
+            && surges(deployment.getSpec().getStrategy()));
+  }
+
+  static boolean surges(DeploymentStrategy strategy) {
+    if (strategy == null) {
+      return true;
+    }
+    if ("Recreate".equals(strategy.getType())) {
+      return false;
+    }
+    if (strategy.getRollingUpdate() == null || strategy.getRollingUpdate().getMaxSurge() == null) {
+      return true;
+    }
+    IntOrString maxSurge = strategy.getRollingUpdate().getMaxSurge();
+    return maxSurge.getIntVal() != null
+        ? maxSurge.getIntVal() != 0
+        : !List.of("0", "0%").contains(maxSurge.getStrVal());
+  }
+
+  static boolean hasRequiredHostnameAntiAffinity(PodSpec pod) {
+    return requiredAntiAffinity(pod).stream()
+        .anyMatch(t -> t != null && WellKnownLabels.HOSTNAME.equals(t.getTopologyKey()));
+  }
+
+  static List<PodAffinityTerm> requiredAntiAffinity(PodSpec pod) {
+    var affinity = pod.getAffinity();
+    if (affinity == null
+        || affinity.getPodAntiAffinity() == null
+        || affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+            == null) {
+      return List.of();
+    }
+    return affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+  }
+
+  static boolean hasHostnameAntiAffinity(PodSpec pod) {
+    if (hasRequiredHostnameAntiAffinity(pod)) {
+      return true;
+    }
+    var affinity = pod.getAffinity();
+    if (affinity == null || affinity.getPodAntiAffinity() == null) {
+      return false;
+    }
+    var preferred =
+        affinity.getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution();
+    return preferred != null
+        && preferred.stream()
+            .anyMatch(
+                t ->
+                    t != null
+                        && t.getPodAffinityTerm() != null
+                        && WellKnownLabels.HOSTNAME.equals(
+                            t.getPodAffinityTerm().getTopologyKey()));
+  }
+}
