@@ -15,7 +15,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The side-by-side table and its JSON, from figures made up for the test. */
-class NodeInitCommandTest {
+class NodeInitBenchmarkTest {
 
   private static final Result RESULT =
       new Result(
@@ -77,7 +77,7 @@ class NodeInitCommandTest {
   @Test
   void theTableHasAColumnPerPeerRatiosToTheFloorAndTheTargets() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    NodeInitCommand.print(RESULT, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    RESULT.print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String table = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(table)
@@ -93,7 +93,7 @@ class NodeInitCommandTest {
 
   @Test
   void theJsonHasEveryRunWithNullForFiguresAPeerDoesNotHave() throws Exception {
-    JsonNode json = new ObjectMapper().readTree(NodeInitCommand.toJson(RESULT));
+    JsonNode json = new ObjectMapper().readTree(RESULT.toJson());
 
     assertThat(json.path("kubernetesVersion").asText()).isEqualTo("v1.37.2");
     assertThat(json.path("settings").path("jvmOptions").get(0).asText())
@@ -105,14 +105,5 @@ class NodeInitCommandTest {
     JsonNode ccm4j = json.path("runs").get(2);
     assertThat(ccm4j.path("ratioToFloor").asDouble()).isEqualTo(2.5);
     assertThat(ccm4j.path("cpuMillisPerNode").asDouble()).isEqualTo(5.0);
-  }
-
-  @Test
-  void processStatsReadThisProcess() {
-    long pid = ProcessHandle.current().pid();
-
-    assertThat(ProcessStats.cpuSeconds(pid)).isPositive();
-    assertThat(ProcessStats.peakRssKiB(pid)).isGreaterThan(10_000);
-    assertThat(ProcessStats.cpuSeconds(Long.MAX_VALUE)).isNaN();
   }
 }
