@@ -40,7 +40,8 @@ public final class LabCommand implements Callable<Integer> {
       description =
           "recommended (deploy/), missing-uninitialized-toleration, not-ready-noexecute,"
               + " replicas-without-leader-election, pod-network, control-plane-only-taint, master-only-toleration,"
-              + " network-unavailable-with-routes."
+              + " network-unavailable-with-routes, kubevirt (a tenant cluster on the VMs of an"
+              + " infrastructure cluster, with the kubevirt provider)."
               + " Default: ${DEFAULT-VALUE}.")
   String scenario;
 

@@ -1,7 +1,8 @@
 package io.ccm4j.app;
 
+import io.ccm4j.app.lab.InProcessManager;
+import io.ccm4j.app.lab.KubeVirtInfrastructure;
 import io.ccm4j.app.manager.CloudControllerManager;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -14,9 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
-import picocli.CommandLine;
 
 /**
  * A KubeVirt tenant cluster on two real API servers: the tenant's (whose nodes are simulated
@@ -71,14 +70,7 @@ final class KubeVirtTestbed implements AutoCloseable {
     Path config = temp.resolve("kubevirt-" + UUID.randomUUID() + ".yaml");
     Files.writeString(
         config,
-        """
-        kubeconfig: %s
-        namespace: %s
-        loadBalancer:
-          creationPollInterval: 1
-        %s
-        """
-            .formatted(kubeconfigFile, namespace, extra));
+        KubeVirtInfrastructure.cloudConfig(kubeconfigFile.toString(), namespace) + extra + "\n");
     return config;
   }
 
@@ -104,28 +96,8 @@ final class KubeVirtTestbed implements AutoCloseable {
   }
 
   /** {@code ccm4j run <flags> --leader-elect=false} against {@code client}'s cluster. */
-  CloudControllerManager startManager(KubernetesClient client, String... flags) throws Exception {
-    List<String> args = new ArrayList<>(List.of("run"));
-    args.addAll(List.of(flags));
-    args.add("--leader-elect=false");
-    CommandLine.ParseResult parsed =
-        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
-    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-    CloudControllerManager.Settings settings = run.settings();
-    CloudControllerManager manager =
-        new CloudControllerManager(
-            client,
-            new CloudControllerManager.Settings(
-                settings.cloud(),
-                settings.clusterName(),
-                settings.selection(),
-                settings.controllers(),
-                Optional.empty(),
-                Optional.empty(),
-                settings.servingKeys()),
-            Controllers.ALL,
-            code -> {});
-    manager.start();
+  CloudControllerManager startManager(KubernetesClient client, String... flags) {
+    CloudControllerManager manager = InProcessManager.start(client, flags);
     managers.add(manager);
     return manager;
   }

@@ -7,12 +7,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The bootstrap scenarios the lab runs: the recommended manifests of {@code deploy/} and one
- * manifest per deadlock of the chicken-and-egg post, all in the jar.
+ * The bootstrap scenarios the lab runs: the recommended manifests of {@code deploy/}, one manifest
+ * per deadlock of the chicken-and-egg post, and the recommended Deployment for a KubeVirt tenant
+ * cluster, all in the jar.
  */
 public final class Scenarios {
 
   public static final String RECOMMENDED = "recommended";
+
+  /**
+   * The recommended Deployment with {@code --cloud-provider=kubevirt}: the lab bootstraps a tenant
+   * cluster whose nodes are VMs of an infrastructure cluster.
+   */
+  public static final String KUBEVIRT = "kubevirt";
 
   /** Every scenario name, the recommended one first. */
   public static final List<String> NAMES =
@@ -24,7 +31,8 @@ public final class Scenarios {
           "pod-network",
           "control-plane-only-taint",
           "master-only-toleration",
-          "network-unavailable-with-routes");
+          "network-unavailable-with-routes",
+          KUBEVIRT);
 
   private Scenarios() {}
 

@@ -89,6 +89,29 @@ class HelmChartTest {
                     .containsEntry("app.kubernetes.io/managed-by", "Helm"));
   }
 
+  /**
+   * The lab's kubevirt scenario is what the README's KubeVirt section installs: the chart with the
+   * kubevirt provider, its cloud-config Secret and the VMs' cluster name.
+   */
+  @Test
+  void theKubeVirtScenarioIsTheChartAsTheReadmeInstallsIt() throws Exception {
+    List<ManifestDocument> chart =
+        renderExactly(
+            Map.of(
+                "cloudProvider", "kubevirt",
+                "cloudConfig.secretName", "kubevirt-cloud-config",
+                "clusterName", "kubevirt-lab"));
+    Path scenario = temp.resolve("kubevirt.yaml");
+    Files.writeString(scenario, Scenarios.manifest(Scenarios.KUBEVIRT));
+
+    Map<String, Object> deployment =
+        byKindAndName(chart).entrySet().stream()
+            .filter(e -> e.getKey().startsWith("Deployment/"))
+            .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue()), Map::putAll);
+    assertThat(deployment).isEqualTo(byKindAndName(Manifests.read(List.of(scenario))));
+    assertThat(Doctor.examine(Manifests.read(List.of(scenario)))).isEmpty();
+  }
+
   @Test
   void theDoctorFindsNothingInTheDefaultRendering() throws Exception {
     assertThat(Doctor.examine(render(Map.of()))).isEmpty();

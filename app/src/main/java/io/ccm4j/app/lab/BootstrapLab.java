@@ -37,16 +37,24 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -122,6 +130,12 @@ public final class BootstrapLab {
   private volatile boolean serviceControllerRuns;
   private LocalCloud loadBalancers;
 
+  /** The infrastructure cluster, when the CCM under test runs the kubevirt provider; else null. */
+  private KubeVirtInfrastructure kubevirt;
+
+  /** The files of the Secret volumes the lab mounts for the pods it runs (created when needed). */
+  private Path podFiles;
+
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
@@ -132,6 +146,8 @@ public final class BootstrapLab {
     // control plane: the clock's zero is when the manifests are applied.
     ControlPlaneBinaries binaries = ControlPlaneBinaries.resolve();
     timeline = new Timeline();
+    Optional<KubeVirtInfrastructure.Wanted> kubeVirtWanted =
+        KubeVirtInfrastructure.wantedBy(manifest);
     out.printf(
         "lab: scenario %s: starting Kubernetes %s (kube-apiserver, kube-scheduler,"
             + " kube-controller-manager)%n",
@@ -148,10 +164,17 @@ public final class BootstrapLab {
         LocalCloud local =
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
-                    .formatted(loopback))) {
-      timeline.record(
-          "control plane",
-          "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
+                    .formatted(loopback));
+        KubeVirtInfrastructure infrastructure =
+            kubeVirtWanted.isEmpty()
+                ? null
+                : startInfrastructure(binaries, kubeVirtWanted.get(), controlPlane)) {
+      if (infrastructure == null) {
+        timeline.record(
+            "control plane",
+            "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
+      }
+      kubevirt = infrastructure;
       SimCloud cloud = SimCloudProviderFactory.fromYaml(cloudConfig());
       simCloud = cloud;
       loadBalancers = local;
@@ -188,11 +211,21 @@ public final class BootstrapLab {
         try {
           // The bootstrap starts here: the control plane's start and the kubelets' registration
           // before it are setup, shown at negative times.
+          Optional<Secret> cloudConfig = Optional.ofNullable(kubevirt).map(k -> k.tenantSecret());
           timeline.startBootstrap();
           apply(admin, Scenarios.rbac());
           apply(admin, CNI_DAEMONSET);
+          cloudConfig.ifPresent(
+              secret -> admin.resource(secret).createOr(existing -> existing.update()));
           apply(admin, manifest);
-          timeline.record("manifests", "applied RBAC, the CNI DaemonSet and the CCM manifest");
+          timeline.record(
+              "manifests",
+              cloudConfig
+                  .map(
+                      secret ->
+                          "applied RBAC, the CNI DaemonSet, the Secret kube-system/%s (cloud config, infrastructure kubeconfig) and the CCM manifest"
+                              .formatted(secret.getMetadata().getName()))
+                  .orElse("applied RBAC, the CNI DaemonSet and the CCM manifest"));
           return watch(scenario, admin, kubelets, nodes);
         } finally {
           managers.values().forEach(CloudControllerManager::close);
@@ -201,7 +234,31 @@ public final class BootstrapLab {
           nodeLifecycle.close();
         }
       }
+    } finally {
+      kubevirt = null;
+      deletePodFiles();
     }
+  }
+
+  /**
+   * The infrastructure cluster of a CCM that runs the kubevirt provider, started after the tenant's
+   * control plane: both starts are setup.
+   */
+  private KubeVirtInfrastructure startInfrastructure(
+      ControlPlaneBinaries binaries, KubeVirtInfrastructure.Wanted wanted, LocalControlPlane tenant)
+      throws IOException {
+    timeline.record(
+        "control plane", "ready in %.1f s".formatted(tenant.startTime().toMillis() / 1000.0));
+    out.printf(
+        "lab: tenant cluster: Kubernetes %s ready in %.1f s%n",
+        binaries.version(), tenant.startTime().toMillis() / 1000.0);
+    KubeVirtInfrastructure infrastructure =
+        KubeVirtInfrastructure.start(binaries, wanted, timeline, loopback, out);
+    out.printf(
+        "lab: infrastructure cluster: Kubernetes %s ready in %.1f s; the tenant's nodes are"
+            + " its VMs, its load balancers ccm4j's local cloud%n",
+        binaries.version(), infrastructure.startTime().toMillis() / 1000.0);
+    return infrastructure;
   }
 
   /**
@@ -263,7 +320,7 @@ public final class BootstrapLab {
     for (int i = 0; i < settings.controlPlaneNodes(); i++) {
       String name = "cp-" + i;
       kubelets.register(
-          NodeSpec.named(name)
+          onVm(name, controlPlaneIp(i), false)
               .withNotReady(NETWORK_NOT_READY)
               // as kubeadm labels its control-plane nodes: no load balancer traffic to them
               .withLabels(
@@ -284,12 +341,24 @@ public final class BootstrapLab {
     }
     for (int i = 0; i < settings.workerNodes(); i++) {
       String name = "worker-" + i;
-      kubelets.register(NodeSpec.named(name).withNotReady(NETWORK_NOT_READY));
+      kubelets.register(onVm(name, workerIp(i), true).withNotReady(NETWORK_NOT_READY));
       proxies.start(name, workerIp(i));
       names.add(name);
       timeline.record(name, "kubelet registered (uninitialized, network not ready)");
     }
     return names;
+  }
+
+  /**
+   * A node's kubelet; with the KubeVirt infrastructure, on the node's VM: the VM is started first
+   * and the kubelet's {@code --node-ip} is the address its VMI reports.
+   */
+  private NodeSpec onVm(String name, String ip, boolean worker) {
+    if (kubevirt == null) {
+      return NodeSpec.named(name);
+    }
+    kubevirt.startVm(name, ip, worker, worker ? "u1.small" : "u1.large");
+    return NodeSpec.named(name).withNodeIp(ip);
   }
 
   private static void apply(KubernetesClient admin, String yaml) {
@@ -379,7 +448,13 @@ public final class BootstrapLab {
       timeline.record("traffic", "not checked: no CCM runs the service controller");
       return Optional.empty();
     }
-    LabResult.Traffic traffic = new TrafficCheck(admin, timeline, TRAFFIC_BUDGET).run();
+    LabResult.Traffic traffic =
+        new TrafficCheck(
+                admin,
+                timeline,
+                TRAFFIC_BUDGET,
+                kubevirt == null ? TrafficCheck.Route.LOAD_BALANCER : kubevirt.route())
+            .run();
     out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), traffic.summary());
     return Optional.of(traffic);
   }
@@ -473,7 +548,12 @@ public final class BootstrapLab {
     if (container.isEmpty()) {
       return;
     }
-    List<String> args = managerArguments(name, container.get());
+    Optional<List<String>> mounted =
+        mountSecrets(admin, pod, container.get(), managerArguments(name, container.get()));
+    if (mounted.isEmpty()) {
+      return;
+    }
+    List<String> args = mounted.get();
     CommandLine command = new CommandLine(new Ccm4j());
     CloudControllerManager.Settings parsed;
     boolean asServiceAccounts;
@@ -500,9 +580,19 @@ public final class BootstrapLab {
                         le.renewDeadline(),
                         le.retryPeriod(),
                         le.healthTimeout()));
+    // With the KubeVirt infrastructure, the pod's own provider (kubevirt, from its cloud config);
+    // otherwise the lab's cloud in place of the pod's.
+    boolean ownCloud =
+        kubevirt != null && KubeVirtInfrastructure.PROVIDER.equals(parsed.cloud().providerName());
+    if (ownCloud) {
+      timeline.record(
+          name,
+          "cloud: %s, the infrastructure cluster's namespace %s"
+              .formatted(KubeVirtInfrastructure.PROVIDER, KubeVirtInfrastructure.NAMESPACE));
+    }
     CloudControllerManager.Settings settings =
         new CloudControllerManager.Settings(
-            new LabCloud(simCloud, loadBalancers),
+            ownCloud ? parsed.cloud() : new LabCloud(simCloud, loadBalancers),
             parsed.clusterName(),
             parsed.selection(),
             parsed.controllers(),
@@ -563,6 +653,80 @@ public final class BootstrapLab {
     }
   }
 
+  private static String label(Node node, String key) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    return labels == null ? "none" : labels.getOrDefault(key, "none");
+  }
+
+  /**
+   * The kubelet's part for Secret volumes: the Secret's keys become files of a directory of this
+   * machine, and the container's arguments name that directory instead of the mount path. Empty
+   * when a Secret is missing (the pod does not start).
+   */
+  private Optional<List<String>> mountSecrets(
+      KubernetesClient admin, Pod pod, Container container, List<String> args) {
+    List<String> mounted = new ArrayList<>(args);
+    String podName = pod.getMetadata().getName();
+    List<Volume> volumes =
+        pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
+    List<VolumeMount> mounts =
+        container.getVolumeMounts() == null ? List.of() : container.getVolumeMounts();
+    for (VolumeMount mount : mounts) {
+      Optional<Volume> volume =
+          volumes.stream()
+              .filter(v -> v.getName().equals(mount.getName()) && v.getSecret() != null)
+              .findFirst();
+      if (volume.isEmpty()) {
+        continue;
+      }
+      String secretName = volume.get().getSecret().getSecretName();
+      Secret secret =
+          admin.secrets().inNamespace(pod.getMetadata().getNamespace()).withName(secretName).get();
+      if (secret == null) {
+        timeline.record(
+            podName,
+            "cannot start: Secret %s of volume %s not found"
+                .formatted(secretName, mount.getName()));
+        return Optional.empty();
+      }
+      try {
+        Path dir = podFiles().resolve(podName).resolve(mount.getName());
+        Files.createDirectories(dir);
+        if (secret.getData() != null) {
+          for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
+            Files.write(dir.resolve(entry.getKey()), Base64.getDecoder().decode(entry.getValue()));
+          }
+        }
+        String mountPath = mount.getMountPath().replaceAll("/+$", "");
+        mounted.replaceAll(word -> word.replace(mountPath + "/", dir + "/"));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write the files of Secret " + secretName, e);
+      }
+      timeline.record(
+          podName, "Secret %s mounted at %s".formatted(secretName, mount.getMountPath()));
+    }
+    return Optional.of(mounted);
+  }
+
+  private synchronized Path podFiles() throws IOException {
+    if (podFiles == null) {
+      podFiles = Files.createTempDirectory("ccm4j-lab-pods-");
+    }
+    return podFiles;
+  }
+
+  private synchronized void deletePodFiles() {
+    if (podFiles == null) {
+      return;
+    }
+    try (var paths = Files.walk(podFiles)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory left behind is harmless
+    }
+    podFiles = null;
+  }
+
   /** Records initialisation and leadership; returns how many nodes are Ready. */
   private int trackNodes(KubernetesClient admin, List<String> nodes) {
     int ready = 0;
@@ -574,7 +738,14 @@ public final class BootstrapLab {
       boolean tainted = Taints.hasKey(node, WellKnownTaints.UNINITIALIZED);
       if (!tainted && initialised.add(name)) {
         timeline.record(
-            name, "initialised by the CCM (%s)".formatted(node.getSpec().getProviderID()));
+            name,
+            kubevirt == null
+                ? "initialised by the CCM (%s)".formatted(node.getSpec().getProviderID())
+                : "initialised from its VMI by the CCM (%s, zone %s, region %s)"
+                    .formatted(
+                        node.getSpec().getProviderID(),
+                        label(node, WellKnownLabels.ZONE),
+                        label(node, WellKnownLabels.REGION)));
       }
       boolean isReady =
           node.getStatus().getConditions().stream()

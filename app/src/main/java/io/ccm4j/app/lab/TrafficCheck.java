@@ -28,14 +28,29 @@ final class TrafficCheck {
   private static final String SUBJECT = "traffic";
   private static final Pattern ANSWER = Pattern.compile("node=(\\S+) service=(\\S+)");
 
+  /** What lies between the ingress address and the node that answers, for the summary. */
+  interface Route {
+
+    /** The lab's own {@code local} load balancer, straight to the nodes' kube-proxies. */
+    Route LOAD_BALANCER = node -> "the load balancer";
+
+    /** Called before each request. */
+    default void beforeRequest() {}
+
+    /** The way the last request took to {@code answeringNode}, in words. */
+    String via(String answeringNode);
+  }
+
   private final KubernetesClient admin;
   private final Timeline timeline;
   private final Duration budget;
+  private final Route route;
 
-  TrafficCheck(KubernetesClient admin, Timeline timeline, Duration budget) {
+  TrafficCheck(KubernetesClient admin, Timeline timeline, Duration budget, Route route) {
     this.admin = admin;
     this.timeline = timeline;
     this.budget = budget;
+    this.route = route;
   }
 
   LabResult.Traffic run() throws InterruptedException {
@@ -84,16 +99,22 @@ final class TrafficCheck {
             .build()) {
       while (System.nanoTime() < deadline) {
         try {
+          route.beforeRequest();
           HttpResponse<String> response =
               http.send(
                   HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
                   HttpResponse.BodyHandlers.ofString());
           Matcher answer = ANSWER.matcher(response.body());
           if (response.statusCode() == 200 && answer.find()) {
+            String via = route.via(answer.group(1));
             String summary =
-                "GET %s was answered by node %s (its kube-proxy, for Service %s) through the load balancer"
-                    .formatted(url, answer.group(1), answer.group(2));
-            timeline.record(SUBJECT, "answered by node " + answer.group(1));
+                "GET %s was answered by node %s (its kube-proxy, for Service %s) through %s"
+                    .formatted(url, answer.group(1), answer.group(2), via);
+            timeline.record(
+                SUBJECT,
+                "answered by node "
+                    + answer.group(1)
+                    + (route == Route.LOAD_BALANCER ? "" : ", through " + via));
             return new LabResult.Traffic(true, summary);
           }
           last = "HTTP %d: %s".formatted(response.statusCode(), response.body().strip());

@@ -43,7 +43,8 @@ public final class ForwardingKubeProxy implements AutoCloseable {
 
   private final String nodeName;
   private final InetAddress nodeIp;
-  private final SharedIndexInformer<Service> services;
+  // Set once the informer exists; its first events may arrive before (see the constructor).
+  private volatile SharedIndexInformer<Service> services;
   private final SharedIndexInformer<Pod> pods;
   private final Map<Integer, NodePort> nodePorts = new ConcurrentHashMap<>();
   private final Map<Integer, HealthCheckPort> healthCheckPorts = new ConcurrentHashMap<>();
@@ -85,6 +86,7 @@ public final class ForwardingKubeProxy implements AutoCloseable {
                   }
                 },
                 0);
+    sync(); // the Services whose events came before the informer was assigned
   }
 
   public String nodeName() {
@@ -98,7 +100,7 @@ public final class ForwardingKubeProxy implements AutoCloseable {
 
   /** Listens on exactly the node ports the Services now have. */
   private synchronized void sync() {
-    if (closed) {
+    if (closed || services == null) {
       return;
     }
     Map<Integer, Route> wanted = new HashMap<>();

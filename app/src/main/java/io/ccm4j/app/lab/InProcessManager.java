@@ -1,0 +1,47 @@
+package io.ccm4j.app.lab;
+
+import io.ccm4j.app.Ccm4j;
+import io.ccm4j.app.RunCommand;
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.controllers.Controllers;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine;
+
+/**
+ * {@code ccm4j run <flags> --leader-elect=false}, parsed by the real command line and started in
+ * this process against {@code client}'s cluster, without a serving port: how the KubeVirt lab runs
+ * the infrastructure cluster's own CCM, and how the KubeVirt tests run both clusters' managers.
+ */
+public final class InProcessManager {
+
+  private InProcessManager() {}
+
+  /** Starts the manager; the caller closes it. */
+  public static CloudControllerManager start(KubernetesClient client, String... flags) {
+    List<String> args = new ArrayList<>(List.of("run"));
+    args.addAll(List.of(flags));
+    args.add("--leader-elect=false");
+    CommandLine.ParseResult parsed =
+        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
+    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
+    CloudControllerManager.Settings settings = run.settings();
+    CloudControllerManager manager =
+        new CloudControllerManager(
+            client,
+            new CloudControllerManager.Settings(
+                settings.cloud(),
+                settings.clusterName(),
+                settings.selection(),
+                settings.controllers(),
+                Optional.empty(),
+                Optional.empty(),
+                settings.servingKeys()),
+            Controllers.ALL,
+            code -> {});
+    manager.start();
+    return manager;
+  }
+}
