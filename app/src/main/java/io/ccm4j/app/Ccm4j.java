@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import io.ccm4j.app.lab.LabCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,8 +1,5 @@
-package io.ccm4j.app;
+package io.ccm4j.app.lab;
 
-import io.ccm4j.app.lab.BootstrapLab;
-import io.ccm4j.app.lab.LabReport;
-import io.ccm4j.app.lab.LabResult;
 import io.ccm4j.app.options.GoDurationConverter;
 import io.ccm4j.doctor.Scenarios;
 import java.nio.file.Files;
