@@ -42,11 +42,35 @@ public final class EvictionTimelineBenchmark {
 
   public record Result(
       List<Row> rows,
+      int nodesPerZone,
       double rate,
       Duration grace,
       long tolerationSeconds,
       double minGapSeconds,
-      double meanGapSeconds) {}
+      double meanGapSeconds) {
+
+    /** The timeline as a table; whether no two taints came faster than the rate allows. */
+    public boolean print(PrintStream out) {
+      out.printf(
+          "%neviction-timeline: zone-0 (%d nodes) silent at t=0; grace %ds, rate %s nodes/s, tolerationSeconds %d%n",
+          nodesPerZone, grace.toSeconds(), rate, tolerationSeconds);
+      out.printf(
+          "| %-8s | %-18s | %-22s |%n", "node", "NoExecute taint (s)", "pod marked deleted (s)");
+      out.printf("| %-8s | %-18s | %-22s |%n", "-".repeat(8), "-".repeat(18), "-".repeat(22));
+      for (var row : rows) {
+        out.printf("| %-8s | %18.1f | %22.1f |%n", row.node(), row.taintedAt(), row.podEvictedAt());
+      }
+      double expectedGap = 1 / rate;
+      out.printf(
+          "gap between taints: min %.2f s, mean %.2f s (rate %s/s allows one per %.2f s): %s%n",
+          minGapSeconds,
+          meanGapSeconds,
+          rate,
+          expectedGap,
+          minGapSeconds >= expectedGap * 0.9 ? "within the rate" : "FASTER THAN THE RATE");
+      return minGapSeconds >= expectedGap * 0.9;
+    }
+  }
 
   private final int zones;
   private final int nodesPerZone;
@@ -151,6 +175,7 @@ public final class EvictionTimelineBenchmark {
         }
         return new Result(
             rows,
+            nodesPerZone,
             settings.evictionRate(),
             settings.monitorGracePeriod(),
             tolerationSeconds,

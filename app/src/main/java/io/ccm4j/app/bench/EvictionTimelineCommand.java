@@ -54,24 +54,6 @@ public final class EvictionTimelineCommand implements Callable<Integer> {
     var result =
         new EvictionTimelineBenchmark(3, nodesPerZone, settings, tolerationSeconds, System.out)
             .run();
-    System.out.printf(
-        "%neviction-timeline: zone-0 (%d nodes) silent at t=0; grace %ds, rate %s nodes/s, tolerationSeconds %d%n",
-        nodesPerZone, grace.toSeconds(), rate, tolerationSeconds);
-    System.out.printf(
-        "| %-8s | %-18s | %-22s |%n", "node", "NoExecute taint (s)", "pod marked deleted (s)");
-    System.out.printf("| %-8s | %-18s | %-22s |%n", "-".repeat(8), "-".repeat(18), "-".repeat(22));
-    for (var row : result.rows()) {
-      System.out.printf(
-          "| %-8s | %18.1f | %22.1f |%n", row.node(), row.taintedAt(), row.podEvictedAt());
-    }
-    double expectedGap = 1 / rate;
-    System.out.printf(
-        "gap between taints: min %.2f s, mean %.2f s (rate %s/s allows one per %.2f s): %s%n",
-        result.minGapSeconds(),
-        result.meanGapSeconds(),
-        rate,
-        expectedGap,
-        result.minGapSeconds() >= expectedGap * 0.9 ? "within the rate" : "FASTER THAN THE RATE");
-    return result.minGapSeconds() >= expectedGap * 0.9 ? 0 : 1;
+    return result.print(System.out) ? 0 : 1;
   }
 }

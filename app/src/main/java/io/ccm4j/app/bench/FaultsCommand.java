@@ -83,109 +83,26 @@ public final class FaultsCommand implements Callable<Integer> {
                 .formatted(scenario, String.join(", ", SCENARIOS)));
       }
     }
-    List<String[]> rows = new ArrayList<>();
-    boolean ok = true;
+    List<FaultsBenchmark.Outcome> outcomes = new ArrayList<>();
     for (String scenario : scenarios) {
-      switch (scenario) {
-        case "kube-apiserver", "etcd" -> {
-          var crash = benchmark(2 * nodes).crash(scenario, Duration.ofSeconds(5));
-          ok &= crash.ok();
-          rows.add(
-              row(
-                  scenario + " killed (SIGKILL), back after",
-                  "%.1f s".formatted(crash.outage().toMillis() / 1000.0),
-                  "%d nodes, %d initialised before the kill"
-                      .formatted(crash.nodes(), crash.initialisedBefore())));
-          rows.add(
-              row(
-                  "  all initialised after it was back",
-                  "%.1f s".formatted(crash.recoveredSeconds()),
-                  "%d / %d initialised, %d without provider ID, %.1f s in all"
-                      .formatted(
-                          crash.initialised(),
-                          crash.nodes(),
-                          crash.withoutProviderId(),
-                          crash.totalSeconds())));
-          rows.add(
-              row(
-                  "  InstanceMetadata calls per node",
-                  "%.3f".formatted(crash.metadataCalls() / (double) crash.nodes()),
-                  "%.0f retries; Lease kept: %s".formatted(crash.retries(), crash.leaseKept())));
-        }
-        case "cloud" -> {
-          var faults = benchmark(nodes).cloudFaults(20, 0.3, 0.05, Duration.ofSeconds(2));
-          ok &= faults.ok();
-          rows.add(
-              row(
-                  "cloud fails 30%, hangs 5% (2 s): converged",
-                  "%.1f s".formatted(faults.convergedSeconds()),
-                  "%d NotReady nodes initialised, %d load balancers, %d routes"
-                      .formatted(
-                          faults.initialised(), faults.loadBalancers(), faults.routesThen())));
-          rows.add(
-              row(
-                  "  15 s later",
-                  faults.ok() ? "nothing lost" : "LOST",
-                  "%d nodes, %d routes; %d calls, %d failed, %d hung; Lease kept: %s"
-                      .formatted(
-                          faults.nodesLeft(),
-                          faults.routesAfter(),
-                          faults.calls(),
-                          faults.failed(),
-                          faults.hung(),
-                          faults.leaseKept())));
-        }
-        case "flood" -> {
-          var flood = benchmark(nodes).flood(32, Duration.ofSeconds(60));
-          ok &= flood.ok();
-          rows.add(
-              row(
-                  "flood (32 clients, random paths and tokens)",
-                  "%.0f/s".formatted(flood.requests() / flood.floodSeconds()),
-                  "%.0f s, answers %s".formatted(flood.floodSeconds(), flood.answers())));
-          rows.add(
-              row(
-                  "  %d nodes initialised, quiet / flooded".formatted(flood.nodes()),
-                  "%.2f / %.2f s".formatted(flood.quietSeconds(), flood.floodedSeconds()),
-                  "target: within 10%%: %s"
-                      .formatted(flood.floodedSeconds() <= flood.quietSeconds() * 1.1)));
-          rows.add(
-              row(
-                  "  reviews sent to the API server",
-                  "%.0f".formatted(flood.reviews()),
-                  "bound %.0f; Lease kept: %s".formatted(flood.reviewBound(), flood.leaseKept())));
-        }
-        case "cni" -> {
-          var cni = benchmark(nodes).cniConditions();
-          ok &= cni.ok();
-          rows.add(
-              row(
-                  "CNI marks %d nodes NetworkUnavailable".formatted(cni.nodes()),
-                  "%.1f s".formatted(cni.routedSeconds()),
-                  "until %d / %d written back by the route controller; Lease kept: %s"
-                      .formatted(cni.routed(), cni.nodes(), cni.leaseKept())));
-        }
-        default -> throw new IllegalStateException(scenario);
-      }
+      outcomes.add(
+          switch (scenario) {
+            case "kube-apiserver", "etcd" ->
+                benchmark(2 * nodes).crash(scenario, Duration.ofSeconds(5));
+            case "cloud" -> benchmark(nodes).cloudFaults(20, 0.3, 0.05, Duration.ofSeconds(2));
+            case "flood" -> benchmark(nodes).flood(32, Duration.ofSeconds(60));
+            case "cni" -> benchmark(nodes).cniConditions();
+            default -> throw new IllegalStateException(scenario);
+          });
     }
-    System.out.println();
-    System.out.printf(
-        "faults: kube-api-qps %s, %d workers, leader election 15s/10s/2s, clients per concern%n",
-        kubeApiQps, workers);
-    String format = "| %-46s | %-14s | %s |%n";
-    System.out.printf(format, "fault", "figure", "detail");
-    System.out.printf(format, "-".repeat(46), "-".repeat(14), "---");
-    rows.forEach(row -> System.out.printf(format, (Object[]) row));
-    System.out.println(ok ? "targets met" : "TARGET MISSED");
-    return ok ? 0 : 1;
+    return FaultsBenchmark.print(System.out, settings(nodes), outcomes) ? 0 : 1;
+  }
+
+  private FaultsBenchmark.Settings settings(int nodes) {
+    return new FaultsBenchmark.Settings(nodes, kubeApiQps, workers, timeout);
   }
 
   private FaultsBenchmark benchmark(int nodes) {
-    return new FaultsBenchmark(
-        new FaultsBenchmark.Settings(nodes, kubeApiQps, workers, timeout), System.out);
-  }
-
-  private static String[] row(String fault, String figure, String detail) {
-    return new String[] {fault, figure, detail};
+    return new FaultsBenchmark(settings(nodes), System.out);
   }
 }

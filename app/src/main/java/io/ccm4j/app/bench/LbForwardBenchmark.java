@@ -49,7 +49,8 @@ public final class LbForwardBenchmark {
       int connections,
       int threads,
       Duration warmup,
-      boolean reference) {}
+      boolean reference,
+      double target) {}
 
   /**
    * The same wrk load through HAProxy (TCP mode, round robin, the same backends, no drain): what a
@@ -70,6 +71,7 @@ public final class LbForwardBenchmark {
    * @param detectionMillis from the drain to the load balancer marking the node unhealthy
    */
   public record Result(
+      Settings settings,
       double connectionsPerSecond,
       long requests,
       long errors,
@@ -86,7 +88,86 @@ public final class LbForwardBenchmark {
       double loadBalancerCpuMicrosPerConnection,
       double kubeProxyCpuMicrosPerConnection,
       double wrkCpuMicrosPerConnection,
-      Reference reference) {}
+      Reference reference) {
+
+    /** The figures as a table; whether the target rate was met with no failure. */
+    public boolean print(PrintStream out) {
+      out.printf(
+          "lb-forward: %d backends, wrk -t%d -c%d -d%ds, Connection: close%n",
+          settings.backends(),
+          settings.threads(),
+          settings.connections(),
+          settings.duration().toSeconds());
+      String row = "| %-52s | %24s |%n";
+      out.printf(row, "figure", "value");
+      out.printf(row, "-".repeat(52), "-".repeat(24));
+      out.printf(
+          row, "new connections/s (wrk Requests/sec)", "%.0f".formatted(connectionsPerSecond));
+      out.printf(row, "requests (= connections)", requests);
+      out.printf(row, "failed (socket errors + non-2xx)", errors);
+      out.printf(row, "latency", latency);
+      perBackend.forEach((node, count) -> out.printf(row, "answered by " + node, count));
+      out.printf(row, "drain detected after (ms)", detectionMillis);
+      out.printf(
+          row,
+          "answered by " + drainedNode + " after detection (already on their way)",
+          drainedAfterDetection);
+      out.printf(
+          row,
+          "new connections given to " + drainedNode + " after detection",
+          assignedAfterDetection);
+      out.printf(row, "dropped by the LB (no serving backend)", unserved);
+      out.printf(
+          row,
+          "ceiling: wrk straight at one node port (conn/s)",
+          "%.0f".formatted(directPerSecond));
+      out.printf(
+          row,
+          "CPU per connection: LB + kube-proxies JVM (us)",
+          "%.1f".formatted(jvmCpuMicrosPerConnection));
+      out.printf(
+          row,
+          "  of which the load balancer's event loops (us)",
+          "%.1f".formatted(loadBalancerCpuMicrosPerConnection));
+      out.printf(
+          row,
+          "  of which the kube-proxies' servers (us)",
+          "%.1f".formatted(kubeProxyCpuMicrosPerConnection));
+      out.printf(row, "CPU per connection: wrk (us)", "%.1f".formatted(wrkCpuMicrosPerConnection));
+      out.printf(
+          row,
+          "conn/s per core given to the load balancer alone",
+          "%.0f".formatted(1e6 / loadBalancerCpuMicrosPerConnection));
+      double cores = Runtime.getRuntime().availableProcessors();
+      out.printf(
+          row,
+          "rate %d idle cores could carry (conn/s)".formatted((int) cores),
+          "%.0f".formatted(cores * 1e6 / (jvmCpuMicrosPerConnection + wrkCpuMicrosPerConnection)));
+      if (reference != null) {
+        out.printf(
+            row,
+            "reference: HAProxy, same load and backends (conn/s)",
+            "%.0f".formatted(reference.connectionsPerSecond()));
+        out.printf(row, "reference: HAProxy failed", reference.errors());
+      }
+      boolean fast = connectionsPerSecond >= settings.target();
+      List<String> missed = new ArrayList<>();
+      if (!fast) {
+        missed.add("%.0f%% of the rate".formatted(100 * connectionsPerSecond / settings.target()));
+      }
+      if (errors > 0) {
+        missed.add(errors + " failures: " + errorDetail);
+      }
+      if (assignedAfterDetection > 0) {
+        missed.add("%d new connections to the drained node".formatted(assignedAfterDetection));
+      }
+      out.printf(
+          "target %.0f new connections/s, no failure, none to the drained node: %s%n",
+          settings.target(),
+          missed.isEmpty() ? "met" : "NOT met (" + String.join(", ", missed) + ")");
+      return missed.isEmpty();
+    }
+  }
 
   private static final int NODE_PORT = 30080;
   private static final String LOAD_BALANCER_THREADS = "local-cloud-io-";
@@ -309,6 +390,7 @@ public final class LbForwardBenchmark {
             : "?";
     long count = Math.max(1, Long.parseLong(requests.group(1)));
     return new Result(
+        settings,
         Double.parseDouble(rate.group(1)),
         Long.parseLong(requests.group(1)),
         errors,

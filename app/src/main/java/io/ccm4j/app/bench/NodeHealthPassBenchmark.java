@@ -32,6 +32,12 @@ public final class NodeHealthPassBenchmark {
       Arrays.sort(sorted);
       return NodeInitBenchmark.percentile(sorted, p);
     }
+
+    public void print(PrintStream out) {
+      out.printf(
+          "%nnode-health-pass: %d nodes, %d passes: CPU per pass p50 %.1f ms, p90 %.1f ms, max %.1f ms%n",
+          nodes, passes, percentile(0.5), percentile(0.9), percentile(1.0));
+    }
   }
 
   private final int nodes;

@@ -28,12 +28,7 @@ public final class NodeHealthPassCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    var result = new NodeHealthPassBenchmark(nodes, passes, System.out).run();
-    double[] cpu = result.cpuMillis().clone();
-    java.util.Arrays.sort(cpu);
-    System.out.printf(
-        "%nnode-health-pass: %d nodes, %d passes: CPU per pass p50 %.1f ms, p90 %.1f ms, max %.1f ms%n",
-        nodes, passes, result.percentile(0.5), result.percentile(0.9), cpu[cpu.length - 1]);
+    new NodeHealthPassBenchmark(nodes, passes, System.out).run().print(System.out);
     return 0;
   }
 }

@@ -74,13 +74,77 @@ public final class ServiceFailoverBenchmark {
 
   /** What was measured. */
   public record Result(
-      int services,
+      Settings settings,
       int withIngress,
       double createSeconds,
       double toAllIngressSeconds,
       Map<String, Long> initialCalls,
       Failover ccm4j,
-      Optional<Failover> upstream) {}
+      Optional<Failover> upstream) {
+
+    /** The hand-over as a table; whether the target (no ensure, at most one read) was met. */
+    public boolean print(PrintStream out) {
+      int services = settings.services();
+      out.println();
+      out.printf(
+          "service-failover: %d services, %d nodes, cloud latency %d ms, %d service workers, kube-api-qps %s%n",
+          services,
+          settings.nodes(),
+          settings.cloudLatency().toMillis(),
+          settings.workers(),
+          settings.kubeApiQps());
+      String row = "| %-53s | %12s | %14s |%n";
+      out.printf(row, "figure", "ccm4j", "without record");
+      out.printf(row, "-".repeat(53), "-".repeat(12), "-".repeat(14));
+      out.printf(row, "services with an ingress", withIngress + " / " + services, "");
+      out.printf(row, "creating the services (s)", "%.2f".formatted(createSeconds), "");
+      out.printf(row, "first create → last ingress (s)", "%.2f".formatted(toAllIngressSeconds), "");
+      out.printf(
+          row,
+          "cloud calls per service until then",
+          "%.3f"
+              .formatted(
+                  initialCalls.values().stream().mapToLong(Long::longValue).sum()
+                      / (double) services),
+          "");
+      out.printf(
+          row,
+          "stop → new leader (s)",
+          "%.2f".formatted(ccm4j.toNewLeaderSeconds()),
+          upstream.map(f -> "%.2f".formatted(f.toNewLeaderSeconds())).orElse("-"));
+      out.printf(
+          row,
+          "stop → last cloud call of the new leader (s)",
+          "%.2f".formatted(ccm4j.toSteadySeconds()),
+          upstream.map(f -> "%.2f".formatted(f.toSteadySeconds())).orElse("-"));
+      for (String method :
+          java.util.List.of(
+              "GetLoadBalancer",
+              "EnsureLoadBalancer",
+              "UpdateLoadBalancer",
+              "EnsureLoadBalancerDeleted")) {
+        out.printf(
+            row,
+            method + " per service, hand-over",
+            "%.3f".formatted(ccm4j.perService(method, services)),
+            upstream.map(f -> "%.3f".formatted(f.perService(method, services))).orElse("-"));
+      }
+      out.printf(
+          row,
+          "Service writes per service, hand-over",
+          "%.3f".formatted(ccm4j.apiWrites() / services),
+          upstream.map(f -> "%.3f".formatted(f.apiWrites() / services)).orElse("-"));
+      boolean ok =
+          withIngress == services
+              && ccm4j.perService("GetLoadBalancer", services) <= 1
+              && ccm4j.perService("EnsureLoadBalancer", services) == 0;
+      out.println(
+          ok
+              ? "target met: ≤ 1 read and 0 ensures per unchanged service"
+              : "TARGET MISSED: ≤ 1 read and 0 ensures per unchanged service");
+      return ok;
+    }
+  }
 
   private final Settings settings;
   private final PrintStream out;
@@ -157,13 +221,7 @@ public final class ServiceFailoverBenchmark {
       leader.close();
       clients.forEach(KubernetesClient::close);
       return new Result(
-          settings.services(),
-          withIngress,
-          createSeconds,
-          toAllIngress,
-          initialCalls,
-          ccm4j,
-          upstream);
+          settings, withIngress, createSeconds, toAllIngress, initialCalls, ccm4j, upstream);
     }
   }
 

@@ -92,61 +92,6 @@ public final class ServiceFailoverCommand implements Callable<Integer> {
                 System.out)
             .run();
     System.out.println();
-    System.out.printf(
-        "service-failover: %d services, %d nodes, cloud latency %d ms, %d service workers, kube-api-qps %s%n",
-        services, nodes, cloudLatency.toMillis(), workers, kubeApiQps);
-    String row = "| %-53s | %12s | %14s |%n";
-    System.out.printf(row, "figure", "ccm4j", "without record");
-    System.out.printf(row, "-".repeat(53), "-".repeat(12), "-".repeat(14));
-    System.out.printf(row, "services with an ingress", result.withIngress() + " / " + services, "");
-    System.out.printf(
-        row, "creating the services (s)", "%.2f".formatted(result.createSeconds()), "");
-    System.out.printf(
-        row, "first create → last ingress (s)", "%.2f".formatted(result.toAllIngressSeconds()), "");
-    System.out.printf(
-        row,
-        "cloud calls per service until then",
-        "%.3f"
-            .formatted(
-                result.initialCalls().values().stream().mapToLong(Long::longValue).sum()
-                    / (double) services),
-        "");
-    var upstream = result.upstream();
-    System.out.printf(
-        row,
-        "stop → new leader (s)",
-        "%.2f".formatted(result.ccm4j().toNewLeaderSeconds()),
-        upstream.map(f -> "%.2f".formatted(f.toNewLeaderSeconds())).orElse("-"));
-    System.out.printf(
-        row,
-        "stop → last cloud call of the new leader (s)",
-        "%.2f".formatted(result.ccm4j().toSteadySeconds()),
-        upstream.map(f -> "%.2f".formatted(f.toSteadySeconds())).orElse("-"));
-    for (String method :
-        java.util.List.of(
-            "GetLoadBalancer",
-            "EnsureLoadBalancer",
-            "UpdateLoadBalancer",
-            "EnsureLoadBalancerDeleted")) {
-      System.out.printf(
-          row,
-          method + " per service, hand-over",
-          "%.3f".formatted(result.ccm4j().perService(method, services)),
-          upstream.map(f -> "%.3f".formatted(f.perService(method, services))).orElse("-"));
-    }
-    System.out.printf(
-        row,
-        "Service writes per service, hand-over",
-        "%.3f".formatted(result.ccm4j().apiWrites() / services),
-        upstream.map(f -> "%.3f".formatted(f.apiWrites() / services)).orElse("-"));
-    boolean ok =
-        result.withIngress() == services
-            && result.ccm4j().perService("GetLoadBalancer", services) <= 1
-            && result.ccm4j().perService("EnsureLoadBalancer", services) == 0;
-    System.out.println(
-        ok
-            ? "target met: ≤ 1 read and 0 ensures per unchanged service"
-            : "TARGET MISSED: ≤ 1 read and 0 ensures per unchanged service");
-    return ok ? 0 : 1;
+    return result.print(System.out) ? 0 : 1;
   }
 }
