@@ -101,11 +101,11 @@ class RunCommandTest {
         Arguments.of(
             "route period 0",
             List.of("--cloud-provider=fake", "--route-reconciliation-period=0"),
-            "--route-reconciliation-period must be at least 1ms, got 0ns"),
+            "--route-reconciliation-period must be at least 1ms, got 0s"),
         Arguments.of(
             "route period under a millisecond",
             List.of("--cloud-provider=fake", "--route-reconciliation-period=0.5ms"),
-            "--route-reconciliation-period must be at least 1ms, got 500000ns"),
+            "--route-reconciliation-period must be at least 1ms, got 500µs"),
         Arguments.of(
             "IPv4 mask out of range",
             List.of("--cloud-provider=fake", "--node-cidr-mask-size-ipv4=33"),

@@ -1,5 +1,6 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.time.Duration;
@@ -131,8 +132,7 @@ public final class NetworkOptions {
       // The loop is scheduled in milliseconds: less would be a period of 0, refused at start.
       return Optional.of(
           "--route-reconciliation-period must be at least 1ms, got "
-              + routeReconciliationPeriod.toNanos()
-              + "ns");
+              + GoDurations.format(routeReconciliationPeriod));
     }
     Optional<String> range =
         outOfRange("--node-cidr-mask-size", nodeCidrMaskSize, 128)
