@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,14 +61,8 @@ class KubeVirtInfraRbacIT {
 
   @BeforeAll
   static void startInfrastructureCluster() {
-    infraPlane = LocalControlPlane.builder().start();
-    infra = infraPlane.newClient();
-  }
-
-  @AfterAll
-  static void stopInfrastructureCluster() {
-    infra.close();
-    infraPlane.close();
+    infraPlane = KubeVirtTestbed.infrastructurePlane();
+    infra = KubeVirtTestbed.infrastructureClient();
   }
 
   @BeforeEach

@@ -33,7 +33,6 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,14 +81,8 @@ class KubeVirtLoadBalancerTrafficIT {
 
   @BeforeAll
   static void startInfrastructureCluster() {
-    infraPlane = LocalControlPlane.builder().start();
-    infra = infraPlane.newClient();
-  }
-
-  @AfterAll
-  static void stopInfrastructureCluster() {
-    infra.close();
-    infraPlane.close();
+    infraPlane = KubeVirtTestbed.infrastructurePlane();
+    infra = KubeVirtTestbed.infrastructureClient();
   }
 
   @BeforeEach

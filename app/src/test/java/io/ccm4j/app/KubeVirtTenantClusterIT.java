@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,14 +66,8 @@ class KubeVirtTenantClusterIT {
 
   @BeforeAll
   static void startInfrastructureCluster() {
-    infraPlane = LocalControlPlane.builder().start();
-    infra = infraPlane.newClient();
-  }
-
-  @AfterAll
-  static void stopInfrastructureCluster() {
-    infra.close();
-    infraPlane.close();
+    infraPlane = KubeVirtTestbed.infrastructurePlane();
+    infra = KubeVirtTestbed.infrastructureClient();
   }
 
   @BeforeEach

@@ -25,6 +25,36 @@ import java.util.UUID;
  */
 final class KubeVirtTestbed implements AutoCloseable {
 
+  private static LocalControlPlane sharedInfraPlane;
+  private static KubernetesClient sharedInfra;
+
+  /**
+   * The infrastructure cluster every KubeVirt test class in this JVM shares, started on first use
+   * and stopped when the JVM exits, as {@code @WithControlPlane} shares the tenant's: each testbed
+   * keeps to its own namespace and names.
+   */
+  static synchronized LocalControlPlane infrastructurePlane() {
+    if (sharedInfraPlane == null) {
+      sharedInfraPlane = LocalControlPlane.builder().start();
+      sharedInfra = sharedInfraPlane.newClient();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    sharedInfra.close();
+                    sharedInfraPlane.close();
+                  },
+                  "infrastructure-control-plane-stop"));
+    }
+    return sharedInfraPlane;
+  }
+
+  /** An admin client of {@link #infrastructurePlane()}. */
+  static synchronized KubernetesClient infrastructureClient() {
+    infrastructurePlane();
+    return sharedInfra;
+  }
+
   final LocalControlPlane tenantPlane;
   final KubernetesClient tenant;
   final LocalControlPlane infraPlane;
