@@ -12,11 +12,8 @@ import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.virt.SimulatedVirt;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -143,58 +140,14 @@ class KubeVirtInfraRbacIT {
         .until(() -> hasTaint(tenant.nodes().withName(vm).get(), WellKnownTaints.SHUTDOWN));
 
     // Load balancers (services get, create, update, delete).
-    String shop = "shop-" + bed.id;
-    tenant
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(shop).endMetadata().build())
-        .create();
-    Service web =
-        tenant
-            .services()
-            .inNamespace(shop)
-            .resource(
-                new ServiceBuilder()
-                    .withNewMetadata()
-                    .withName("web")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withType("LoadBalancer")
-                    .addNewPort()
-                    .withProtocol("TCP")
-                    .withPort(80)
-                    .endPort()
-                    .endSpec()
-                    .build())
-            .create();
+    String shop = bed.tenantNamespace();
+    Service web = bed.createLoadBalancer(shop, null, 80, null);
     String infraName = LoadBalancer.defaultName(web);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> infra.services().inNamespace(bed.namespace).withName(infraName).get() != null);
     Service mirrored = infra.services().inNamespace(bed.namespace).withName(infraName).get();
-    mirrored.setStatus(
-        new ServiceStatusBuilder()
-            .withNewLoadBalancer()
-            .addNewIngress()
-            .withIp("192.0.2.77")
-            .endIngress()
-            .endLoadBalancer()
-            .build());
-    infra.services().resource(mirrored).updateStatus();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () ->
-                assertThat(
-                        tenant
-                            .services()
-                            .inNamespace(shop)
-                            .withName("web")
-                            .get()
-                            .getStatus()
-                            .getLoadBalancer()
-                            .getIngress())
-                    .extracting(i -> i.getIp())
-                    .containsExactly("192.0.2.77"));
+    bed.assignIngressAndAwaitCopy(mirrored, shop, "192.0.2.77");
     tenant
         .services()
         .inNamespace(shop)

@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import static io.ccm4j.app.KubeProxyRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,16 +12,9 @@ import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.proxy.ForwardingKubeProxy;
 import io.ccm4j.simulator.proxy.KubeProxyFleet;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,8 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,8 +50,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @WithControlPlane
 class KubeVirtLoadBalancerTrafficIT {
-
-  private static final Pattern ANSWERED_BY = Pattern.compile("node=(\\S+) service=(\\S+)");
 
   private static LocalControlPlane infraPlane;
   private static KubernetesClient infra;
@@ -131,30 +121,8 @@ class KubeVirtLoadBalancerTrafficIT {
     String second = vm(2, infraB);
     startManagers();
 
-    String shop = "shop-" + bed.id;
-    tenant
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(shop).endMetadata().build())
-        .create();
-    Service web =
-        tenant
-            .services()
-            .inNamespace(shop)
-            .resource(
-                new ServiceBuilder()
-                    .withNewMetadata()
-                    .withName("web")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withType("LoadBalancer")
-                    .addNewPort()
-                    .withName("http")
-                    .withProtocol("TCP")
-                    .withPort(8080)
-                    .endPort()
-                    .endSpec()
-                    .build())
-            .create();
+    String shop = bed.tenantNamespace();
+    Service web = bed.createLoadBalancer(shop, "http", 8080, null);
 
     // The infrastructure load balancer's address reaches the tenant Service's status (K49).
     await().atMost(Duration.ofSeconds(90)).until(() -> ingress(shop).isPresent());
@@ -218,30 +186,8 @@ class KubeVirtLoadBalancerTrafficIT {
     String first = vm(1, infraA);
     String second = vm(2, infraB);
     startManagers();
-    String shop = "shop-" + bed.id;
-    tenant
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(shop).endMetadata().build())
-        .create();
-    Service web =
-        tenant
-            .services()
-            .inNamespace(shop)
-            .resource(
-                new ServiceBuilder()
-                    .withNewMetadata()
-                    .withName("web")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withType("LoadBalancer")
-                    .withExternalTrafficPolicy("Cluster")
-                    .addNewPort()
-                    .withProtocol("TCP")
-                    .withPort(8080)
-                    .endPort()
-                    .endSpec()
-                    .build())
-            .create();
+    String shop = bed.tenantNamespace();
+    Service web = bed.createLoadBalancer(shop, null, 8080, "Cluster");
     await().atMost(Duration.ofSeconds(90)).until(() -> ingress(shop).isPresent());
     String address = ingress(shop).orElseThrow();
 
@@ -314,24 +260,5 @@ class KubeVirtLoadBalancerTrafficIT {
       return Optional.empty();
     }
     return Optional.ofNullable(service.getStatus().getLoadBalancer().getIngress().get(0).getIp());
-  }
-
-  /** One HTTP request on a new connection: the answering node and Service, or none. */
-  private static Map<String, String> request(String address, int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(address, port), 2000);
-      socket.setSoTimeout(2000);
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          "GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n"
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = socket.getInputStream();
-      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      Matcher matcher = ANSWERED_BY.matcher(response);
-      return matcher.find() ? Map.of(matcher.group(1), matcher.group(2)) : Map.of();
-    } catch (IOException e) {
-      return Map.of();
-    }
   }
 }

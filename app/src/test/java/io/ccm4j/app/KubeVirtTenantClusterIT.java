@@ -13,14 +13,11 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.virt.SimulatedVirt;
 import io.ccm4j.simulator.virt.VirtualMachineSpec;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
-import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -317,30 +314,8 @@ class KubeVirtTenantClusterIT {
   @Test
   void k40_k52_aLoadBalancerServiceIsMirroredInTheInfrastructureNamespace() throws Exception {
     bed.startManager(bed.cloudConfig(bed.infraAdminKubeconfig(), ""), "service");
-    String shop = "shop-" + bed.id;
-    tenant
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(shop).endMetadata().build())
-        .create();
-    Service created =
-        tenant
-            .services()
-            .inNamespace(shop)
-            .resource(
-                new ServiceBuilder()
-                    .withNewMetadata()
-                    .withName("web")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withType("LoadBalancer")
-                    .addNewPort()
-                    .withName("http")
-                    .withProtocol("TCP")
-                    .withPort(80)
-                    .endPort()
-                    .endSpec()
-                    .build())
-            .create();
+    String shop = bed.tenantNamespace();
+    Service created = bed.createLoadBalancer(shop, "http", 80, null);
     String infraName = LoadBalancer.defaultName(created);
     int nodePort = created.getSpec().getPorts().get(0).getNodePort();
 
@@ -358,30 +333,7 @@ class KubeVirtTenantClusterIT {
         .isEqualTo(nodePort);
 
     // The infrastructure cluster's load balancer assigns an ingress; it is copied back (K49).
-    mirrored.setStatus(
-        new ServiceStatusBuilder()
-            .withNewLoadBalancer()
-            .addNewIngress()
-            .withIp("192.0.2.50")
-            .endIngress()
-            .endLoadBalancer()
-            .build());
-    infra.services().resource(mirrored).updateStatus();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () ->
-                assertThat(
-                        tenant
-                            .services()
-                            .inNamespace(shop)
-                            .withName("web")
-                            .get()
-                            .getStatus()
-                            .getLoadBalancer()
-                            .getIngress())
-                    .extracting(i -> i.getIp())
-                    .containsExactly("192.0.2.50"));
+    bed.assignIngressAndAwaitCopy(mirrored, shop, "192.0.2.50");
 
     // A port added: the infrastructure Service follows (K47, K50).
     tenant

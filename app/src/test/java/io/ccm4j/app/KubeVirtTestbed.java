@@ -1,5 +1,8 @@
 package io.ccm4j.app;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.ccm4j.app.lab.InProcessManager;
 import io.ccm4j.app.lab.KubeVirtInfrastructure;
 import io.ccm4j.app.manager.CloudControllerManager;
@@ -10,9 +13,13 @@ import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.virt.SimulatedVirt;
 import io.ccm4j.simulator.virt.VirtualMachineSpec;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -85,6 +92,76 @@ final class KubeVirtTestbed implements AutoCloseable {
         .create();
     virt = new SimulatedVirt(infra, namespace);
     kubelets = new KubeletFleet(tenant, KubeletFleet.Options.kubeletDefaults());
+  }
+
+  /** A namespace of the tenant cluster for this testbed's workloads. */
+  String tenantNamespace() {
+    String name = "shop-" + id;
+    tenant
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+    return name;
+  }
+
+  /**
+   * Creates the tenant Service {@code namespace/web} of type LoadBalancer with one TCP port.
+   *
+   * @param portName the port's name, or null
+   * @param externalTrafficPolicy or null for the API server's default
+   */
+  Service createLoadBalancer(
+      String namespace, String portName, int port, String externalTrafficPolicy) {
+    return tenant
+        .services()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName("web")
+                .endMetadata()
+                .withNewSpec()
+                .withType("LoadBalancer")
+                .withExternalTrafficPolicy(externalTrafficPolicy)
+                .addNewPort()
+                .withName(portName)
+                .withProtocol("TCP")
+                .withPort(port)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * Plays the infrastructure cluster's load balancer: gives the mirrored Service an ingress, then
+   * waits until the CCM has copied it back to the tenant Service {@code namespace/web} (K49).
+   */
+  void assignIngressAndAwaitCopy(Service mirrored, String namespace, String ip) {
+    mirrored.setStatus(
+        new ServiceStatusBuilder()
+            .withNewLoadBalancer()
+            .addNewIngress()
+            .withIp(ip)
+            .endIngress()
+            .endLoadBalancer()
+            .build());
+    infra.services().resource(mirrored).updateStatus();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        tenant
+                            .services()
+                            .inNamespace(namespace)
+                            .withName("web")
+                            .get()
+                            .getStatus()
+                            .getLoadBalancer()
+                            .getIngress())
+                    .extracting(i -> i.getIp())
+                    .containsExactly(ip));
   }
 
   /** A worker VM on {@code infraNode} and the tenant node its kubelet registers. */

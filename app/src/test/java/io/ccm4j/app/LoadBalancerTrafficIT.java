@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import static io.ccm4j.app.KubeProxyRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,8 +20,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -35,8 +34,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +48,6 @@ import picocli.CommandLine;
  */
 @WithControlPlane
 class LoadBalancerTrafficIT {
-
-  private static final Pattern ANSWERED_BY = Pattern.compile("node=(\\S+) service=(\\S+)");
 
   private final LocalControlPlane controlPlane;
   private final KubernetesClient client;
@@ -314,32 +309,6 @@ class LoadBalancerTrafficIT {
       nodes.addAll(request(address, source, 8080).keySet());
     }
     return nodes;
-  }
-
-  private static Map<String, String> request(String address, int port) {
-    return request(address, null, port);
-  }
-
-  /** One HTTP request on a new connection: the answering node and Service, or none. */
-  private static Map<String, String> request(String address, String source, int port) {
-    try (Socket socket = new Socket()) {
-      if (source != null) {
-        socket.bind(new InetSocketAddress(source, 0));
-      }
-      socket.connect(new InetSocketAddress(address, port), 2000);
-      socket.setSoTimeout(2000);
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          "GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n"
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = socket.getInputStream();
-      String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      Matcher matcher = ANSWERED_BY.matcher(response);
-      return matcher.find() ? Map.of(matcher.group(1), matcher.group(2)) : Map.of();
-    } catch (IOException e) {
-      return Map.of();
-    }
   }
 
   /** One datagram and its answer; empty when none comes within 2 s. */
