@@ -1,39 +1,71 @@
 package io.ccm4j.runtime.client;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
-/** Builds the manager's Kubernetes clients the way upstream configures them (A3). */
+/**
+ * Builds the manager's Kubernetes clients the way upstream configures them (A3).
+ *
+ * <p>All of them share one serialization ({@link #SERIALIZATION}): Jackson's (de)serialisers for
+ * each type are built and compiled once in the process, not once per client. It reads and writes
+ * objects without {@code metadata.managedFields}, as upstream's controller-manager informer factory
+ * trims them (kubernetes#118455): no controller reads them, they are a large part of every Node,
+ * and skipping them while parsing saves building them for every watch event and keeping them in
+ * every cache. An update without them leaves the object's managedFields to the API server, which
+ * takes the live object's when a request carries none and records the writer as usual.
+ */
 public final class KubeClients {
 
   /** Upstream's user agent for the manager's requests. */
   public static final String USER_AGENT = WellKnownComponents.CLOUD_CONTROLLER_MANAGER;
 
+  /** fabric8's serialization, without ObjectMeta's managedFields. */
+  public static final KubernetesSerialization SERIALIZATION =
+      new KubernetesSerialization(
+          new ObjectMapper().addMixIn(ObjectMeta.class, WithoutManagedFields.class), true);
+
   private KubeClients() {}
 
   /** A client throttled to {@code qps} requests a second with bursts of {@code burst}. */
   public static KubernetesClient create(Config config, double qps, int burst) {
-    return create(config, USER_AGENT, qps, burst, null);
+    return create(config, USER_AGENT, qps, burst, null, null);
   }
 
   /**
-   * The same, with the given user agent (set on {@code config}), behind a fence when one is given.
+   * The same, with the given user agent (set on {@code config}), behind a fence when one is given,
+   * on a shared transport when one is given (else a Vert.x of its own).
    */
   public static KubernetesClient create(
-      Config config, String userAgent, double qps, int burst, Fence fence) {
+      Config config,
+      String userAgent,
+      double qps,
+      int burst,
+      Fence fence,
+      SharedTransport transport) {
     config.setUserAgent(userAgent);
     RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
-    return new KubernetesClientBuilder()
-        .withConfig(config)
+    KubernetesClientBuilder builder =
+        new KubernetesClientBuilder().withConfig(config).withKubernetesSerialization(SERIALIZATION);
+    if (transport != null) {
+      builder.withHttpClientFactory(transport.httpClients());
+    }
+    return builder
         .withHttpClientBuilderConsumer(
-            builder -> {
+            http -> {
               if (fence != null) {
-                builder.addOrReplaceInterceptor("fence", fence);
+                http.addOrReplaceInterceptor("fence", fence);
               }
-              builder.addOrReplaceInterceptor("qps", limiter);
+              http.addOrReplaceInterceptor("qps", limiter);
             })
         .build();
   }
+
+  @JsonIgnoreProperties("managedFields")
+  private abstract static class WithoutManagedFields {}
 }

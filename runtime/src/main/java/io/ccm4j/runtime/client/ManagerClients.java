@@ -18,7 +18,8 @@ import java.util.function.Function;
  * reviews: {@link #REVIEW_QPS}), and a user agent naming its concern ({@code
  * cloud-controller-manager/leader-election}, ...), as upstream's {@code AddUserAgent}, so the API
  * server's audit log and its priority and fairness tell them apart. The controllers' clients pass a
- * {@link Fence}, closed when this instance may no longer lead.
+ * {@link Fence}, closed when this instance may no longer lead. The clients {@link #create} makes
+ * share one {@link SharedTransport}.
  */
 public final class ManagerClients implements AutoCloseable {
 
@@ -34,6 +35,7 @@ public final class ManagerClients implements AutoCloseable {
   private final Map<String, KubernetesClient> controllerClients = new LinkedHashMap<>();
   private final List<AutoCloseable> owned = new ArrayList<>();
   private boolean closesControllerClients;
+  private SharedTransport transport;
   private final Fence fence;
 
   private ManagerClients(
@@ -57,13 +59,17 @@ public final class ManagerClients implements AutoCloseable {
    */
   public static ManagerClients create(
       Config config, double qps, int burst, boolean serviceAccountCredentials) {
-    KubernetesClient manager = concern(config, "shared-informers", qps, burst, null);
-    KubernetesClient leaderElection = concern(config, "leader-election", qps, burst, null);
-    KubernetesClient reviews = concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST, null);
+    SharedTransport transport = new SharedTransport();
+    KubernetesClient manager = concern(config, "shared-informers", qps, burst, null, transport);
+    KubernetesClient leaderElection =
+        concern(config, "leader-election", qps, burst, null, transport);
+    KubernetesClient reviews =
+        concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST, null, transport);
     ManagerClients clients;
     Fence fence = new Fence();
     if (serviceAccountCredentials) {
-      ServiceAccountClients accounts = new ServiceAccountClients(manager, qps, burst, fence);
+      ServiceAccountClients accounts =
+          new ServiceAccountClients(manager, qps, burst, fence, transport);
       clients =
           new ManagerClients(manager, leaderElection, reviews, accounts::forController, fence);
       clients.owned.add(accounts);
@@ -73,11 +79,13 @@ public final class ManagerClients implements AutoCloseable {
               manager,
               leaderElection,
               reviews,
-              name -> concern(config, name, qps, burst, fence),
+              name -> concern(config, name, qps, burst, fence, transport),
               fence);
       clients.closesControllerClients = true;
     }
+    // Closed in this order, the transport after every client on it (the controllers' go first).
     clients.owned.addAll(List.of(manager, leaderElection, reviews));
+    clients.transport = transport;
     return clients;
   }
 
@@ -103,13 +111,19 @@ public final class ManagerClients implements AutoCloseable {
    * copied, not changed.
    */
   private static KubernetesClient concern(
-      Config config, String concern, double qps, int burst, Fence fence) {
+      Config config,
+      String concern,
+      double qps,
+      int burst,
+      Fence fence,
+      SharedTransport transport) {
     return KubeClients.create(
         new ConfigBuilder(config).build(),
         KubeClients.USER_AGENT + "/" + concern,
         qps,
         burst,
-        fence);
+        fence,
+        transport);
   }
 
   /**
@@ -165,5 +179,9 @@ public final class ManagerClients implements AutoCloseable {
       }
     }
     owned.clear();
+    if (transport != null) {
+      transport.close();
+      transport = null;
+    }
   }
 }

@@ -33,23 +33,27 @@ public final class ServiceAccountClients implements AutoCloseable {
   private final int burst;
   private final Map<String, KubernetesClient> clients = new LinkedHashMap<>();
   private final Fence fence;
+  private final SharedTransport transport;
 
   /**
    * @param root the manager's own client: it creates the ServiceAccounts and requests their tokens
    * @param qps the rate limit of each controller's client, as the manager's
    */
   public ServiceAccountClients(KubernetesClient root, double qps, int burst) {
-    this(root, qps, burst, null);
+    this(root, qps, burst, null, null);
   }
 
   /**
    * @param fence what the controllers' requests pass, or null
+   * @param transport what the controllers' clients are built on, or null for their own
    */
-  public ServiceAccountClients(KubernetesClient root, double qps, int burst, Fence fence) {
+  public ServiceAccountClients(
+      KubernetesClient root, double qps, int burst, Fence fence, SharedTransport transport) {
     this.root = root;
     this.qps = qps;
     this.burst = burst;
     this.fence = fence;
+    this.transport = transport;
   }
 
   /**
@@ -81,7 +85,7 @@ public final class ServiceAccountClients implements AutoCloseable {
     config.setOauthTokenProvider(new RenewedToken(serviceAccount));
     KubernetesClient client =
         KubeClients.create(
-            config, KubeClients.USER_AGENT + "/" + serviceAccount, qps, burst, fence);
+            config, KubeClients.USER_AGENT + "/" + serviceAccount, qps, burst, fence, transport);
     clients.put(serviceAccount, client);
     log.info("controller credentials: ServiceAccount {}/{}", NAMESPACE, serviceAccount);
     return client;

@@ -1,0 +1,42 @@
+package io.ccm4j.runtime.client;
+
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.file.FileSystemOptions;
+
+/**
+ * One Vert.x for several API clients, as client-go's clientsets share one process's transport: its
+ * event loops, timers and buffer pools once, rather than a set for every client (fabric8 gives each
+ * client a Vert.x of its own). Each client keeps its own connections, rate limiter and
+ * interceptors. Close it after the clients built on it.
+ */
+public final class SharedTransport implements AutoCloseable {
+
+  private final Vertx vertx;
+  private final VertxHttpClientFactory httpClients;
+
+  public SharedTransport() {
+    // As fabric8 makes its own: daemon threads, no file caching or class-path lookups.
+    vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setUseDaemonThread(true)
+                .setFileSystemOptions(
+                    new FileSystemOptions()
+                        .setFileCachingEnabled(false)
+                        .setClassPathResolvingEnabled(false)));
+    httpClients = new VertxHttpClientFactory(vertx);
+  }
+
+  /** The HTTP client factory to build the sharing clients with. */
+  public HttpClient.Factory httpClients() {
+    return httpClients;
+  }
+
+  @Override
+  public void close() {
+    vertx.close();
+  }
+}
