@@ -75,7 +75,9 @@ class ContainerImageIT {
     config.at("/config/Entrypoint").forEach(part -> command.add(part.asText()));
     assertThat(command)
         .as("out of memory, the process ends and a standby leads")
-        .contains("-XX:+ExitOnOutOfMemoryError");
+        .contains("-XX:+ExitOnOutOfMemoryError")
+        .as("the manager's JVM options, the file ./ccm4j run reads too (java fails without it)")
+        .contains("@/app/resources/ccm4j-run.jvmoptions");
     command.addAll(
         List.of(
             "run",

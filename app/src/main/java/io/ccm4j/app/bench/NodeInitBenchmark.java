@@ -351,12 +351,15 @@ public final class NodeInitBenchmark {
             (double) calls / Math.max(1, n),
             startToFirst,
             peer == Peer.CCM4J
-                ? (String.join(
-                            " ", "-Xmx" + settings.heap(), String.join(" ", settings.jvmOptions()))
+                ? String.join(
+                            " ",
+                            "-Xmx" + settings.heap(),
+                            "@ccm4j-run.jvmoptions",
+                            String.join(" ", settings.jvmOptions()))
                         .strip()
-                    + LauncherClassData.forCommand("run")
-                        .map(classData -> ", the launcher's class-data archive")
-                        .orElse(""))
+                    + (LauncherJvm.classData("run").isPresent()
+                        ? ", the launcher's class-data archive"
+                        : "")
                 : String.join(" ", upstreamTuning(peer)).strip());
       } finally {
         watcher.close();
@@ -372,18 +375,19 @@ public final class NodeInitBenchmark {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command =
         new ArrayList<>(List.of(java, "-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError"));
-    LauncherClassData.forCommand("run")
-        .ifPresent(
-            classData -> {
-              if (!classData.exists()) {
-                out.println(
-                    "ccm4j: no class-data archive for this jar yet ("
-                        + classData.archive()
-                        + "): this start is a cold one and the run writes it, as ./ccm4j run's"
-                        + " first would");
-              }
-              command.addAll(classData.jvmOptions());
-            });
+    command.addAll(LauncherJvm.runOptions());
+    Optional<LauncherJvm.ClassData> classData = LauncherJvm.classData("run");
+    classData.ifPresent(
+        archive -> {
+          if (!archive.exists()) {
+            out.println(
+                "ccm4j: no class-data archive for this jar yet ("
+                    + archive.archive()
+                    + "): this start is a cold one and the run writes it, as ./ccm4j run's first"
+                    + " would");
+          }
+          command.addAll(archive.jvmOptions());
+        });
     command.addAll(settings.jvmOptions());
     command.addAll(
         List.of(
