@@ -75,9 +75,11 @@ class ContainerImageIT {
     config.at("/config/Entrypoint").forEach(part -> command.add(part.asText()));
     assertThat(command)
         .as("out of memory, the process ends and a standby leads")
-        .contains("-XX:+ExitOnOutOfMemoryError")
-        .as("the manager's JVM options, the file ./ccm4j run reads too (java fails without it)")
-        .contains("@/app/resources/ccm4j-run.jvmoptions");
+        .contains("-XX:+ExitOnOutOfMemoryError");
+    assertThat(config.at("/config/Env"))
+        .extracting(JsonNode::asText)
+        .as("the manager's JVM options, the file ./ccm4j run reads too, replaceable by a pod's env")
+        .contains("JDK_JAVA_OPTIONS=@/app/resources/ccm4j-run.jvmoptions");
     command.addAll(
         List.of(
             "run",
@@ -113,6 +115,9 @@ class ContainerImageIT {
                     && !Taints.has(
                         current, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
               });
+      assertThat(log())
+          .as("java read the options file (it fails to start without it)")
+          .contains("Picked up JDK_JAVA_OPTIONS: @/app/resources/ccm4j-run.jvmoptions");
       Node initialised = client.nodes().withName(node).get();
       assertThat(initialised.getSpec().getProviderID()).isEqualTo("sim://" + node);
       assertThat(initialised.getMetadata().getLabels())
