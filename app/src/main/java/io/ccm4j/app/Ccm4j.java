@@ -32,6 +32,7 @@ public final class Ccm4j implements Runnable {
   }
 
   public static void main(String[] args) {
+    NativeCrypto.install();
     System.exit(execute(args));
   }
 

@@ -95,10 +95,12 @@ public final class RunCommand implements Callable<Integer> {
                 },
                 "ccm4j-shutdown"));
     log.info(
-        "starting cloud-controller-manager: cloud provider {}, cluster {}, controllers {}",
+        "starting cloud-controller-manager: cloud provider {}, cluster {}, controllers {},"
+            + " TLS crypto {}",
         cloud.cloudProvider(),
         cloud.clusterName(),
-        controllers.selection().enabled());
+        controllers.selection().enabled(),
+        NativeCrypto.installed());
     manager.start();
     stopped.await();
     return 0;

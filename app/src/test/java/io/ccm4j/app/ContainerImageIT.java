@@ -51,6 +51,8 @@ class ContainerImageIT {
     JsonNode config = unpack(IMAGE, root);
     assertThat(config.at("/config/User").asText()).isEqualTo("65532:65532");
 
+    addContainerDevices(root);
+
     String node = "img-" + UUID.randomUUID().toString().substring(0, 6);
     Files.writeString(
         root.resolve("tmp/sim.yaml"),
@@ -118,6 +120,11 @@ class ContainerImageIT {
       assertThat(log())
           .as("java read the options file (it fails to start without it)")
           .contains("Picked up JDK_JAVA_OPTIONS: @/app/resources/ccm4j-run.jvmoptions");
+      if ("amd64".equals(System.getProperty("os.arch"))) {
+        assertThat(log())
+            .as("the native TLS crypto loads inside the image, as its user, from its /tmp")
+            .contains("TLS crypto AmazonCorrettoCryptoProvider");
+      }
       Node initialised = client.nodes().withName(node).get();
       assertThat(initialised.getSpec().getProviderID()).isEqualTo("sim://" + node);
       assertThat(initialised.getMetadata().getLabels())
@@ -146,6 +153,26 @@ class ContainerImageIT {
       process.destroyForcibly();
     }
     assertThat(tree).as("nothing of the image left running").noneMatch(ProcessHandle::isAlive);
+  }
+
+  /** The device nodes every container runtime gives a container (the OCI runtime spec's). */
+  private static void addContainerDevices(Path root) throws Exception {
+    Files.createDirectories(root.resolve("dev"));
+    for (String[] device :
+        new String[][] {{"null", "3"}, {"zero", "5"}, {"random", "8"}, {"urandom", "9"}}) {
+      Process mknod =
+          new ProcessBuilder(
+                  hostProgram("mknod"),
+                  "-m",
+                  "666",
+                  root.resolve("dev").resolve(device[0]).toString(),
+                  "c",
+                  "1",
+                  device[1])
+              .inheritIO()
+              .start();
+      assertThat(mknod.waitFor()).as("mknod /dev/" + device[0]).isZero();
+    }
   }
 
   private static String hostProgram(String name) {

@@ -18,6 +18,9 @@ class LauncherJvmTest {
   void theRunOptionsAreTheShippedFilesTheImagesEntrypointReads() {
     assertThat(LauncherJvm.runOptions())
         .containsExactly(
-            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dio.netty.allocator.maxOrder=7");
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Dio.netty.allocator.maxOrder=7",
+            "--enable-native-access=ALL-UNNAMED");
   }
 }
