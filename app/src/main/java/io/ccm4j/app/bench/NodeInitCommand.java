@@ -22,11 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "node-init",
     description = {
-      "Register N nodes at once and time how long each peer takes to initialise them all, each on a",
-      "fresh control plane with the same sim cloud: a Go floor (client-go, protobuf, exactly the",
-      "writes a CCM does), the upstream cloud-controller-manager of the control plane's release (at",
-      "its defaults and tuned like ccm4j) and ccm4j (its own JVM). Prints one table and writes it",
-      "as JSON. The Go peers are built once from bench/peers (needs Go and the module proxy)."
+      "Register N nodes at once and time how long each peer takes to initialise them all, each on a fresh control plane with the same sim cloud: a Go floor (client-go, protobuf, exactly the writes a CCM does), the upstream cloud-controller-manager of the control plane's release (at its defaults and tuned like ccm4j) and ccm4j (its own JVM). Prints one table and writes it as JSON. The Go peers are built once from bench/peers (needs Go and the module proxy)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
