@@ -23,6 +23,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,7 +107,8 @@ public final class NodeInitBenchmark {
       String heap,
       List<String> jvmOptions,
       Duration timeout,
-      List<Peer> peers) {}
+      List<Peer> peers,
+      boolean profile) {}
 
   /**
    * One peer's run. Figures a peer has no such thing for are NaN (the floor has no cloud and no
@@ -137,7 +139,15 @@ public final class NodeInitBenchmark {
   }
 
   /** Every peer's run, against one Kubernetes release. */
-  public record Result(Settings settings, String kubernetesVersion, List<Run> runs) {
+  public record Result(
+      Settings settings,
+      String kubernetesVersion,
+      List<Run> runs,
+      Optional<ManagerProfile> profile) {
+
+    public Result(Settings settings, String kubernetesVersion, List<Run> runs) {
+      this(settings, kubernetesVersion, runs, Optional.empty());
+    }
 
     public Optional<Run> run(Peer peer) {
       return runs.stream().filter(r -> r.peer() == peer).findFirst();
@@ -170,6 +180,7 @@ public final class NodeInitBenchmark {
 
   private final Settings settings;
   private final PrintStream out;
+  private ManagerProfile profile;
 
   public NodeInitBenchmark(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -208,7 +219,7 @@ public final class NodeInitBenchmark {
         runs.add(run);
       }
     }
-    return new Result(settings, version, runs);
+    return new Result(settings, version, runs, Optional.ofNullable(profile));
   }
 
   /** The Go floor: its own registrations and writes, timed and measured by itself. */
@@ -292,6 +303,9 @@ public final class NodeInitBenchmark {
     try (KubeletFleet fleet = new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {
       fleet.register(NodeSpec.named(probe));
       int servingPort = freePort();
+      boolean profiled = settings.profile() && peer == Peer.CCM4J;
+      Map<String, Double> threadCpu = Map.of();
+      String nmt = null;
       long started = System.nanoTime();
       Process manager =
           new ProcessBuilder(
@@ -325,6 +339,10 @@ public final class NodeInitBenchmark {
                 .max()
                 .orElse(System.nanoTime());
         double rss = ProcessStats.peakRssKiB(manager.pid()) / 1024.0;
+        if (profiled) {
+          threadCpu = ProcessStats.cpuSecondsByThreadGroup(manager.pid());
+          nmt = nativeMemorySummary(manager.pid());
+        }
         double peakHeap = heap.map(HeapSampler::stop).orElse(Double.NaN);
         // Let the status patches and events that follow each untaint land before counting.
         Thread.sleep(1000);
@@ -367,6 +385,10 @@ public final class NodeInitBenchmark {
         if (!manager.waitFor(20, TimeUnit.SECONDS)) {
           manager.destroyForcibly();
         }
+        if (profiled && nmt != null) {
+          // Written by the JVM as it exits.
+          profile = ManagerProfile.read(jfr(controlPlane), threadCpu, nmt);
+        }
       }
     }
   }
@@ -376,6 +398,9 @@ public final class NodeInitBenchmark {
     List<String> command =
         new ArrayList<>(List.of(java, "-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError"));
     command.addAll(LauncherJvm.runOptions());
+    if (settings.profile()) {
+      command.addAll(ManagerProfile.jvmOptions(jfr(controlPlane)));
+    }
     Optional<LauncherJvm.ClassData> classData = LauncherJvm.classData("run");
     classData.ifPresent(
         archive -> {
@@ -411,6 +436,22 @@ public final class NodeInitBenchmark {
       command.add("--cloud-api-qps=" + settings.cloudQps());
     }
     return command;
+  }
+
+  private static Path jfr(LocalControlPlane controlPlane) {
+    return controlPlane.directory().resolve("ccm4j.jfr");
+  }
+
+  /** NMT's summary of a running JVM, from the JDK's jcmd. */
+  private static String nativeMemorySummary(long pid) throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process process =
+        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.native_memory", "summary")
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor();
+    return output;
   }
 
   private List<String> upstreamCommand(
@@ -674,6 +715,11 @@ public final class NodeInitBenchmark {
           "ccm4j start to first node initialised <= 2 s",
           own.startToFirstNodeSeconds() <= 2,
           "%.2f s".formatted(own.startToFirstNodeSeconds()));
+      result
+          .profile()
+          .ifPresentOrElse(
+              profile -> profile.print(out),
+              () -> out.println("  (--profile shows where ccm4j's CPU and memory go)"));
     }
 
     private static void row(
@@ -726,6 +772,19 @@ public final class NodeInitBenchmark {
         put(node, "startToFirstNodeSeconds", run.startToFirstNodeSeconds());
         node.put("note", run.note());
       }
+      result
+          .profile()
+          .ifPresent(
+              profile -> {
+                ObjectNode node = root.putObject("ccm4jProfile");
+                ObjectNode threads = node.putObject("threadCpuSeconds");
+                profile.threadCpu().forEach(threads::put);
+                node.put("samples", profile.samples());
+                ObjectNode code = node.putObject("codeSamplePercent");
+                profile.code().forEach(share -> code.put(share.what(), share.percent()));
+                ObjectNode memory = node.putObject("committedMiB");
+                profile.memory().forEach(area -> memory.put(area.what(), area.committedMiB()));
+              });
       return mapper.writeValueAsString(root);
     }
 

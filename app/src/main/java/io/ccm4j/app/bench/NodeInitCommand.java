@@ -109,6 +109,13 @@ public final class NodeInitCommand implements Callable<Integer> {
           "Where to write the results as JSON. Default: bench-results/node-init-<time>.json.")
   Path json;
 
+  @Option(
+      names = "--profile",
+      description =
+          "Record ccm4j with the Java Flight Recorder and native memory tracking and print where its"
+              + " CPU and memory go (a little overhead: compare figures without it).")
+  boolean profile;
+
   @Override
   public Integer call() throws Exception {
     if (nodes < 1 || workers < 1 || kubeApiQps <= 0 || cloudQps < 0) {
@@ -149,7 +156,8 @@ public final class NodeInitCommand implements Callable<Integer> {
                     heap,
                     jvmOptions,
                     timeout,
-                    selected),
+                    selected,
+                    profile),
                 out)
             .run();
     out.println();

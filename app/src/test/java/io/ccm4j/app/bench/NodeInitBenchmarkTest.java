@@ -28,7 +28,8 @@ class NodeInitBenchmarkTest {
               "256m",
               List.of("-XX:+UseSerialGC"),
               Duration.ofMinutes(15),
-              List.of(Peer.GO_FLOOR, Peer.UPSTREAM_TUNED, Peer.CCM4J)),
+              List.of(Peer.GO_FLOOR, Peer.UPSTREAM_TUNED, Peer.CCM4J),
+              false),
           "v1.37.2",
           List.of(
               new Run(
