@@ -55,11 +55,25 @@ record ManagerProfile(
     return kinds;
   }
 
-  /** What makes a manager's JVM recordable: JFR's profiling settings to {@code jfr}, NMT. */
-  static List<String> jvmOptions(Path jfr) {
+  /** The name of the manager's recording. */
+  static final String RECORDING = "ccm4j-profile";
+
+  /** What makes a manager's JVM recordable: a JFR recording with the profiling settings, NMT. */
+  static List<String> jvmOptions() {
     return List.of(
-        "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true",
+        "-XX:StartFlightRecording=name=" + RECORDING + ",settings=profile",
         "-XX:NativeMemoryTracking=summary");
+  }
+
+  /**
+   * The jcmd commands that take a running manager's recording to {@code jfr} and its native memory
+   * summary (not at exit: a JVM that writes its class-data archive as it exits writes no
+   * recording).
+   */
+  static List<List<String>> jcmdCommands(Path jfr) {
+    return List.of(
+        List.of("JFR.dump", "name=" + RECORDING, "filename=" + jfr),
+        List.of("VM.native_memory", "summary"));
   }
 
   /** The profile from a recording, the thread CPU and NMT's summary taken at the last untaint. */

@@ -181,6 +181,7 @@ public final class NodeInitBenchmark {
   private final Settings settings;
   private final PrintStream out;
   private ManagerProfile profile;
+  private boolean classDataArchive;
 
   public NodeInitBenchmark(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -304,8 +305,6 @@ public final class NodeInitBenchmark {
       fleet.register(NodeSpec.named(probe));
       int servingPort = freePort();
       boolean profiled = settings.profile() && peer == Peer.CCM4J;
-      Map<String, Double> threadCpu = Map.of();
-      String nmt = null;
       long started = System.nanoTime();
       Process manager =
           new ProcessBuilder(
@@ -340,8 +339,7 @@ public final class NodeInitBenchmark {
                 .orElse(System.nanoTime());
         double rss = ProcessStats.peakRssKiB(manager.pid()) / 1024.0;
         if (profiled) {
-          threadCpu = ProcessStats.cpuSecondsByThreadGroup(manager.pid());
-          nmt = nativeMemorySummary(manager.pid());
+          profile = profile(manager.pid(), jfr(controlPlane));
         }
         double peakHeap = heap.map(HeapSampler::stop).orElse(Double.NaN);
         // Let the status patches and events that follow each untaint land before counting.
@@ -375,19 +373,13 @@ public final class NodeInitBenchmark {
                             "@ccm4j-run.jvmoptions",
                             String.join(" ", settings.jvmOptions()))
                         .strip()
-                    + (LauncherJvm.classData("run").isPresent()
-                        ? ", the launcher's class-data archive"
-                        : "")
+                    + (classDataArchive ? ", the launcher's class-data archive" : "")
                 : String.join(" ", upstreamTuning(peer)).strip());
       } finally {
         watcher.close();
         manager.destroy();
         if (!manager.waitFor(20, TimeUnit.SECONDS)) {
           manager.destroyForcibly();
-        }
-        if (profiled && nmt != null) {
-          // Written by the JVM as it exits.
-          profile = ManagerProfile.read(jfr(controlPlane), threadCpu, nmt);
         }
       }
     }
@@ -399,19 +391,28 @@ public final class NodeInitBenchmark {
         new ArrayList<>(List.of(java, "-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError"));
     command.addAll(LauncherJvm.runOptions());
     if (settings.profile()) {
-      command.addAll(ManagerProfile.jvmOptions(jfr(controlPlane)));
+      command.addAll(ManagerProfile.jvmOptions());
     }
     Optional<LauncherJvm.ClassData> classData = LauncherJvm.classData("run");
     classData.ifPresent(
         archive -> {
-          if (!archive.exists()) {
+          if (archive.exists()) {
+            command.addAll(archive.jvmOptions());
+            classDataArchive = true;
+          } else if (settings.profile()) {
+            // A JVM that is to write the archive as it exits keeps no flight recording.
+            out.println(
+                "ccm4j: no class-data archive for this jar yet: profiled without one (a run without"
+                    + " --profile writes it)");
+          } else {
             out.println(
                 "ccm4j: no class-data archive for this jar yet ("
                     + archive.archive()
                     + "): this start is a cold one and the run writes it, as ./ccm4j run's first"
                     + " would");
+            command.addAll(archive.jvmOptions());
+            classDataArchive = true;
           }
-          command.addAll(archive.jvmOptions());
         });
     command.addAll(settings.jvmOptions());
     command.addAll(
@@ -442,16 +443,30 @@ public final class NodeInitBenchmark {
     return controlPlane.directory().resolve("ccm4j.jfr");
   }
 
-  /** NMT's summary of a running JVM, from the JDK's jcmd. */
-  private static String nativeMemorySummary(long pid) throws IOException, InterruptedException {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process process =
-        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.native_memory", "summary")
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    process.waitFor();
-    return output;
+  /**
+   * The running manager's profile, taken at the last untaint; null, said on the output, when the
+   * JDK's jcmd cannot take it.
+   */
+  private ManagerProfile profile(long pid, Path jfr) throws InterruptedException {
+    Map<String, Double> threadCpu = ProcessStats.cpuSecondsByThreadGroup(pid);
+    List<String> outputs = new ArrayList<>();
+    try {
+      for (List<String> command : ManagerProfile.jcmdCommands(jfr)) {
+        List<String> line = new ArrayList<>();
+        line.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        line.add(Long.toString(pid));
+        line.addAll(command);
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        outputs.add(new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        jcmd.waitFor();
+      }
+      return ManagerProfile.read(jfr, threadCpu, outputs.getLast());
+    } catch (IOException e) {
+      out.printf(
+          "ccm4j: no profile (%s)%s%n",
+          e.getMessage(), outputs.isEmpty() ? "" : "; jcmd said: " + outputs.getFirst().strip());
+      return null;
+    }
   }
 
   private List<String> upstreamCommand(

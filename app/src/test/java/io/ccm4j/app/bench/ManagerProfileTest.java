@@ -109,10 +109,14 @@ class ManagerProfileTest {
   }
 
   @Test
-  void theOptionsRecordToTheGivenFileAndTrackNativeMemory() {
-    assertThat(ManagerProfile.jvmOptions(Path.of("/tmp/x.jfr")))
+  void theManagerRecordsUnderANameAndJcmdTakesTheRecordingAndTheMemory() {
+    assertThat(ManagerProfile.jvmOptions())
         .containsExactly(
-            "-XX:StartFlightRecording=filename=/tmp/x.jfr,settings=profile,dumponexit=true",
+            "-XX:StartFlightRecording=name=ccm4j-profile,settings=profile",
             "-XX:NativeMemoryTracking=summary");
+    assertThat(ManagerProfile.jcmdCommands(Path.of("/tmp/x.jfr")))
+        .containsExactly(
+            List.of("JFR.dump", "name=ccm4j-profile", "filename=/tmp/x.jfr"),
+            List.of("VM.native_memory", "summary"));
   }
 }
