@@ -15,7 +15,11 @@ import picocli.CommandLine.Option;
     description = {
       "Run a local control plane (etcd, kube-apiserver, kube-scheduler) until Ctrl-C.",
       "",
-      "Start a local control plane (etcd, kube-apiserver with TLS, token auth and RBAC, kube-scheduler) on free loopback ports, print its kubeconfig, and stop it on Ctrl-C. Uses the binaries in KUBEBUILDER_ASSETS if set, else builds the pinned Kubernetes from Go modules on first use (cached in ~/.cache/ccm4j); CCM4J_KUBERNETES_VERSION=1.x.y selects another release."
+      "Start a local control plane (etcd, kube-apiserver with TLS, token auth and RBAC, "
+          + "kube-scheduler) on free loopback ports, print its kubeconfig, and stop it on Ctrl-C. "
+          + "Uses the binaries in KUBEBUILDER_ASSETS if set, else builds the pinned Kubernetes from "
+          + "Go modules on first use (cached in ~/.cache/ccm4j); CCM4J_KUBERNETES_VERSION=1.x.y "
+          + "selects another release."
     },
     mixinStandardHelpOptions = true)
 public final class ControlPlaneCommand implements Callable<Integer> {
@@ -43,7 +47,8 @@ public final class ControlPlaneCommand implements Callable<Integer> {
       fallbackValue = "true",
       paramLabel = "<bool>",
       description =
-          "Also run kube-controller-manager with the workload controllers only (deployment, replicaset,"
+          "Also run kube-controller-manager with the workload controllers only (deployment, "
+              + "replicaset,"
               + " daemonset, service accounts and the root CA ConfigMap). Default: ${DEFAULT-VALUE}.")
   boolean controllerManager;
 

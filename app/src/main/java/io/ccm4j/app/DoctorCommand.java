@@ -32,7 +32,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Find and fix a CCM's bootstrap deadlocks, in manifests or a live cluster.",
       "",
-      "Read manifests (files, directories, multi-document YAML, Helm output, kind: List), find the cloud-controller-manager workloads and report each recommendation of the chicken-and-egg post they violate: severity, what will happen, the fix. Exit code 1 when there is an error, 2 when a manifest cannot be read or holds a malformed object (the message names file:line)."
+      "Read manifests (files, directories, multi-document YAML, Helm output, kind: List), find "
+          + "the cloud-controller-manager workloads and report each recommendation of the "
+          + "chicken-and-egg post they violate: severity, what will happen, the fix. Exit code 1 when "
+          + "there is an error, 2 when a manifest cannot be read or holds a malformed object (the "
+          + "message names file:line)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)

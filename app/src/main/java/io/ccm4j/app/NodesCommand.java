@@ -33,7 +33,10 @@ import picocli.CommandLine.Spec;
     description = {
       "Run simulated kubelets that register nodes and heartbeat until Ctrl-C.",
       "",
-      "Register simulated kubelets' nodes as kubelets with --cloud-provider=external do (the uninitialized taint, the provided-node-ip annotation, no provider ID), renew their Leases and post their status until Ctrl-C. With --cloud-config of the sim provider, one node per instance, with the instance's first address as --node-ip."
+      "Register simulated kubelets' nodes as kubelets with --cloud-provider=external do (the "
+          + "uninitialized taint, the provided-node-ip annotation, no provider ID), renew their "
+          + "Leases and post their status until Ctrl-C. With --cloud-config of the sim provider, one "
+          + "node per instance, with the instance's first address as --node-ip."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -76,7 +79,10 @@ public final class NodesCommand implements Callable<Integer> {
   @Option(
       names = "--kube-proxies",
       description = {
-        "Without --cloud-config: give node i the node IP 127.0.60.<i+1> and run a simulated kube-proxy there that serves the Services' node ports (HTTP answering with the node and Service names, UDP echo) and kube-proxy's health checks; what --cloud-provider=local load balancers forward to. At most 250 nodes."
+        "Without --cloud-config: give node i the node IP 127.0.60.<i+1> and run a simulated "
+            + "kube-proxy there that serves the Services' node ports (HTTP answering with the node and "
+            + "Service names, UDP echo) and kube-proxy's health checks; what --cloud-provider=local "
+            + "load balancers forward to. At most 250 nodes."
       })
   boolean kubeProxies;
 

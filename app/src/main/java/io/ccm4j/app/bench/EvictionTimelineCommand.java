@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "eviction-timeline",
     description = {
-      "A cluster of 3 zones loses one: when was each of its nodes tainted NoExecute and each pod marked for deletion, and do the taint times keep the zone's configured rate?"
+      "A cluster of 3 zones loses one: when was each of its nodes tainted NoExecute and each "
+          + "pod marked for deletion, and do the taint times keep the zone's configured rate?"
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)

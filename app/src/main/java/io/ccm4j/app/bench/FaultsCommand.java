@@ -15,7 +15,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "faults",
     description = {
-      "Inject faults into a manager under load, each on a control plane of its own: kube-apiserver and etcd crash while N nodes initialise; the cloud fails 30% and hangs 5% of its calls; a flood reaches the serving port; a CNI marks every node NetworkUnavailable while routes run."
+      "Inject faults into a manager under load, each on a control plane of its own: "
+          + "kube-apiserver and etcd crash while N nodes initialise; the cloud fails 30% and hangs 5% "
+          + "of its calls; a flood reaches the serving port; a CNI marks every node "
+          + "NetworkUnavailable while routes run."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)

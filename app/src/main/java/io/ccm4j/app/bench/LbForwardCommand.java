@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "lb-forward",
     description = {
-      "New TCP connections per second through a `local` load balancer to simulated kube-proxies (wrk with Connection: close), draining one backend halfway; no API server needed."
+      "New TCP connections per second through a `local` load balancer to simulated kube-proxies "
+          + "(wrk with Connection: close), draining one backend halfway; no API server needed."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -71,7 +72,8 @@ public final class LbForwardCommand implements Callable<Integer> {
       negatable = true,
       defaultValue = "true",
       description = {
-        "Then run the same load through HAProxy, when it is installed (apt-get install haproxy), as a reference for what this machine allows. Default: ${DEFAULT-VALUE}."
+        "Then run the same load through HAProxy, when it is installed (apt-get install haproxy), "
+            + "as a reference for what this machine allows. Default: ${DEFAULT-VALUE}."
       })
   boolean reference;
 

@@ -22,7 +22,12 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "node-init",
     description = {
-      "Register N nodes at once and time how long each peer takes to initialise them all, each on a fresh control plane with the same sim cloud: a Go floor (client-go, protobuf, exactly the writes a CCM does), the upstream cloud-controller-manager of the control plane's release (at its defaults and tuned like ccm4j) and ccm4j (its own JVM). Prints one table and writes it as JSON. The Go peers are built once from bench/peers (needs Go and the module proxy)."
+      "Register N nodes at once and time how long each peer takes to initialise them all, each "
+          + "on a fresh control plane with the same sim cloud: a Go floor (client-go, protobuf, "
+          + "exactly the writes a CCM does), the upstream cloud-controller-manager of the control "
+          + "plane's release (at its defaults and tuned like ccm4j) and ccm4j (its own JVM). Prints "
+          + "one table and writes it as JSON. The Go peers are built once from bench/peers (needs Go "
+          + "and the module proxy)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -112,7 +117,8 @@ public final class NodeInitCommand implements Callable<Integer> {
   @Option(
       names = "--profile",
       description =
-          "Record ccm4j with the Java Flight Recorder and native memory tracking and print where its"
+          "Record ccm4j with the Java Flight Recorder and native memory tracking and print where "
+              + "its"
               + " CPU and memory go (a little overhead: compare figures without it).")
   boolean profile;
 
@@ -136,7 +142,8 @@ public final class NodeInitCommand implements Callable<Integer> {
     }
     PrintStream out = System.out;
     out.printf(
-        "node-init: %d nodes, cloud latency %d ms, cloud qps %s, %d workers, kube-api-qps %s, heap %s,"
+        "node-init: %d nodes, cloud latency %d ms, cloud qps %s, %d workers, kube-api-qps %s, "
+            + "heap %s,"
             + " %d cores%n",
         nodes,
         cloudLatency.toMillis(),

@@ -13,7 +13,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "service-failover",
     description = {
-      "Give N LoadBalancer Services load balancers from the sim cloud, then hand leadership to a second manager and count the cloud calls it makes per Service (the start-up storm, §8.8)."
+      "Give N LoadBalancer Services load balancers from the sim cloud, then hand leadership to "
+          + "a second manager and count the cloud calls it makes per Service (the start-up storm, "
+          + "§8.8)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -63,7 +65,9 @@ public final class ServiceFailoverCommand implements Callable<Integer> {
       negatable = true,
       defaultValue = "true",
       description = {
-        "Hand over a second time after stripping ccm4j's applied record from every Service: the new leader then ensures every one, as upstream does at every start. Default: ${DEFAULT-VALUE}."
+        "Hand over a second time after stripping ccm4j's applied record from every Service: the "
+            + "new leader then ensures every one, as upstream does at every start. Default: "
+            + "${DEFAULT-VALUE}."
       })
   boolean compareUpstream;
 

@@ -18,7 +18,12 @@ import picocli.CommandLine.Spec;
     description = {
       "Reproduce a cluster's bootstrap with a CCM manifest and judge it.",
       "",
-      "Bootstrap a cluster on this machine (real kube-apiserver, kube-scheduler and workload controllers; simulated kubelets, CNI and cloud) with a cloud-controller-manager manifest, show the progress, end with a verdict and write an HTML report with a timeline. Once bootstrapped, a LoadBalancer Service is created and a request to its load balancer must be answered by a node. Exit code 0 only when the cluster bootstrapped and that request was answered."
+      "Bootstrap a cluster on this machine (real kube-apiserver, kube-scheduler and workload "
+          + "controllers; simulated kubelets, CNI and cloud) with a cloud-controller-manager "
+          + "manifest, show the progress, end with a verdict and write an HTML report with a "
+          + "timeline. Once bootstrapped, a LoadBalancer Service is created and a request to its load "
+          + "balancer must be answered by a node. Exit code 0 only when the cluster bootstrapped and "
+          + "that request was answered."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
