@@ -106,6 +106,11 @@ public final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The provider's name as the flags give it; null or blank when they give none. */
+  public String cloudProviderName() {
+    return cloud.cloudProvider();
+  }
+
   /** Whether each controller is to write as its own ServiceAccount (the lab honours it). */
   public boolean useServiceAccountCredentials() {
     return kube.useServiceAccountCredentials();
@@ -116,10 +121,19 @@ public final class RunCommand implements Callable<Integer> {
    * ParameterException} naming the flag at fault. The lab uses it to run a pod's arguments.
    */
   public CloudControllerManager.Settings settings() {
+    return settings(null);
+  }
+
+  /**
+   * As {@link #settings()}, with {@code replacement} as the cloud in place of the one the flags
+   * name (which is then neither created nor required): the lab runs a pod's arguments on its own
+   * cloud.
+   */
+  public CloudControllerManager.Settings settings(CloudProvider replacement) {
     // Every check happens before anything starts: a bad flag exits 2 having touched nothing.
     List<Supplier<Optional<String>>> checks =
         List.of(
-            cloud::validate,
+            replacement == null ? cloud::validate : cloud::validateRest,
             kube::validate,
             controllers::validate,
             leaderElection::validate,
@@ -146,7 +160,7 @@ public final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    CloudProvider provider = createProvider();
+    CloudProvider provider = replacement == null ? createProvider() : replacement;
     if (!provider.hasClusterId()) {
       if (!cloud.allowUntaggedCloud()) {
         throw new ParameterException(

@@ -23,7 +23,18 @@ class RunCommandTest {
             "unknown controller",
             List.of("--cloud-provider=fake", "--controllers=*,-route,bogus"),
             "--controllers: \"bogus\" is not in the list of known controllers"),
-        Arguments.of("missing provider", List.of(), "--cloud-provider cannot be empty"),
+        Arguments.of(
+            "missing provider",
+            List.of(),
+            "--cloud-provider cannot be empty: name your cloud (known: fake, faulty, kubevirt,"),
+        Arguments.of(
+            "the simulation without a cloud config",
+            List.of("--cloud-provider=sim"),
+            "--cloud-config: the sim cloud is a simulation and needs one"),
+        Arguments.of(
+            "a cloud config value of the wrong kind",
+            List.of("--cloud-provider=sim", "--cloud-config=src/test/resources/sim-wrong-type.yaml"),
+            "field \"instances\": expected a list, got a whole number (3)"),
         Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(

@@ -46,13 +46,16 @@ class DeployManifestsTest {
   }
 
   @Test
-  void theDeploymentHasAMemoryLimitAndSaysSimIsASimulation() throws Exception {
+  void theDeploymentHasAMemoryLimitAndNamesNoCloud() throws Exception {
     CcmWorkload workload =
         Doctor.workloads(Manifests.read(List.of(DEPLOY.resolve("deployment.yaml")))).getFirst();
 
     var resources = workload.pod().getContainers().getFirst().getResources();
     assertThat(resources.getLimits()).containsKey("memory");
+    // No default cloud: the operator names theirs, or the manager refuses to start.
+    assertThat(workload.pod().getContainers().getFirst().getArgs())
+        .noneMatch(arg -> arg.startsWith("--cloud-provider"));
     assertThat(Files.readString(DEPLOY.resolve("deployment.yaml")))
-        .contains("--cloud-provider=sim    # a simulation: replace it");
+        .contains("# - --cloud-provider=<your cloud>    # required");
   }
 }

@@ -1,15 +1,21 @@
 package io.ccm4j.cloudprovider;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -43,8 +49,24 @@ public final class CloudConfigYaml {
     if (text.isBlank()) {
       return null;
     }
-    try {
-      return YAML.readValue(text, type);
+    // A parser of our own, not closed by Jackson on an error, still stands on the offending value.
+    try (JsonParser parser = YAML.createParser(text)) {
+      try {
+        return YAML.readValue(parser, type);
+      } catch (UnrecognizedPropertyException e) {
+        throw e;
+      } catch (MismatchedInputException e) {
+        // Jackson's own words name Java types ("Cannot deserialize value of type
+        // java.util.ArrayList<...> from Integer value"); a user wrote YAML and is told in YAML's.
+        throw new CloudConfigException(
+            "%s: line %d: field \"%s\": expected %s, got %s"
+                .formatted(
+                    source,
+                    line(e.getLocation()),
+                    path(e),
+                    expected(e.getTargetType()),
+                    found(parser)));
+      }
     } catch (UnrecognizedPropertyException e) {
       throw new CloudConfigException(
           "%s: line %d: unknown field \"%s\" (known: %s)"
@@ -64,7 +86,72 @@ public final class CloudConfigYaml {
       throw new CloudConfigException(
           "%s: line %d: not valid YAML: %s"
               .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
+    } catch (IOException e) {
+      throw new CloudConfigException("%s: cannot read: %s".formatted(source, e.getMessage()), e);
     }
+  }
+
+  /** What a field of this Java type is written as in YAML. */
+  static String expected(Class<?> type) {
+    if (type == null) {
+      return "another kind of value";
+    }
+    if (type.isArray() || Collection.class.isAssignableFrom(type)) {
+      return "a list";
+    }
+    if (Map.class.isAssignableFrom(type)) {
+      return "a map";
+    }
+    if (type == String.class || type == Path.class) {
+      return "a string";
+    }
+    if (type == boolean.class || type == Boolean.class) {
+      return "true or false";
+    }
+    if (type == int.class
+        || type == Integer.class
+        || type == long.class
+        || type == Long.class
+        || type == short.class
+        || type == Short.class) {
+      return "a whole number";
+    }
+    if (Number.class.isAssignableFrom(type) || type == double.class || type == float.class) {
+      return "a number";
+    }
+    if (type.isEnum()) {
+      return "one of "
+          + Arrays.stream(type.getEnumConstants())
+              .map(Object::toString)
+              .collect(Collectors.joining(", "));
+    }
+    return "a map of fields";
+  }
+
+  /** What the YAML held where the mismatch is: a number, a string, a list, ... and its text. */
+  private static String found(JsonParser parser) {
+    JsonToken token = parser.currentToken();
+    if (token == null) {
+      return "nothing";
+    }
+    String text;
+    try {
+      text = token.isScalarValue() ? parser.getText() : null;
+    } catch (IOException unreadable) {
+      text = null;
+    }
+    String kind =
+        switch (token) {
+          case START_ARRAY, END_ARRAY -> "a list";
+          case START_OBJECT, END_OBJECT, FIELD_NAME -> "a map";
+          case VALUE_STRING -> "a string";
+          case VALUE_NUMBER_INT -> "a whole number";
+          case VALUE_NUMBER_FLOAT -> "a number";
+          case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+          case VALUE_NULL -> "null";
+          default -> "another kind of value";
+        };
+    return text == null || token == JsonToken.VALUE_NULL ? kind : kind + " (" + text + ")";
   }
 
   private static int line(JsonLocation location) {

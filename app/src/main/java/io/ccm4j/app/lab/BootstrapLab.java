@@ -557,11 +557,21 @@ public final class BootstrapLab {
     CommandLine command = new CommandLine(new Ccm4j());
     CloudControllerManager.Settings parsed;
     boolean asServiceAccounts;
+    boolean ownCloud;
     try {
       CommandLine.ParseResult result = command.parseArgs(args.toArray(String[]::new));
       RunCommand run = (RunCommand) result.subcommand().commandSpec().userObject();
-      parsed = run.settings();
+      // With the KubeVirt infrastructure, the pod's own provider (kubevirt, from its cloud
+      // config); otherwise the lab's cloud in place of the pod's, which is not even created.
+      ownCloud =
+          kubevirt != null && KubeVirtInfrastructure.PROVIDER.equals(run.cloudProviderName());
+      parsed = ownCloud ? run.settings() : run.settings(new LabCloud(simCloud, loadBalancers));
       asServiceAccounts = run.useServiceAccountCredentials();
+      if (run.cloudProviderName() == null || run.cloudProviderName().isBlank()) {
+        timeline.record(
+            name,
+            "names no --cloud-provider (a cluster's operator adds theirs): runs on the lab's cloud");
+      }
     } catch (CommandLine.ParameterException e) {
       timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());
       return;
@@ -580,10 +590,6 @@ public final class BootstrapLab {
                         le.renewDeadline(),
                         le.retryPeriod(),
                         le.healthTimeout()));
-    // With the KubeVirt infrastructure, the pod's own provider (kubevirt, from its cloud config);
-    // otherwise the lab's cloud in place of the pod's.
-    boolean ownCloud =
-        kubevirt != null && KubeVirtInfrastructure.PROVIDER.equals(parsed.cloud().providerName());
     if (ownCloud) {
       timeline.record(
           name,
@@ -592,7 +598,7 @@ public final class BootstrapLab {
     }
     CloudControllerManager.Settings settings =
         new CloudControllerManager.Settings(
-            ownCloud ? parsed.cloud() : new LabCloud(simCloud, loadBalancers),
+            parsed.cloud(),
             parsed.clusterName(),
             parsed.selection(),
             parsed.controllers(),

@@ -1,10 +1,12 @@
 package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.runtime.cloud.ThrottledCloudProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.TreeSet;
 import picocli.CommandLine.Option;
 
 /** Which cloud, configured how, for which cluster. */
@@ -59,8 +61,19 @@ public final class CloudOptions {
    */
   public Optional<String> validate() {
     if (cloudProvider == null || cloudProvider.isBlank()) {
-      return Optional.of("--cloud-provider cannot be empty");
+      return Optional.of(
+          "--cloud-provider cannot be empty: name your cloud (known: %s)"
+              .formatted(
+                  String.join(
+                      ", ",
+                      new TreeSet<>(
+                          CloudProviders.discover(CloudOptions.class.getClassLoader()).names()))));
     }
+    return validateRest();
+  }
+
+  /** The checks but the provider's name, for a caller that supplies the cloud itself (the lab). */
+  public Optional<String> validateRest() {
     if (cloudApiQps < 0) {
       return Optional.of("--cloud-api-qps must not be negative, got " + cloudApiQps);
     }
@@ -73,6 +86,7 @@ public final class CloudOptions {
     return Optional.empty();
   }
 
+  /** The provider's name; null or blank when the flag was not given. */
   public String cloudProvider() {
     return cloudProvider;
   }

@@ -7,8 +7,16 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** {@code --cloud-provider=sim}. Without {@code --cloud-config}, a cloud with no instances. */
+/**
+ * {@code --cloud-provider=sim}. It needs {@code --cloud-config}: without one the simulated cloud
+ * would know no instances and take every node for gone, and its cloud-node-lifecycle controller
+ * would delete every NotReady node of the cluster it runs against.
+ */
 public final class SimCloudProviderFactory implements CloudProviderFactory {
+
+  static final String NO_CONFIG =
+      "the sim cloud is a simulation and needs one (its instances, or generate:): without it"
+          + " every node would be taken for gone and deleted";
 
   @Override
   public String name() {
@@ -17,11 +25,11 @@ public final class SimCloudProviderFactory implements CloudProviderFactory {
 
   @Override
   public CloudProvider create(Optional<Path> cloudConfig) throws CloudConfigException {
-    SimCloudConfig config =
-        cloudConfig.isPresent()
-            ? SimCloudConfigLoader.read(cloudConfig.get())
-            : SimCloudConfigLoader.parse("", "(no cloud config)");
-    String source = cloudConfig.map(Path::toString).orElse("(no cloud config)");
+    if (cloudConfig.isEmpty()) {
+      throw new CloudConfigException(NO_CONFIG);
+    }
+    SimCloudConfig config = SimCloudConfigLoader.read(cloudConfig.get());
+    String source = cloudConfig.get().toString();
     SimCloud cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
     if (config.admin() == null || config.admin().isBlank()) {
       return cloud;

@@ -10,6 +10,7 @@ import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -109,13 +110,28 @@ class SimCloudConfigTest {
         "bad address    | 'instances:\n  - name: a\n    addresses: [nope]'  | field \"instances[0].addresses\" \"nope\" is not an IP address",
         "leading zero   | 'instances:\n  - name: a\n    addresses: [010.0.0.1]'  | field \"instances[0].addresses\" \"010.0.0.1\" is not an IP address",
         "bad state      | 'instances:\n  - name: a\n    state: off'         | field \"instances[0].state\" must be running or shutdown",
-        "wrong type     | 'generate: {count: many}'                          | field \"generate.count\"",
+        "wrong type     | 'generate: {count: many}'                          | field \"generate.count\": expected a whole number, got a string (many)",
+        "not a list     | 'instances: 3'                                     | field \"instances\": expected a list, got a whole number (3)",
         "duplicate name | 'instances: [{name: a}, {name: a}]'                | instance \"a\" is defined twice",
         "bad family     | 'generate: {count: 1, addressFamilies: [IPv5]}'    | must list IPv4 and/or IPv6",
       })
   void badConfigNamesTheField(String description, String yaml, String expected) {
     assertThatThrownBy(() -> SimCloudProviderFactory.fromYaml(yaml.replace("\\n", "\n")))
         .isInstanceOf(CloudConfigException.class)
-        .hasMessageContaining(expected);
+        .hasMessageContaining(expected)
+        .message()
+        .doesNotContain("java.", "Cannot deserialize", "JsonToken");
+  }
+
+  /**
+   * Without a cloud config the simulation would know no instances and take every node for gone: the
+   * manager would delete every NotReady node of a real cluster. It refuses instead.
+   */
+  @Test
+  void withoutACloudConfigTheSimCloudRefusesToStart() {
+    assertThatThrownBy(() -> new SimCloudProviderFactory().create(Optional.empty()))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("the sim cloud is a simulation and needs one")
+        .hasMessageContaining("deleted");
   }
 }

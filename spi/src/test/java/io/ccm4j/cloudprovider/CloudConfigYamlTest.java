@@ -1,0 +1,46 @@
+package io.ccm4j.cloudprovider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** A cloud config's errors are told in YAML's words, naming the field: never a Java type. */
+class CloudConfigYamlTest {
+
+  record Instance(String name, int cpus) {}
+
+  record Config(
+      List<Instance> instances, Map<String, String> labels, double latency, boolean dryRun) {}
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          instances: 3                  | line 1: field "instances": expected a list, got a whole number (3)
+          instances: [{cpus: many}]     | line 1: field "instances[0].cpus": expected a whole number, got a string (many)
+          instances: [3]                | line 1: field "instances[0]": expected a map of fields, got a whole number (3)
+          labels: [a, b]                | line 1: field "labels": expected a map, got a list
+          latency: fast                 | line 1: field "latency": expected a number, got a string (fast)
+          dryRun: [yes]                 | line 1: field "dryRun": expected true or false, got a list
+          """)
+  void aValueOfTheWrongKindNamesTheFieldAndBothKinds(String yaml, String message) {
+    assertThatThrownBy(() -> CloudConfigYaml.parse(yaml, "cloud.yaml", Config.class))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage("cloud.yaml: " + message)
+        .message()
+        .doesNotContain("java.", "Cannot deserialize", "JsonToken");
+  }
+
+  @Test
+  void aWellTypedConfigReads() throws Exception {
+    Config config = CloudConfigYaml.parse("instances: [{name: a, cpus: 2}]", "c", Config.class);
+
+    assertThat(config.instances()).containsExactly(new Instance("a", 2));
+  }
+}
