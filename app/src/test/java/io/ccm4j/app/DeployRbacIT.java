@@ -96,6 +96,29 @@ class DeployRbacIT {
         await("leads with the Role for its Lease")
             .atMost(30, TimeUnit.SECONDS)
             .until(manager::isLeader);
+        // Its own Lease only: another component's is not its to take.
+        admin
+            .leases()
+            .inNamespace("kube-system")
+            .resource(
+                new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                    .withNewMetadata()
+                    .withName("rbac-other-lease")
+                    .endMetadata()
+                    .build())
+            .createOr(existing -> existing.update());
+        assertThatThrownBy(
+                () ->
+                    client
+                        .leases()
+                        .inNamespace("kube-system")
+                        .withName("rbac-other-lease")
+                        .edit(lease -> {
+                          lease.getSpec().setHolderIdentity("ccm4j");
+                          return lease;
+                        }))
+            .isInstanceOfSatisfying(
+                KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
 
         kubelets.register(NodeSpec.named(node));
 

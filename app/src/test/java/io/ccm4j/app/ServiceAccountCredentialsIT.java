@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
@@ -21,7 +22,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.List;
@@ -39,12 +42,16 @@ import org.junit.jupiter.api.Test;
 @WithControlPlane
 class ServiceAccountCredentialsIT {
 
+  /** The accounts the chart's controller-accounts Role names: upstream's for each controller. */
+  private static final List<String> CONTROLLER_ACCOUNTS =
+      List.of("node-controller", "service-controller", "route-controller");
+
   @Test
   void theCloudNodeControllerWritesAsItsOwnServiceAccount(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "sa-" + UUID.randomUUID().toString().substring(0, 6);
-    // The manager's account may do no more than the chart's controller-accounts Role grants: read
-    // and create ServiceAccounts, and request their tokens, in kube-system.
+    // The manager's account may do no more than the chart's controller-accounts Role grants:
+    // create ServiceAccounts, read the controllers' and request their tokens, in kube-system.
     String managerAccount = "sa-it-manager-" + node;
     ServiceAccounts.create(admin, "kube-system", managerAccount);
     admin
@@ -59,11 +66,18 @@ class ServiceAccountCredentialsIT {
                 .addNewRule()
                 .withApiGroups("")
                 .withResources("serviceaccounts")
-                .withVerbs("get", "create")
+                .withVerbs("create")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("")
+                .withResources("serviceaccounts")
+                .withResourceNames(CONTROLLER_ACCOUNTS)
+                .withVerbs("get")
                 .endRule()
                 .addNewRule()
                 .withApiGroups("")
                 .withResources("serviceaccounts/token")
+                .withResourceNames(CONTROLLER_ACCOUNTS)
                 .withVerbs("create")
                 .endRule()
                 .build())
@@ -134,6 +148,21 @@ class ServiceAccountCredentialsIT {
       Node initialised = admin.nodes().withName(node).get();
       assertThat(initialised.getStatus().getAddresses())
           .anyMatch(a -> a.getAddress().equals("10.9.1.1"));
+      // Another account's token is not the manager's to request.
+      assertThatThrownBy(
+              () ->
+                  asManager
+                      .serviceAccounts()
+                      .inNamespace("kube-system")
+                      .withName("default")
+                      .tokenRequest(
+                          new TokenRequestBuilder()
+                              .withNewSpec()
+                              .withExpirationSeconds(600L)
+                              .endSpec()
+                              .build()))
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     } finally {
       admin.rbac().roleBindings().inNamespace("kube-system").withName(managerAccount).delete();
       admin.rbac().roles().inNamespace("kube-system").withName(managerAccount).delete();
@@ -155,6 +184,7 @@ class ServiceAccountCredentialsIT {
           admin.rbac().clusterRoleBindings().withName("system:controller:" + account).get();
 
       assertThat(binding).as("system:controller:%s for %s", account, controller).isNotNull();
+      assertThat(CONTROLLER_ACCOUNTS).as("the chart lets the manager request its token").contains(account);
       assertThat(binding.getSubjects())
           .anySatisfy(
               subject -> {

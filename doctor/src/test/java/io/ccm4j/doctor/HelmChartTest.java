@@ -239,9 +239,16 @@ class HelmChartTest {
             .findFirst()
             .orElseThrow()
             .object();
+    // The controllers' accounts only: another account's token is not the manager's to request.
     assertThat((List<Map<String, Object>>) role.get("rules"))
-        .extracting(rule -> rule.get("resources") + ":" + rule.get("verbs"))
-        .containsExactly("[serviceaccounts]:[get, create]", "[serviceaccounts/token]:[create]");
+        .extracting(
+            rule ->
+                rule.get("resources") + ":" + rule.get("resourceNames") + ":" + rule.get("verbs"))
+        .containsExactly(
+            "[serviceaccounts]:null:[create]",
+            "[serviceaccounts]:[node-controller, service-controller, route-controller]:[get]",
+            "[serviceaccounts/token]:[node-controller, service-controller, route-controller]:"
+                + "[create]");
     assertThat(((Map<String, Object>) role.get("metadata")).get("namespace"))
         .isEqualTo("kube-system");
     assertThat(chart)
@@ -271,6 +278,27 @@ class HelmChartTest {
     assertThat(workload.pod().getVolumes())
         .singleElement()
         .satisfies(volume -> assertThat(volume.getSecret().getSecretName()).isEqualTo("my-cloud"));
+  }
+
+  /** The leader-election Role grants the Lease the manager campaigns for, and no other. */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theLeaderElectionRoleNamesTheLease() throws Exception {
+    List<ManifestDocument> chart = render(Map.of("leaderElection.name", "my-ccm"));
+
+    Map<String, Object> role =
+        chart.stream()
+            .filter(d -> d.kind().equals("Role") && name(d).endsWith(":leader-election"))
+            .findFirst()
+            .orElseThrow()
+            .object();
+    assertThat((List<Map<String, Object>>) role.get("rules"))
+        .extracting(
+            rule ->
+                rule.get("resources") + ":" + rule.get("resourceNames") + ":" + rule.get("verbs"))
+        .containsExactly("[leases]:null:[create]", "[leases]:[my-ccm]:[get, list, watch, update, patch]");
+    assertThat(Doctor.workloads(chart).getFirst().pod().getContainers().getFirst().getArgs())
+        .contains("--leader-elect-resource-name=my-ccm");
   }
 
   @Test

@@ -79,6 +79,48 @@ class ManagementServerTest {
   }
 
   /**
+   * The aggregate health paths are served to anyone: a failure's reason (which may name nodes,
+   * Leases or the cloud's errors) is withheld there, as upstream does, and given on the check's own
+   * path, which needs an allowed token unless the operator lists it.
+   */
+  @Test
+  void aFailedChecksReasonIsWithheldOnTheAggregatePathsAndGivenOnItsOwn() throws Exception {
+    AccessControl allowAll = (method, path, authorization) -> Optional.empty();
+    HealthChecks health = new HealthChecks();
+    health.add(
+        "cloud-node-controller", () -> Optional.of("Node informer not watching since 12:00"));
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            health,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            allowAll)) {
+      HttpClient http = LocalManagerHttp.client();
+      String base = "https://127.0.0.1:" + server.address().getPort();
+      for (String path : List.of("/healthz", "/readyz", "/livez?verbose")) {
+        HttpResponse<String> aggregate =
+            http.send(
+                HttpRequest.newBuilder(URI.create(base + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        assertThat(aggregate.statusCode()).as(path).isEqualTo(500);
+        assertThat(aggregate.body())
+            .as(path)
+            .contains("[+]ping ok", "[-]cloud-node-controller failed: reason withheld")
+            .doesNotContain("informer");
+      }
+      HttpResponse<String> own =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/healthz/cloud-node-controller")).build(),
+              HttpResponse.BodyHandlers.ofString());
+
+      assertThat(own.statusCode()).isEqualTo(500);
+      assertThat(own.body()).contains("Node informer not watching since 12:00");
+    }
+  }
+
+  /**
    * Only paths that exist, read with GET or HEAD, are worth a review: anything else is answered at
    * once, so requests for random paths cannot spend the API server's quota on reviews.
    */
