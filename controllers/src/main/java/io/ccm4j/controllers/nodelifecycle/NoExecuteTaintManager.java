@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodeutil.PodDeletions;
 import io.ccm4j.controllers.nodeutil.PodStatusPatches;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -177,7 +178,11 @@ final class NoExecuteTaintManager {
     long delayMs = Math.max(0, fireAt.toEpochMilli() - clock.instant().toEpochMilli());
     ScheduledFuture<?> future =
         timers.schedule(
-            () -> evict(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+            () ->
+                evict(
+                    pod.getMetadata().getNamespace(),
+                    pod.getMetadata().getName(),
+                    pod.getMetadata().getUid()),
             delayMs,
             TimeUnit.MILLISECONDS);
     work.put(key, new Work(createdAt, future));
@@ -204,11 +209,14 @@ final class NoExecuteTaintManager {
     }
   }
 
-  /** §4.5: mark the pod as a disruption target, record the event, delete it (5 tries). */
-  private void evict(String namespace, String name) {
+  /**
+   * §4.5: mark the pod as a disruption target, record the event, delete it (5 tries): the pod the
+   * deletion was scheduled for, never another one created since under its name.
+   */
+  private void evict(String namespace, String name, String uid) {
     String key = Cache.namespaceKeyFunc(namespace, name);
     Pod pod = pods.getStore().getByKey(key);
-    if (pod == null) {
+    if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
       work.remove(key);
       return;
     }
@@ -223,7 +231,17 @@ final class NoExecuteTaintManager {
     }
     for (int attempt = 1; attempt <= 5; attempt++) {
       try {
-        client.pods().inNamespace(namespace).withName(name).delete();
+        PodDeletions.Outcome outcome = PodDeletions.deleteExactly(client, pod);
+        if (outcome != PodDeletions.Outcome.DELETED) {
+          log.info(
+              "pod {}: not evicted, {}",
+              key,
+              outcome == PodDeletions.Outcome.GONE
+                  ? "already gone"
+                  : "replaced by another pod of that name");
+          work.remove(key);
+          return;
+        }
         evictions.increment();
         synchronized (this) {
           Work done = work.get(key);
