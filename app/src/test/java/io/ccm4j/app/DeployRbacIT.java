@@ -113,10 +113,11 @@ class DeployRbacIT {
                         .leases()
                         .inNamespace("kube-system")
                         .withName("rbac-other-lease")
-                        .edit(lease -> {
-                          lease.getSpec().setHolderIdentity("ccm4j");
-                          return lease;
-                        }))
+                        .edit(
+                            lease -> {
+                              lease.getSpec().setHolderIdentity("ccm4j");
+                              return lease;
+                            }))
             .isInstanceOfSatisfying(
                 KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
 

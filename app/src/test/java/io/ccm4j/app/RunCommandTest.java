@@ -33,7 +33,8 @@ class RunCommandTest {
             "--cloud-config: the sim cloud is a simulation and needs one"),
         Arguments.of(
             "a cloud config value of the wrong kind",
-            List.of("--cloud-provider=sim", "--cloud-config=src/test/resources/sim-wrong-type.yaml"),
+            List.of(
+                "--cloud-provider=sim", "--cloud-config=src/test/resources/sim-wrong-type.yaml"),
             "field \"instances\": expected a list, got a whole number (3)"),
         Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),

@@ -19,14 +19,14 @@ import io.ccm4j.runtime.client.ServiceAccountClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -184,7 +184,9 @@ class ServiceAccountCredentialsIT {
           admin.rbac().clusterRoleBindings().withName("system:controller:" + account).get();
 
       assertThat(binding).as("system:controller:%s for %s", account, controller).isNotNull();
-      assertThat(CONTROLLER_ACCOUNTS).as("the chart lets the manager request its token").contains(account);
+      assertThat(CONTROLLER_ACCOUNTS)
+          .as("the chart lets the manager request its token")
+          .contains(account);
       assertThat(binding.getSubjects())
           .anySatisfy(
               subject -> {

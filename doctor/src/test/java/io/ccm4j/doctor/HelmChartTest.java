@@ -296,7 +296,8 @@ class HelmChartTest {
         .extracting(
             rule ->
                 rule.get("resources") + ":" + rule.get("resourceNames") + ":" + rule.get("verbs"))
-        .containsExactly("[leases]:null:[create]", "[leases]:[my-ccm]:[get, list, watch, update, patch]");
+        .containsExactly(
+            "[leases]:null:[create]", "[leases]:[my-ccm]:[get, list, watch, update, patch]");
     assertThat(Doctor.workloads(chart).getFirst().pod().getContainers().getFirst().getArgs())
         .contains("--leader-elect-resource-name=my-ccm");
   }

@@ -6,9 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +27,8 @@ class PodDeletionsIT {
         .withNamespace("default")
         .endMetadata()
         .withNewSpec()
+        // No token: nothing runs kube-controller-manager's token controller here.
+        .withAutomountServiceAccountToken(false)
         .withTerminationGracePeriodSeconds(0L)
         .addNewContainer()
         .withName("app")
@@ -32,6 +36,17 @@ class PodDeletionsIT {
         .endContainer()
         .endSpec()
         .build();
+  }
+
+  @BeforeEach
+  void theNamespacesDefaultServiceAccount(KubernetesClient client) {
+    // The admission plugin wants it; nothing runs the controller that creates it here.
+    client
+        .serviceAccounts()
+        .inNamespace("default")
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
+        .createOr(existing -> existing.update());
   }
 
   @Test
