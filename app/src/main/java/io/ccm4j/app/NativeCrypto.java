@@ -8,7 +8,7 @@ import java.util.Optional;
  * through JNI), installed as the JVM's first security provider, so the JDK's TLS encrypts with
  * AES-NI and carry-less multiplication whatever the JIT compiles. Without it a C1-compiled manager
  * (ccm4j-run.jvmoptions) spends a third of its Java time in the JDK's AES-GCM written in Java: at
- * 5,000 nodes it cuts the CPU per node by a fifth (README, "Measured").
+ * 5,000 nodes it cuts the CPU per node by a fifth (docs/benchmarks.md).
  *
  * <p>The provider is on the class path only where its library is published for the build's platform
  * (Linux x86-64, the pom's profile); elsewhere, when its library cannot load (no writable temporary

@@ -367,7 +367,6 @@ public record CcmWorkload(
     return isStaticPod() || (object instanceof Pod && pod.getNodeName() != null);
   }
 
-  /** Whether any container runs with leader election switched off. */
   /**
    * Whether this CCM initialises nodes (its cloud-node controller runs): with {@code
    * --controllers=*,-cloud-node} another component (a cloud-node-manager DaemonSet) removes the
@@ -404,6 +403,7 @@ public record CcmWorkload(
     return pod.getContainers().stream().filter(CcmWorkload::isCcm).map(CcmWorkload::words).toList();
   }
 
+  /** Whether any container runs with leader election switched off. */
   public boolean leaderElectionOff() {
     return pod.getContainers().stream()
         .anyMatch(container -> CcmFlags.leaderElectionOff(words(container)));

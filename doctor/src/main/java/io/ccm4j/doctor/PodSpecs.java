@@ -155,7 +155,6 @@ final class PodSpecs {
     return pod.getAffinity() == null ? new Affinity() : pod.getAffinity();
   }
 
-  /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
   /**
    * Whether two pods of the workload may run at once: more than one replica, or a Deployment whose
    * rollout surges (the default RollingUpdate starts the new pod before the old one stops).
@@ -166,6 +165,7 @@ final class PodSpecs {
             && surges(deployment.getSpec().getStrategy()));
   }
 
+  /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
   static boolean surges(DeploymentStrategy strategy) {
     if (strategy == null) {
       return true;

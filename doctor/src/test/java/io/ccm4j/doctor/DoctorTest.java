@@ -347,7 +347,7 @@ class DoctorTest {
         .contains("scalable-workload", "tolerate-uninitialized");
   }
 
-  /** The README's vendor example: what it prints is what the doctor finds. */
+  /** The vendor example of docs/doctor.md: what it prints is what the doctor finds. */
   @Test
   void theVendorShapedDaemonSetOfTheReadme() throws Exception {
     Path vendor = Path.of("src", "test", "resources", "vendor", "aws-style-daemonset.yaml");

@@ -113,11 +113,11 @@ class HelmChartTest {
   }
 
   /**
-   * The lab's kubevirt scenario is what the README's KubeVirt section installs: the chart with the
-   * kubevirt provider, its cloud-config Secret and the VMs' cluster name.
+   * The lab's kubevirt scenario is what the KubeVirt guide (docs/kubevirt.md) installs: the chart
+   * with the kubevirt provider, its cloud-config Secret and the VMs' cluster name.
    */
   @Test
-  void theKubeVirtScenarioIsTheChartAsTheReadmeInstallsIt() throws Exception {
+  void theKubeVirtScenarioIsTheChartAsTheKubeVirtGuideInstallsIt() throws Exception {
     List<ManifestDocument> chart =
         renderExactly(
             Map.of(

@@ -48,8 +48,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The lab's cloud when the CCM under test runs {@code --cloud-provider=kubevirt}: an infrastructure
  * cluster (a second real kube-apiserver) with KubeVirt's API, one VM per tenant node on
  * infrastructure nodes in three zones, and its own load balancers served by ccm4j with the {@code
- * local} cloud. The tenant's CCM reaches it as the README tells users to run it: a Secret with the
- * cloud config and the kubeconfig of the least-privilege ServiceAccount of {@code
+ * local} cloud. The tenant's CCM reaches it as docs/kubevirt.md tells users to run it: a Secret
+ * with the cloud config and the kubeconfig of the least-privilege ServiceAccount of {@code
  * providers/kubevirt/deploy/infra-rbac.yaml}, mounted by the Deployment.
  *
  * <p>A request to a tenant LoadBalancer Service travels: infrastructure load balancer ({@code
