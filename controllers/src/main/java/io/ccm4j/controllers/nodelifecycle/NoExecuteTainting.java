@@ -15,12 +15,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,12 +46,36 @@ final class NoExecuteTainting {
           .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
           .build();
 
+  /** What a pass does with a node's NoExecute taints (§2.5 B). */
+  enum Action {
+    /** Queued on its zone's tainter for the not-ready taint. */
+    QUEUE_NOT_READY(NOT_READY_NO_EXECUTE, null),
+    /** Queued on its zone's tainter for the unreachable taint. */
+    QUEUE_UNREACHABLE(UNREACHABLE_NO_EXECUTE, null),
+    /** Unreachable swapped for not-ready at once, not at the zone's rate. */
+    SWAP_TO_NOT_READY(NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE),
+    /** Not-ready swapped for unreachable at once, not at the zone's rate. */
+    SWAP_TO_UNREACHABLE(UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE),
+    /** Both lifted, the node taken off its zone's queue. */
+    LIFT(null, null),
+    /** It has the taint its Ready calls for already. */
+    NONE(null, null);
+
+    final Taint add;
+    final Taint remove;
+
+    Action(Taint add, Taint remove) {
+      this.add = add;
+      this.remove = remove;
+    }
+  }
+
   private final KubernetesClient client;
   private final SharedIndexInformer<Node> nodes;
   private final EventRecorder events;
   private final InstantSource clock;
   private final NodeLifecycleControllerMetrics metrics;
-  private final Function<String, ZoneState> zoneStates;
+  private final ZoneStates zoneStates;
   private final double initialRate;
 
   // Read by the tainting loop without the pass's lock: the pass holds it while it queues nodes on a
@@ -58,7 +83,7 @@ final class NoExecuteTainting {
   private final Map<String, ZoneTainter> tainters = new ConcurrentHashMap<>();
 
   /**
-   * @param zoneStates each zone's state, for the events
+   * @param zoneStates each zone's state, read for the events
    * @param initialRate the rate of a new zone's tainter (nodes/s)
    */
   NoExecuteTainting(
@@ -67,7 +92,7 @@ final class NoExecuteTainting {
       EventRecorder events,
       InstantSource clock,
       NodeLifecycleControllerMetrics metrics,
-      Function<String, ZoneState> zoneStates,
+      ZoneStates zoneStates,
       double initialRate) {
     this.client = client;
     this.nodes = nodes;
@@ -83,37 +108,50 @@ final class NoExecuteTainting {
     return tainters.computeIfAbsent(zone, z -> new ZoneTainter(initialRate, clock));
   }
 
+  /** A zone new to the pass (§3.5): its tainter, made if need be, at {@code rate}. */
+  void startZone(String zone, double rate) {
+    tainter(zone).setRate(rate);
+  }
+
+  /** The zone's tainting rate from now on (§3.3); 0 stops it. */
   void setRate(String zone, double rate) {
     tainters.get(zone).setRate(rate);
   }
 
-  /** §2.5 B: queues the node for its NoExecute taint, swaps the taint, or lifts both. */
-  void process(Node node, String observed) {
-    String name = node.getMetadata().getName();
-    switch (observed) {
-      case ConditionStatus.FALSE -> {
-        if (Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE)) {
-          swapNoExecute(node, NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE);
-        } else {
-          markNodeForTainting(node, WellKnownTaints.NODE_NOT_READY);
-        }
-      }
-      case ConditionStatus.UNKNOWN -> {
-        if (Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE)) {
-          swapNoExecute(node, UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE);
-        } else {
-          markNodeForTainting(node, WellKnownTaints.NODE_UNREACHABLE);
-        }
-      }
-      default -> markNodeAsReachable(node);
-    }
-    log.trace("node {} observed {}", name, observed);
+  /**
+   * §2.5 B: what the pass does for a node whose Ready it observed as {@code observed}: a node not
+   * Ready is queued for its taint unless it has it, a taint of the other kind is swapped at once,
+   * and a Ready node (or any other status) has both lifted.
+   */
+  static Action decide(String observed, Node node) {
+    boolean notReady =
+        Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE);
+    boolean unreachable =
+        Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE);
+    return switch (observed) {
+      case ConditionStatus.FALSE ->
+          unreachable ? Action.SWAP_TO_NOT_READY : notReady ? Action.NONE : Action.QUEUE_NOT_READY;
+      case ConditionStatus.UNKNOWN ->
+          notReady
+              ? Action.SWAP_TO_UNREACHABLE
+              : unreachable ? Action.NONE : Action.QUEUE_UNREACHABLE;
+      default -> Action.LIFT;
+    };
   }
 
-  private void markNodeForTainting(Node node, String key) {
-    if (Taints.has(node, key, WellKnownTaints.EFFECT_NO_EXECUTE)) {
-      return;
+  /** §2.5 B: queues the node for its NoExecute taint, swaps the taint, or lifts both. */
+  void process(Node node, String observed) {
+    Action action = decide(observed, node);
+    switch (action) {
+      case QUEUE_NOT_READY, QUEUE_UNREACHABLE -> markNodeForTainting(node);
+      case SWAP_TO_NOT_READY, SWAP_TO_UNREACHABLE -> swapNoExecute(node, action);
+      case LIFT -> markNodeAsReachable(node);
+      case NONE -> {}
     }
+    log.trace("node {} observed {}: {}", node.getMetadata().getName(), observed, action);
+  }
+
+  private void markNodeForTainting(Node node) {
     ZoneTainter tainter = tainters.get(NodeLifecycleController.zoneKey(node));
     if (tainter != null) {
       tainter.remove(node.getMetadata().getName());
@@ -156,23 +194,42 @@ final class NoExecuteTainting {
                 WellKnownTaints.EFFECT_NO_EXECUTE));
   }
 
-  private void swapNoExecute(Node node, Taint add, Taint remove) {
-    Taint stamped = new TaintBuilder(add).withTimeAdded(clock.instant().toString()).build();
-    NodePatches.updateTaints(
-        client,
-        node,
-        taints -> {
-          if (Taints.has(nodeWith(taints), add.getKey(), add.getEffect())
-              && !Taints.has(nodeWith(taints), remove.getKey(), remove.getEffect())) {
-            return taints;
-          }
-          List<Taint> result =
-              new ArrayList<>(Taints.without(taints, remove.getKey(), remove.getEffect()));
-          if (!Taints.has(nodeWith(taints), add.getKey(), add.getEffect())) {
-            result.add(stamped);
-          }
-          return result;
-        });
+  private void swapNoExecute(Node node, Action swap) {
+    Instant now = clock.instant();
+    NodePatches.updateTaints(client, node, taints -> swapped(taints, swap, now));
+  }
+
+  /**
+   * The taints with {@code swap}'s taint added (stamped {@code now}) and the other removed; the
+   * same list when there is nothing to change, so no write follows.
+   */
+  static List<Taint> swapped(List<Taint> taints, Action swap, Instant now) {
+    Taint add = swap.add;
+    Taint remove = swap.remove;
+    boolean hasAdd = Taints.has(nodeWith(taints), add.getKey(), add.getEffect());
+    if (hasAdd && !Taints.has(nodeWith(taints), remove.getKey(), remove.getEffect())) {
+      return taints;
+    }
+    List<Taint> result =
+        new ArrayList<>(Taints.without(taints, remove.getKey(), remove.getEffect()));
+    if (!hasAdd) {
+      result.add(new TaintBuilder(add).withTimeAdded(now.toString()).build());
+    }
+    return result;
+  }
+
+  /**
+   * When a queued node's turn comes (§2.5 B): the taint its Ready calls for now, or none when it is
+   * Ready again or has no Ready condition.
+   */
+  static Optional<Action> dueTaint(String ready) {
+    if (ConditionStatus.FALSE.equals(ready)) {
+      return Optional.of(Action.SWAP_TO_NOT_READY);
+    }
+    if (ConditionStatus.UNKNOWN.equals(ready)) {
+      return Optional.of(Action.SWAP_TO_UNREACHABLE);
+    }
+    return Optional.empty();
   }
 
   private static Node nodeWith(List<Taint> taints) {
@@ -197,30 +254,27 @@ final class NoExecuteTainting {
     }
     String ready =
         NodeConditions.find(node, NodeConditions.READY).map(NodeCondition::getStatus).orElse(null);
-    Taint add;
-    Taint remove;
-    if (ConditionStatus.FALSE.equals(ready)) {
-      add = NOT_READY_NO_EXECUTE;
-      remove = UNREACHABLE_NO_EXECUTE;
-    } else if (ConditionStatus.UNKNOWN.equals(ready)) {
-      add = UNREACHABLE_NO_EXECUTE;
-      remove = NOT_READY_NO_EXECUTE;
-    } else {
+    Optional<Action> due = dueTaint(ready);
+    if (due.isEmpty()) {
       return ZoneTainter.Outcome.DONE;
     }
     try {
-      swapNoExecute(node, add, remove);
+      swapNoExecute(node, due.get());
     } catch (KubernetesClientException e) {
       return ZoneTainter.Outcome.retry(Duration.ofMillis(50));
     }
     metrics.zone(zone).evictions.increment();
-    ZoneState state = zoneStates.apply(zone);
+    ZoneState state = zoneStates.state(zone);
     events.warning(
         node,
-        NodeLifecycleController.REASON_TAINT_ADDED_NO_EXECUTE,
+        NodeLifecycleEvents.TAINT_ADDED_NO_EXECUTE,
         "Added taint %s:NoExecute: Ready is %s; zone %s is %s, tainting %s nodes/s"
             .formatted(
-                add.getKey(), ready, ZoneState.describe(zone), state, tainters.get(zone).rate()));
+                due.get().add.getKey(),
+                ready,
+                ZoneState.describe(zone),
+                state,
+                tainters.get(zone).rate()));
     return ZoneTainter.Outcome.DONE;
   }
 }

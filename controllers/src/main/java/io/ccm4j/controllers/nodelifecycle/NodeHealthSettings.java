@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * The node-lifecycle controller's tunables (node-lifecycle spec §1); their defaults are in {@link
- * #defaults()}.
+ * #defaults()}. How the rates apply to a zone is {@link ZoneEvictionRate}'s rule.
  *
  * @param monitorPeriod how often health is checked ({@code --node-monitor-period})
  * @param monitorGracePeriod silence after which a node that has reported becomes Unknown ({@code
@@ -37,13 +37,5 @@ public record NodeHealthSettings(
         0.01,
         0.55f,
         50);
-  }
-
-  /** The QPS for a zone in a state of a given size (setLimiterInZone). */
-  double rateFor(ZoneState state, int zoneSize) {
-    return switch (state) {
-      case NORMAL, FULL_DISRUPTION, INITIAL -> evictionRate;
-      case PARTIAL_DISRUPTION -> zoneSize > largeClusterSizeThreshold ? secondaryEvictionRate : 0;
-    };
   }
 }

@@ -6,9 +6,9 @@ import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
-import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.NodeChanged;
-import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodBound;
-import io.ccm4j.controllers.nodelifecycle.TaintManagerKey.PodChanged;
+import io.ccm4j.controllers.nodelifecycle.TaintEvictionKey.NodeChanged;
+import io.ccm4j.controllers.nodelifecycle.TaintEvictionKey.PodBound;
+import io.ccm4j.controllers.nodelifecycle.TaintEvictionKey.PodChanged;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -17,6 +17,9 @@ import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -55,13 +58,6 @@ public final class NodeLifecycleController implements Controller {
 
   private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
 
-  // Event reasons (node-lifecycle spec §6); ZoneStateChanged is ccm4j's own.
-  static final String REASON_REGISTERED_NODE = "RegisteredNode";
-  static final String REASON_REMOVING_NODE = "RemovingNode";
-  static final String REASON_NODE_NOT_READY = "NodeNotReady";
-  static final String REASON_TAINT_ADDED_NO_EXECUTE = "TaintAddedNoExecute";
-  static final String REASON_ZONE_STATE_CHANGED = "ZoneStateChanged";
-
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
 
@@ -74,7 +70,9 @@ public final class NodeLifecycleController implements Controller {
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Lease> leases;
   private final SharedIndexInformer<Pod> pods;
-  private final Map<String, NodeHealth> health = new ConcurrentHashMap<>();
+  private final NodeHealthTable health = new NodeHealthTable();
+  private final ZoneStates zoneStates = new ZoneStates();
+  private final ZoneEvictionRate rates;
 
   /** Name → the Node as last seen, for the RemovingNode event once it is gone. */
   private final Map<String, Node> knownNodes = new ConcurrentHashMap<>();
@@ -83,12 +81,11 @@ public final class NodeLifecycleController implements Controller {
   private final Set<String> podsToRetry = ConcurrentHashMap.newKeySet();
 
   private final NoExecuteTainting tainting;
-  private final ZoneDisruption disruption;
   private final WorkQueue<String> noScheduleQueue;
   private final QueueWorkers<String> noScheduleWorkers;
-  private final WorkQueue<TaintManagerKey> taintManagerQueue;
-  private final QueueWorkers<TaintManagerKey> taintManagerWorkers;
-  private final NoExecuteTaintManager taintManager;
+  private final WorkQueue<TaintEvictionKey> taintEvictionQueue;
+  private final QueueWorkers<TaintEvictionKey> taintEvictionWorkers;
+  private final TaintEviction taintEviction;
   private final PodReadiness podReadiness;
   private final ScheduledExecutorService loops;
   private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
@@ -101,6 +98,7 @@ public final class NodeLifecycleController implements Controller {
       ControllerContext context, NodeHealthSettings settings, InstantSource clock) {
     this.client = context.client();
     this.settings = settings;
+    this.rates = ZoneEvictionRate.of(settings);
     this.clock = clock;
     this.events = context.eventRecorders().apply(Controllers.NODE_LIFECYCLE.eventSource());
     this.metrics = context.metrics();
@@ -118,76 +116,68 @@ public final class NodeLifecycleController implements Controller {
     this.loops =
         Executors.newScheduledThreadPool(
             3, runnable -> Thread.ofPlatform().name("node-lifecycle").unstarted(runnable));
-    this.taintManager =
-        new NoExecuteTaintManager(
-            client, nodes, pods, events, clock, loops, lifecycleMetrics.podDeletions);
-    this.podReadiness = new PodReadiness(client, pods, events, clock, health::get);
+    this.taintEviction =
+        new TaintEviction(client, nodes, pods, events, clock, loops, lifecycleMetrics.podDeletions);
+    this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(
-            client,
-            nodes,
-            events,
-            clock,
-            lifecycleMetrics,
-            this::zoneState,
-            settings.evictionRate());
-    this.disruption =
-        new ZoneDisruption(settings, tainting, events, clock, lifecycleMetrics, health);
+            client, nodes, events, clock, lifecycleMetrics, zoneStates, rates.normal());
     this.noScheduleQueue =
         new WorkQueue<>("node-lifecycle-noschedule", RateLimiters.controllerDefault(), metrics);
     this.noScheduleWorkers =
         new QueueWorkers<>(
             "node-lifecycle-noschedule", noScheduleQueue, this::doNoScheduleTaintingPass, 8);
-    this.taintManagerQueue =
+    // The queue keeps its name (and so its metrics' name) from when this was the taint manager.
+    this.taintEvictionQueue =
         new WorkQueue<>("node-lifecycle-taint-manager", RateLimiters.controllerDefault(), metrics);
-    this.taintManagerWorkers =
+    this.taintEvictionWorkers =
         new QueueWorkers<>(
-            "node-lifecycle-taint-manager", taintManagerQueue, this::taintManagerSync, 1);
+            "node-lifecycle-taint-manager", taintEvictionQueue, this::taintEvictionSync, 1);
     nodes.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Node node) {
             noScheduleQueue.add(node.getMetadata().getName());
-            taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+            taintEvictionQueue.add(new NodeChanged(node.getMetadata().getName()));
           }
 
           @Override
           public void onUpdate(Node previous, Node node) {
             noScheduleQueue.add(node.getMetadata().getName());
-            if (NoExecuteTaintManager.noExecuteTaintsChanged(previous, node)) {
-              taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+            if (TaintEviction.noExecuteTaintsChanged(previous, node)) {
+              taintEvictionQueue.add(new NodeChanged(node.getMetadata().getName()));
             }
           }
 
           @Override
           public void onDelete(Node node, boolean unknown) {
-            taintManagerQueue.add(new NodeChanged(node.getMetadata().getName()));
+            taintEvictionQueue.add(new NodeChanged(node.getMetadata().getName()));
           }
         });
     pods.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod pod) {
-            taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+            taintEvictionQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
             if (PodReadiness.nodeName(pod) != null) {
-              taintManagerQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
+              taintEvictionQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
             }
           }
 
           @Override
           public void onUpdate(Pod previous, Pod pod) {
-            if (NoExecuteTaintManager.podChanged(previous, pod)) {
-              taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+            if (TaintEviction.podChanged(previous, pod)) {
+              taintEvictionQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
             }
             if (PodReadiness.nodeName(pod) != null
                 && !PodReadiness.nodeName(pod).equals(PodReadiness.nodeName(previous))) {
-              taintManagerQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
+              taintEvictionQueue.add(new PodBound(Cache.metaNamespaceKeyFunc(pod)));
             }
           }
 
           @Override
           public void onDelete(Pod pod, boolean unknown) {
-            taintManagerQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
+            taintEvictionQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
           }
         });
   }
@@ -200,7 +190,7 @@ public final class NodeLifecycleController implements Controller {
   @Override
   public void start() {
     noScheduleWorkers.start();
-    taintManagerWorkers.start();
+    taintEvictionWorkers.start();
     passes.add(
         PeriodicPass.withFixedDelay(
             loops,
@@ -217,14 +207,14 @@ public final class NodeLifecycleController implements Controller {
   public Optional<String> health() {
     return HealthChecks.problems(
         noScheduleWorkers.health(),
-        taintManagerWorkers.health(),
+        taintEvictionWorkers.health(),
         HealthChecks.problems(passes.stream().map(PeriodicPass::health).toArray(Optional[]::new)));
   }
 
-  private void taintManagerSync(TaintManagerKey key) {
+  private void taintEvictionSync(TaintEvictionKey key) {
     switch (key) {
-      case NodeChanged changed -> taintManager.handleNodeUpdate(changed.node());
-      case PodChanged changed -> taintManager.handlePodUpdate(changed.pod());
+      case NodeChanged changed -> taintEviction.handleNodeUpdate(changed.node());
+      case PodChanged changed -> taintEviction.handlePodUpdate(changed.pod());
       case PodBound bound -> podReadiness.podBound(bound.pod());
     }
   }
@@ -239,24 +229,24 @@ public final class NodeLifecycleController implements Controller {
       if (knownNodes.put(name, node) == null) {
         events.normal(
             node,
-            REASON_REGISTERED_NODE,
+            NodeLifecycleEvents.REGISTERED_NODE,
             "Node %s event: Registered Node %s in Controller".formatted(name, name));
-        disruption.addZone(zoneKey(node));
+        addZone(zoneKey(node));
         tainting.markNodeAsReachableLogged(node);
-      } else if (!disruption.knows(zoneKey(node))) {
-        disruption.addZone(zoneKey(node));
+      } else {
+        addZone(zoneKey(node));
       }
     }
     for (Node gone : new ArrayList<>(knownNodes.values())) {
       String name = gone.getMetadata().getName();
       if (!listed.contains(name)) {
         knownNodes.remove(name);
-        health.remove(name);
+        health.forget(name);
         podsToRetry.remove(name);
         log.info("Removing Node {} from Controller", name);
         events.normal(
             gone,
-            REASON_REMOVING_NODE,
+            NodeLifecycleEvents.REMOVING_NODE,
             "Node %s event: Removing Node %s from Controller".formatted(name, name));
       }
     }
@@ -292,7 +282,9 @@ public final class NodeLifecycleController implements Controller {
               && ConditionStatus.TRUE.equals(result.observed().getStatus());
       if (becameNotReady) {
         events.normal(
-            node, REASON_NODE_NOT_READY, "Node %s status is now: NodeNotReady".formatted(name));
+            node,
+            NodeLifecycleEvents.NODE_NOT_READY,
+            "Node %s status is now: NodeNotReady".formatted(name));
       }
       // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
       // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
@@ -305,7 +297,80 @@ public final class NodeLifecycleController implements Controller {
         podsToRetry.remove(name);
       }
     }
-    disruption.handle(zoneConditions, all);
+    applyZoneDecisions(zoneConditions, all);
+  }
+
+  /**
+   * §3.5: a zone seen for the first time, or again after it had no nodes that count, starts
+   * Initial, its tainter at the normal rate (as upstream's new queue does), not at whatever its
+   * last state left.
+   */
+  private void addZone(String zone) {
+    if (zoneStates.add(zone)) {
+      tainting.startZone(zone, rates.normal());
+    }
+  }
+
+  /** §3.3: the zones' decisions of this pass ({@link ZoneDisruption}), applied in one place. */
+  private void applyZoneDecisions(Map<String, List<NodeCondition>> zoneConditions, List<Node> all) {
+    ZoneDisruption.Plan plan =
+        ZoneDisruption.decide(
+            zoneStates.snapshot(), zoneConditions, settings.unhealthyZoneThreshold(), rates);
+    for (String zone : plan.forgotten()) {
+      zoneStates.forget(zone);
+      lifecycleMetrics.remove(zone); // as upstream deletes the zone's series
+    }
+    lifecycleMetrics.recordZones(zoneConditions);
+    if (plan.outage() == ZoneDisruption.Outage.STARTS) {
+      log.warn(
+          "every zone is fully disrupted: stopping NoExecute tainting and lifting those taints");
+    }
+    // Rates first: a lift that fails must not leave the tainting running during the outage.
+    for (ZoneDisruption.ZoneDecision decision : plan.zones()) {
+      tainting.setRate(decision.zone(), decision.rate());
+    }
+    if (plan.liftsNoExecuteTaints()) {
+      for (Node node : all) {
+        tainting.markNodeAsReachableLogged(node);
+      }
+    }
+    if (plan.restartsGracePeriods()) {
+      health.restartGracePeriods(clock.instant());
+    }
+    for (ZoneDisruption.ZoneDecision decision : plan.zones()) {
+      recordZoneState(decision, plan.outage());
+    }
+  }
+
+  private void recordZoneState(ZoneDisruption.ZoneDecision decision, ZoneDisruption.Outage outage) {
+    ZoneState previous = zoneStates.set(decision.zone(), decision.state());
+    if (previous == decision.state()) {
+      return;
+    }
+    lifecycleMetrics.zone(decision.zone()).state.set(decision.state());
+    String message = ZoneDisruption.changeMessage(decision.zone(), previous, decision, outage);
+    log.info(message);
+    if (!ZoneDisruption.isWorthAnEvent(previous, decision.state())) {
+      return;
+    }
+    if (decision.state() == ZoneState.NORMAL) {
+      events.normal(kubeSystem(), NodeLifecycleEvents.ZONE_STATE_CHANGED, message);
+    } else {
+      events.warning(kubeSystem(), NodeLifecycleEvents.ZONE_STATE_CHANGED, message);
+    }
+  }
+
+  /** Zone decisions concern no single node; their events are recorded on kube-system. */
+  private static HasMetadata kubeSystem() {
+    Namespace namespace =
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName(WellKnownNamespaces.KUBE_SYSTEM)
+            .endMetadata()
+            .build();
+    namespace.setApiVersion("v1");
+    namespace.setKind("Namespace");
+    return namespace;
   }
 
   private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
@@ -334,7 +399,7 @@ public final class NodeLifecycleController implements Controller {
           name,
           result.gracePeriod().toSeconds());
     }
-    health.put(name, result.health());
+    health.record(name, result.health());
     return result;
   }
 
@@ -360,19 +425,19 @@ public final class NodeLifecycleController implements Controller {
 
   /** For tests: whether a deletion of the pod is pending. */
   boolean isEvictionPending(String podKey) {
-    return taintManager.isEvictionPending(podKey);
+    return taintEviction.isEvictionPending(podKey);
   }
 
-  /** A zone's state (for the tainting events, and for tests). */
+  /** For tests: a zone's state. */
   ZoneState zoneState(String zoneKey) {
-    return disruption.state(zoneKey);
+    return zoneStates.state(zoneKey);
   }
 
   @Override
   public void close() throws InterruptedException {
     loops.shutdownNow();
     noScheduleWorkers.close();
-    taintManagerWorkers.close();
+    taintEvictionWorkers.close();
     loops.awaitTermination(10, TimeUnit.SECONDS);
   }
 }

@@ -1,5 +1,7 @@
 package io.ccm4j.controllers.nodelifecycle;
 
+import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,14 +13,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The node-lifecycle controller's metrics: upstream's node collector per zone (node-lifecycle spec
- * §3.2), registered when a zone appears and removed with it, and the taint manager's deletions.
+ * §3.2), registered when a zone appears and removed with it, and taint eviction's deletions.
  */
 final class NodeLifecycleControllerMetrics {
 
   private final MeterRegistry registry;
   private final Map<String, Zone> zones = new ConcurrentHashMap<>();
 
-  /** The taint manager's deletions (upstream's taint-eviction controller). */
+  /** Taint eviction's deletions (upstream's taint-eviction controller). */
   final Counter podDeletions;
 
   NodeLifecycleControllerMetrics(MeterRegistry registry) {
@@ -32,6 +34,22 @@ final class NodeLifecycleControllerMetrics {
   /** The zone's metrics, registered on first use. */
   Zone zone(String zone) {
     return zones.computeIfAbsent(zone, z -> new Zone(registry, ZoneState.describe(z)));
+  }
+
+  /** §3.2: each zone's size, nodes not Ready (a missing condition counts) and health share. */
+  void recordZones(Map<String, List<NodeCondition>> zoneConditions) {
+    zoneConditions.forEach(
+        (zone, conditions) -> {
+          int size = conditions.size();
+          long unhealthy =
+              conditions.stream()
+                  .filter(c -> c == null || !ConditionStatus.TRUE.equals(c.getStatus()))
+                  .count();
+          Zone gauges = zone(zone);
+          gauges.size.set((double) size);
+          gauges.unhealthy.set((double) unhealthy);
+          gauges.health.set(size == 0 ? 100.0 : 100.0 * (size - unhealthy) / size);
+        });
   }
 
   /** Removes the zone's gauges (its evictions stay counted). */

@@ -10,10 +10,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,18 +31,18 @@ final class PodReadiness {
   private final SharedIndexInformer<Pod> pods;
   private final EventRecorder events;
   private final InstantSource clock;
-  private final Function<String, NodeHealth> health;
+  private final NodeHealthTable health;
 
   /**
    * @param pods indexed by node name ({@link NodeLifecycleController#PODS_BY_NODE})
-   * @param health what the controller last saw of a node, by name; null when unknown
+   * @param health what the controller last saw of each node
    */
   PodReadiness(
       KubernetesClient client,
       SharedIndexInformer<Pod> pods,
       EventRecorder events,
       InstantSource clock,
-      Function<String, NodeHealth> health) {
+      NodeHealthTable health) {
     this.client = client;
     this.pods = pods;
     this.events = events;
@@ -55,14 +56,37 @@ final class PodReadiness {
     if (pod == null || nodeName(pod) == null) {
       return;
     }
-    NodeHealth known = health.apply(nodeName(pod));
-    if (known == null || known.savedReady() == null) {
-      return;
-    }
-    if (!ConditionStatus.TRUE.equals(known.savedReady().getStatus()) && !markPodNotReady(pod)) {
+    if (health.isKnownNotReady(nodeName(pod)) && !markPodNotReady(pod)) {
       // Thrown for the queue's retry with backoff.
       throw new IllegalStateException("pod " + podKey + ": cannot mark it not ready");
     }
+  }
+
+  /**
+   * The pod's conditions with Ready set to False (its transition at {@code now}); empty when there
+   * is nothing to write: Ready is False already, or the pod has no Ready condition (§2.4).
+   */
+  static Optional<List<PodCondition>> notReadyConditions(Pod pod, Instant now) {
+    List<PodCondition> conditions =
+        pod.getStatus() == null || pod.getStatus().getConditions() == null
+            ? List.of()
+            : pod.getStatus().getConditions();
+    boolean changed = false;
+    List<PodCondition> updated = new ArrayList<>();
+    for (PodCondition condition : conditions) {
+      if ("Ready".equals(condition.getType())
+          && !ConditionStatus.FALSE.equals(condition.getStatus())) {
+        updated.add(
+            new PodConditionBuilder(condition)
+                .withStatus(ConditionStatus.FALSE)
+                .withLastTransitionTime(now.toString())
+                .build());
+        changed = true;
+      } else {
+        updated.add(condition);
+      }
+    }
+    return changed ? Optional.of(updated) : Optional.empty();
   }
 
   /** The pod's node, or null when it is not bound. */
@@ -85,31 +109,13 @@ final class PodReadiness {
 
   /** Sets the pod's Ready condition to False (no write when it is False already), with an event. */
   private boolean markPodNotReady(Pod pod) {
-    List<PodCondition> conditions =
-        pod.getStatus() == null || pod.getStatus().getConditions() == null
-            ? List.of()
-            : pod.getStatus().getConditions();
-    boolean changed = false;
-    List<PodCondition> updated = new ArrayList<>();
-    for (PodCondition condition : conditions) {
-      if ("Ready".equals(condition.getType())
-          && !ConditionStatus.FALSE.equals(condition.getStatus())) {
-        updated.add(
-            new PodConditionBuilder(condition)
-                .withStatus(ConditionStatus.FALSE)
-                .withLastTransitionTime(clock.instant().toString())
-                .build());
-        changed = true;
-      } else {
-        updated.add(condition);
-      }
-    }
-    if (!changed) {
+    Optional<List<PodCondition>> updated = notReadyConditions(pod, clock.instant());
+    if (updated.isEmpty()) {
       return true;
     }
     try {
-      PodStatusPatches.patchConditions(client, pod, updated);
-      events.warning(pod, NodeLifecycleController.REASON_NODE_NOT_READY, "Node is not ready");
+      PodStatusPatches.patchConditions(client, pod, updated.get());
+      events.warning(pod, NodeLifecycleEvents.NODE_NOT_READY, "Node is not ready");
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {

@@ -466,6 +466,14 @@ class NodeLifecycleControllerIT {
     assertThat(harness.eventsFor("kube-system"))
         .anySatisfy(
             e -> assertThat(e.getMessage()).contains("changed from Normal to PartialDisruption"));
+    assertThat(
+            harness
+                .metrics()
+                .get("node_collector_zone_state")
+                .tag("zone", "r/small")
+                .gauge()
+                .value())
+        .isEqualTo(ZoneState.PARTIAL_DISRUPTION.ordinal());
   }
 
   @Test
@@ -525,6 +533,18 @@ class NodeLifecycleControllerIT {
         .during(Duration.ofSeconds(2))
         .atMost(10, TimeUnit.SECONDS)
         .until(() -> noExecuteTainted(all) == 0);
+    await("the stop is announced")
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor("kube-system"))
+                    .anySatisfy(
+                        e ->
+                            assertThat(e.getMessage())
+                                .contains("r/x changed from Normal to FullDisruption")
+                                .endsWith(
+                                    "(every zone is fully disrupted:"
+                                        + " tainting and evictions stopped)")));
     assertThat(all)
         .allSatisfy(
             k ->

@@ -2,59 +2,29 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.runtime.events.EventRecorder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.ccm4j.controllers.nodelifecycle.ZoneDisruption.Outage;
+import io.ccm4j.controllers.nodelifecycle.ZoneDisruption.Plan;
+import io.ccm4j.controllers.nodelifecycle.ZoneDisruption.ZoneDecision;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The zone state machine (node-lifecycle spec §3.3) on its own: states from the share of nodes not
- * Ready, the tainting rate each state sets, the events, and the stop when every zone is down. The
- * nodes carry no NoExecute taints, so lifting them asks nothing of the API.
+ * The zone state machine (node-lifecycle spec §3.3) as the pure decision it is: states from the
+ * share of nodes not Ready, the tainting rate each state sets, the messages, and the stop when
+ * every zone is down. The controller's pass applies the plan (NodeLifecycleControllerIT).
  */
 class ZoneDisruptionTest {
 
-  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
-
-  private final List<String> events = new ArrayList<>();
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final NodeLifecycleControllerMetrics metrics =
-      new NodeLifecycleControllerMetrics(registry);
-  private final Map<String, NodeHealth> health = new ConcurrentHashMap<>();
-  private final EventRecorder recorder =
-      new EventRecorder() {
-        @Override
-        public void normal(HasMetadata object, String reason, String message) {
-          events.add("Normal " + reason + ": " + message);
-        }
-
-        @Override
-        public void warning(HasMetadata object, String reason, String message) {
-          events.add("Warning " + reason + ": " + message);
-        }
-      };
-  private final NoExecuteTainting tainting =
-      new NoExecuteTainting(
-          null,
-          null,
-          recorder,
-          () -> NOW,
-          metrics,
-          zone -> ZoneState.INITIAL,
-          NodeHealthSettings.defaults().evictionRate());
-  private final ZoneDisruption disruption =
-      new ZoneDisruption(
-          NodeHealthSettings.defaults(), tainting, recorder, () -> NOW, metrics, health);
+  private static final ZoneEvictionRate RATES = ZoneEvictionRate.of(NodeHealthSettings.defaults());
+  private static final float THRESHOLD = NodeHealthSettings.defaults().unhealthyZoneThreshold();
 
   private static List<NodeCondition> readies(int ready, int notReady) {
     return Stream.concat(
@@ -67,82 +37,143 @@ class ZoneDisruptionTest {
     return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
   }
 
-  /** One pass over zones given as {@code zone -> {ready, notReady}}. */
-  private void pass(Map<String, int[]> zones) {
+  /** One pass's decision over zones given as {@code zone -> {ready, notReady}}, in that order. */
+  private static Plan decide(Map<String, ZoneState> previous, Map<String, int[]> zones) {
     Map<String, List<NodeCondition>> conditions = new LinkedHashMap<>();
     zones.forEach((zone, counts) -> conditions.put(zone, readies(counts[0], counts[1])));
-    for (String zone : zones.keySet()) {
-      if (!disruption.knows(zone)) {
-        disruption.addZone(zone);
-      }
-    }
-    disruption.handle(conditions, List.of());
+    return ZoneDisruption.decide(previous, conditions, THRESHOLD, RATES);
   }
 
   @Test
   void aZoneBecomingNormalFromInitialIsSilent() {
-    pass(Map.of("a", new int[] {3, 0}));
+    Plan plan = decide(Map.of("a", ZoneState.INITIAL), Map.of("a", new int[] {3, 0}));
 
-    assertThat(disruption.state("a")).isEqualTo(ZoneState.NORMAL);
-    assertThat(tainting.tainter("a").rate()).isEqualTo(0.1);
-    assertThat(events).isEmpty();
+    assertThat(plan.zones()).containsExactly(new ZoneDecision("a", ZoneState.NORMAL, 0.1));
+    assertThat(plan.outage()).isEqualTo(Outage.NONE);
+    assertThat(ZoneDisruption.isWorthAnEvent(ZoneState.INITIAL, ZoneState.NORMAL)).isFalse();
   }
 
   @Test
   void aSmallPartiallyDisruptedZoneStopsTaintingAndSaysSo() {
-    pass(Map.of("a", new int[] {10, 0}, "b", new int[] {10, 0}));
-    pass(Map.of("a", new int[] {4, 6}, "b", new int[] {10, 0}));
+    Map<String, int[]> zones = new LinkedHashMap<>();
+    zones.put("a", new int[] {4, 6});
+    zones.put("b", new int[] {10, 0});
 
-    assertThat(disruption.state("a")).isEqualTo(ZoneState.PARTIAL_DISRUPTION);
-    assertThat(tainting.tainter("a").rate()).as("10 nodes: not a large zone").isZero();
-    assertThat(tainting.tainter("b").rate()).isEqualTo(0.1);
-    assertThat(events)
-        .containsExactly(
-            "Warning ZoneStateChanged: Zone a changed from Normal to PartialDisruption:"
-                + " NoExecute tainting at 0.0 nodes/s");
-    assertThat(registry.get("node_collector_zone_state").tag("zone", "a").gauge().value())
-        .isEqualTo(ZoneState.PARTIAL_DISRUPTION.ordinal());
+    Plan plan = decide(Map.of("a", ZoneState.NORMAL, "b", ZoneState.NORMAL), zones);
+
+    ZoneDecision a = new ZoneDecision("a", ZoneState.PARTIAL_DISRUPTION, 0.0);
+    assertThat(plan.zones()).as("10 nodes: not a large zone; b unchanged").containsExactly(a);
+    assertThat(ZoneDisruption.isWorthAnEvent(ZoneState.NORMAL, a.state())).isTrue();
+    assertThat(ZoneDisruption.changeMessage("a", ZoneState.NORMAL, a, plan.outage()))
+        .isEqualTo(
+            "Zone a changed from Normal to PartialDisruption: NoExecute tainting at 0.0 nodes/s");
   }
 
   @Test
   void whenEveryZoneIsDownTaintingStopsEverywhereAndResumesAfter() {
-    pass(Map.of("a", new int[] {5, 0}, "b", new int[] {5, 0}));
-    health.put("n", new NodeHealth(Instant.EPOCH, Instant.EPOCH, null, null));
+    Map<String, int[]> down = new LinkedHashMap<>();
+    down.put("a", new int[] {0, 5});
+    down.put("b", new int[] {0, 5});
 
-    pass(Map.of("a", new int[] {0, 5}, "b", new int[] {0, 5}));
+    Plan starts = decide(Map.of("a", ZoneState.NORMAL, "b", ZoneState.NORMAL), down);
 
-    assertThat(List.of(disruption.state("a"), disruption.state("b")))
-        .containsOnly(ZoneState.FULL_DISRUPTION);
-    assertThat(List.of(tainting.tainter("a").rate(), tainting.tainter("b").rate()))
-        .containsOnly(0.0);
-    assertThat(events)
+    assertThat(starts.outage()).isEqualTo(Outage.STARTS);
+    assertThat(starts.zones())
+        .containsExactly(
+            new ZoneDecision("a", ZoneState.FULL_DISRUPTION, 0.0),
+            new ZoneDecision("b", ZoneState.FULL_DISRUPTION, 0.0));
+    assertThat(starts.liftsNoExecuteTaints()).isTrue();
+    assertThat(starts.restartsGracePeriods()).isFalse();
+    assertThat(starts.zones())
+        .map(d -> ZoneDisruption.changeMessage(d.zone(), ZoneState.NORMAL, d, starts.outage()))
         .allMatch(
-            event ->
-                event.endsWith("(every zone is fully disrupted: tainting and evictions stopped)"))
-        .hasSize(2);
+            message ->
+                message.endsWith(
+                    "(every zone is fully disrupted: tainting and evictions stopped)"));
 
-    pass(Map.of("a", new int[] {5, 0}, "b", new int[] {0, 5}));
+    Map<String, ZoneState> allFull =
+        Map.of("a", ZoneState.FULL_DISRUPTION, "b", ZoneState.FULL_DISRUPTION);
+    Plan lasts = decide(allFull, down);
 
-    assertThat(disruption.state("a")).isEqualTo(ZoneState.NORMAL);
-    assertThat(tainting.tainter("a").rate()).isEqualTo(0.1);
-    assertThat(disruption.state("b")).isEqualTo(ZoneState.FULL_DISRUPTION);
-    assertThat(tainting.tainter("b").rate())
+    assertThat(lasts.outage()).isEqualTo(Outage.LASTS);
+    assertThat(lasts.zones()).as("the rates stay at 0").isEmpty();
+    assertThat(lasts.liftsNoExecuteTaints()).isTrue();
+
+    Map<String, int[]> aRecovers = new LinkedHashMap<>();
+    aRecovers.put("a", new int[] {5, 0});
+    aRecovers.put("b", new int[] {0, 5});
+    Plan ends = decide(allFull, aRecovers);
+
+    assertThat(ends.outage()).isEqualTo(Outage.ENDS);
+    assertThat(ends.zones())
         .as("a fully disrupted zone alone keeps the rate")
-        .isEqualTo(0.1);
-    assertThat(health.get("n").probeTimestamp())
+        .containsExactly(
+            new ZoneDecision("a", ZoneState.NORMAL, 0.1),
+            new ZoneDecision("b", ZoneState.FULL_DISRUPTION, 0.1));
+    assertThat(ends.restartsGracePeriods())
         .as("the nodes' silence during the outage does not count")
-        .isEqualTo(NOW);
+        .isTrue();
+    assertThat(ends.liftsNoExecuteTaints()).isFalse();
   }
 
   @Test
-  void aZoneWithoutNodesThatCountIsForgottenWithItsGauges() {
-    pass(Map.of("a", new int[] {3, 0}, "b", new int[] {3, 0}));
+  void aZoneWithoutNodesThatCountIsForgotten() {
+    Plan plan =
+        decide(Map.of("a", ZoneState.NORMAL, "b", ZoneState.NORMAL), Map.of("a", new int[] {3, 0}));
 
-    pass(Map.of("a", new int[] {3, 0}));
+    assertThat(plan.forgotten()).containsExactly("b");
+    assertThat(plan.zones()).isEmpty();
+  }
 
-    assertThat(disruption.knows("b")).isFalse();
-    assertThat(registry.find("node_collector_zone_size").tag("zone", "b").gauge()).isNull();
-    assertThat(registry.find("node_collector_zone_size").tag("zone", "a").gauge().value())
-        .isEqualTo(3);
+  @Test
+  void noNodeThatCountsIsNoOutage() {
+    Plan plan = decide(Map.of("a", ZoneState.FULL_DISRUPTION), Map.of());
+
+    assertThat(plan.forgotten()).containsExactly("a");
+    assertThat(plan.outage()).as("every zone down would be vacuous").isEqualTo(Outage.NONE);
+    assertThat(plan.liftsNoExecuteTaints()).isFalse();
+  }
+
+  /** One zone among healthy others: its state, and its rate when the state changes. */
+  @ParameterizedTest(name = "{0} -> {1} ready, {2} not: {3}, rate {4}")
+  @CsvSource(
+      nullValues = "none",
+      value = {
+        "NORMAL, 6, 9, PARTIAL_DISRUPTION, 0.0", // 15 nodes, not large: stops
+        "NORMAL, 20, 30, PARTIAL_DISRUPTION, 0.0", // 50 is not > 50
+        "NORMAL, 22, 29, PARTIAL_DISRUPTION, 0.01", // 51 > 50: secondary
+        "NORMAL, 0, 3, FULL_DISRUPTION, 0.1", // alone down: the normal rate
+        "PARTIAL_DISRUPTION, 10, 0, NORMAL, 0.1",
+        "INITIAL, 2, 1, NORMAL, 0.1",
+        "PARTIAL_DISRUPTION, 24, 36, none, none", // grew while Partial: keeps its rate
+        "NORMAL, 10, 2, none, none",
+      })
+  void aZoneGetsTheRateOfItsNewStateOnlyWhenTheStateChanges(
+      ZoneState before, int ready, int notReady, ZoneState after, Double rate) {
+    Map<String, int[]> zones = new LinkedHashMap<>();
+    zones.put("z", new int[] {ready, notReady});
+    zones.put("healthy", new int[] {5, 0});
+
+    Plan plan = decide(Map.of("z", before, "healthy", ZoneState.NORMAL), zones);
+
+    assertThat(plan.outage()).isEqualTo(Outage.NONE);
+    if (after == null) {
+      assertThat(plan.zones()).isEmpty();
+    } else {
+      assertThat(plan.zones()).containsExactly(new ZoneDecision("z", after, rate));
+    }
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}: event {2}")
+  @CsvSource({
+    "INITIAL, NORMAL, false",
+    "INITIAL, PARTIAL_DISRUPTION, true",
+    "INITIAL, FULL_DISRUPTION, true",
+    "PARTIAL_DISRUPTION, NORMAL, true",
+    "NORMAL, FULL_DISRUPTION, true",
+  })
+  void everyChangeButANewZoneFoundNormalIsAnEvent(
+      ZoneState previous, ZoneState state, boolean event) {
+    assertThat(ZoneDisruption.isWorthAnEvent(previous, state)).isEqualTo(event);
   }
 }

@@ -35,12 +35,12 @@ import org.slf4j.LoggerFactory;
  * once the least {@code tolerationSeconds} of its matching tolerations has passed, at once when a
  * taint is not tolerated, never when tolerated without seconds; a pending deletion is cancelled
  * when the taints go away. Before deleting, the pod gets the {@code DisruptionTarget} condition
- * (modern upstream).
+ * (modern upstream). Named as upstream names it since it left the node-lifecycle controller ({@code
+ * pkg/controller/tainteviction}, KEP-3902); formerly its NoExecuteTaintManager.
  */
-final class NoExecuteTaintManager {
+final class TaintEviction {
 
-  private static final Logger log = LoggerFactory.getLogger(NoExecuteTaintManager.class);
-  static final String REASON_TAINT_MANAGER_EVICTION = "TaintManagerEviction";
+  private static final Logger log = LoggerFactory.getLogger(TaintEviction.class);
 
   /** A scheduled (or, with a null future, already executed) deletion. */
   private record Work(Instant createdAt, ScheduledFuture<?> future) {}
@@ -55,7 +55,7 @@ final class NoExecuteTaintManager {
   private final Map<String, Work> work = new ConcurrentHashMap<>();
   private final Counter evictions;
 
-  NoExecuteTaintManager(
+  TaintEviction(
       KubernetesClient client,
       SharedIndexInformer<Node> nodes,
       SharedIndexInformer<Pod> pods,
@@ -196,7 +196,7 @@ final class NoExecuteTaintManager {
         && announce) {
       events.normal(
           pod,
-          REASON_TAINT_MANAGER_EVICTION,
+          NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
           "Cancelling deletion of Pod %s/%s"
               .formatted(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
     }
@@ -222,7 +222,7 @@ final class NoExecuteTaintManager {
     }
     events.normal(
         pod,
-        REASON_TAINT_MANAGER_EVICTION,
+        NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
         "Marking for deletion Pod %s/%s".formatted(namespace, name));
     try {
       markDisruptionTarget(pod);

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * Which pods the taint manager schedules for deletion, and when (node-lifecycle spec §4), without
  * an API server: the informers are in-memory stores and deletions are only scheduled, never run.
  */
-class NoExecuteTaintManagerTest {
+class TaintEvictionTest {
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -40,8 +40,8 @@ class NoExecuteTaintManagerTest {
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final List<String> events = new ArrayList<>();
   private final RecordingTimers timers = new RecordingTimers();
-  private final NoExecuteTaintManager manager =
-      new NoExecuteTaintManager(
+  private final TaintEviction manager =
+      new TaintEviction(
           null,
           informer(nodes),
           informer(pods),
@@ -262,14 +262,14 @@ class NoExecuteTaintManagerTest {
             .endTaint()
             .endSpec()
             .build();
-    assertThat(NoExecuteTaintManager.noExecuteTaintsChanged(plain, noSchedule)).isFalse();
-    assertThat(NoExecuteTaintManager.noExecuteTaintsChanged(plain, noExecute)).isTrue();
+    assertThat(TaintEviction.noExecuteTaintsChanged(plain, noSchedule)).isFalse();
+    assertThat(TaintEviction.noExecuteTaintsChanged(plain, noExecute)).isTrue();
 
     Pod pod = new PodBuilder().withNewSpec().withNodeName("a").endSpec().build();
     Pod relabelled =
         new PodBuilder(pod).withNewMetadata().addToLabels("x", "y").endMetadata().build();
     Pod moved = new PodBuilder(pod).editSpec().withNodeName("b").endSpec().build();
-    assertThat(NoExecuteTaintManager.podChanged(pod, relabelled)).isFalse();
-    assertThat(NoExecuteTaintManager.podChanged(pod, moved)).isTrue();
+    assertThat(TaintEviction.podChanged(pod, relabelled)).isFalse();
+    assertThat(TaintEviction.podChanged(pod, moved)).isTrue();
   }
 }
