@@ -5,12 +5,42 @@ import java.util.Objects;
 
 /**
  * The addresses a load balancer is reachable at, written to the Service's {@code
- * status.loadBalancer}.
+ * status.loadBalancer}, and what the provider left out of the Service while building it.
+ *
+ * @param ingress the ingress points, in order
+ * @param warnings fields of the Service the provider did not apply (not written to the status: the
+ *     service controller records each as a Warning event on the Service)
  */
-public record LoadBalancerStatus(List<Ingress> ingress) {
+public record LoadBalancerStatus(List<Ingress> ingress, List<FieldWarning> warnings) {
 
   public LoadBalancerStatus {
     ingress = List.copyOf(Objects.requireNonNullElse(ingress, List.of()));
+    warnings = List.copyOf(Objects.requireNonNullElse(warnings, List.of()));
+  }
+
+  public LoadBalancerStatus(List<Ingress> ingress) {
+    this(ingress, List.of());
+  }
+
+  /**
+   * A field of the Service the load balancer was built without (the Service itself is fine, so the
+   * ensure goes on; compare {@link InvalidServiceFieldException}, which stops it).
+   *
+   * @param field the field or annotation, as a user finds it in the Service ({@code
+   *     spec.externalIPs}, {@code metadata.annotations[example.com/x]})
+   * @param problem why it was left out, and how to allow it where the operator can
+   */
+  public record FieldWarning(String field, String problem) {
+
+    public FieldWarning {
+      Objects.requireNonNull(field, "field");
+      Objects.requireNonNull(problem, "problem");
+    }
+
+    /** {@code field: problem}, the event message. */
+    public String message() {
+      return field + ": " + problem;
+    }
   }
 
   /**

@@ -76,7 +76,8 @@ public final class KubeVirtCloud implements CloudProvider {
                 settings.namespace(),
                 context.clusterName(),
                 settings.infraLabels(),
-                settings.selectorless()),
+                settings.selectorless(),
+                settings.tenantFields()),
             settings.creationPollInterval(),
             settings.creationPollTimeout(),
             Clock.systemUTC());

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -42,7 +43,7 @@ final class KubeVirtCloudConfigLoader {
     KubeVirtCloudConfig.LoadBalancer lb =
         config.loadBalancer() != null
             ? config.loadBalancer()
-            : new KubeVirtCloudConfig.LoadBalancer(null, null, null, null, null);
+            : new KubeVirtCloudConfig.LoadBalancer(null, null, null, null, null, null, null, null);
     if (Boolean.TRUE.equals(lb.enableEpsController())) {
       // Refused rather than ignored: with eTP Local the Service would get no selector and no
       // endpoints, so no traffic at all (K46, K74).
@@ -73,8 +74,31 @@ final class KubeVirtCloudConfigLoader {
         seconds(lb.creationPollInterval(), DEFAULT_POLL_INTERVAL_SECONDS),
         seconds(lb.creationPollTimeout(), DEFAULT_POLL_TIMEOUT_SECONDS),
         Boolean.TRUE.equals(lb.selectorless()),
+        new TenantFieldAllowList(
+            allowedAnnotations(lb.allowedAnnotations(), source),
+            Boolean.TRUE.equals(lb.allowExternalIps()),
+            Boolean.TRUE.equals(lb.allowLoadBalancerIp())),
         !Boolean.FALSE.equals(instances.enabled()),
         !Boolean.FALSE.equals(instances.zoneAndRegionEnabled()));
+  }
+
+  /** Exact annotation keys, or prefixes with one {@code *} at the end. */
+  private static List<String> allowedAnnotations(List<String> entries, String source)
+      throws CloudConfigException {
+    if (entries == null) {
+      return List.of();
+    }
+    for (int i = 0; i < entries.size(); i++) {
+      String entry = entries.get(i);
+      int wildcard = entry == null ? -1 : entry.indexOf(TenantFieldAllowList.PREFIX_WILDCARD);
+      if (entry == null || entry.isBlank() || (wildcard >= 0 && wildcard != entry.length() - 1)) {
+        throw new CloudConfigException(
+            ("%s: field \"loadBalancer.allowedAnnotations[%d]\": an annotation key, or a prefix"
+                    + " ending in * (example.com/*), got \"%s\"")
+                .formatted(source, i, entry));
+      }
+    }
+    return List.copyOf(entries);
   }
 
   /** K5 table: a missing value, or one ≤ 0, means the default. */

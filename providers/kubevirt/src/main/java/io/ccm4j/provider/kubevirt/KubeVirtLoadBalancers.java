@@ -93,7 +93,8 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
       throw new RetryAfterException(
           "infrastructure Service %s has no ingress yet".formatted(where(service)), pollInterval);
     }
-    return status;
+    // The service controller records each as a Warning event on the tenant Service.
+    return new LoadBalancerStatus(status.ingress(), services.tenantFields().dropped(service));
   }
 
   /** K50: follows the tenant Service; a missing infrastructure Service is an error. */
@@ -125,8 +126,11 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
 
   @Override
   public String fingerprint() {
-    return "kubevirt/selectorless=%s/infraLabels=%s"
-        .formatted(services.selectorless(), new TreeMap<>(services.infraLabels()));
+    return "kubevirt/selectorless=%s/infraLabels=%s/tenantFields=%s"
+        .formatted(
+            services.selectorless(),
+            new TreeMap<>(services.infraLabels()),
+            services.tenantFields());
   }
 
   private Service follow(Service existing, Service tenant) throws CloudException {

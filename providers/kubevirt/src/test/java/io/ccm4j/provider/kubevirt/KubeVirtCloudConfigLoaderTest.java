@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -80,7 +81,32 @@ class KubeVirtCloudConfigLoaderTest {
     assertThat(settings.creationPollTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(settings.selectorless()).isFalse();
     assertThat(settings.infraLabels()).isEqualTo(Map.of("team", "blue"));
+    assertThat(settings.tenantFields()).isEqualTo(TenantFieldAllowList.NONE);
     assertThat(settings.kubeconfig()).hasValueSatisfying(k -> assertThat(k).contains("infra"));
+  }
+
+  @Test
+  void theAllowListOfTenantFieldsIsReadAndChecked() throws Exception {
+    assertThat(
+            KubeVirtCloudConfigLoader.parse(
+                    """
+                    namespace: a
+                    loadBalancer:
+                      allowedAnnotations: ["metallb.universe.tf/*", example.com/key]
+                      allowExternalIPs: true
+                      allowLoadBalancerIP: true
+                    """,
+                    "c")
+                .tenantFields())
+        .isEqualTo(
+            new TenantFieldAllowList(
+                List.of("metallb.universe.tf/*", "example.com/key"), true, true));
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {allowedAnnotations: [ok, \"a*b\"]}\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"loadBalancer.allowedAnnotations[1]\"");
   }
 
   @Test
