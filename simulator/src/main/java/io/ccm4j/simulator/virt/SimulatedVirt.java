@@ -48,6 +48,8 @@ public final class SimulatedVirt {
   public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
   public static final String ROLE_LABEL = "cluster.x-k8s.io/role";
   public static final String INSTANCETYPE_ANNOTATION = "kubevirt.io/instancetype-name";
+  public static final String CLUSTER_INSTANCETYPE_ANNOTATION =
+      "kubevirt.io/cluster-instancetype-name";
   static final String VM_NAME_LABEL = "vm.kubevirt.io/name";
   static final String VIRT_LAUNCHER_LABEL = "kubevirt.io";
   static final String NODE_NAME_LABEL = "kubevirt.io/nodeName";
@@ -266,7 +268,10 @@ public final class SimulatedVirt {
     vmi.setKind("VirtualMachineInstance");
     Map<String, String> annotations = new LinkedHashMap<>();
     if (spec.instanceType() != null) {
-      annotations.put(INSTANCETYPE_ANNOTATION, spec.instanceType());
+      // As virt-controller: the annotation names the kind of the VM's spec.instancetype.
+      annotations.put(
+          spec.namespacedInstanceType() ? INSTANCETYPE_ANNOTATION : CLUSTER_INSTANCETYPE_ANNOTATION,
+          spec.instanceType());
     }
     Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
     labels.put(NODE_NAME_LABEL, spec.infraNode());
@@ -416,13 +421,25 @@ public final class SimulatedVirt {
   }
 
   private static Map<String, Object> vmSpec(VirtualMachineSpec spec, String runStrategy) {
-    return Map.of(
-        "runStrategy",
-        runStrategy,
+    Map<String, Object> vmSpec = new LinkedHashMap<>();
+    vmSpec.put("runStrategy", runStrategy);
+    if (spec.instanceType() != null) {
+      vmSpec.put(
+          "instancetype",
+          Map.of(
+              "name",
+              spec.instanceType(),
+              "kind",
+              spec.namespacedInstanceType()
+                  ? "VirtualMachineInstancetype"
+                  : "VirtualMachineClusterInstancetype"));
+    }
+    vmSpec.put(
         "template",
         Map.of(
             "metadata", Map.of("labels", spec.templateLabels()),
             "spec", vmiSpec(spec)));
+    return vmSpec;
   }
 
   private static Map<String, Object> vmiSpec(VirtualMachineSpec spec) {

@@ -99,12 +99,26 @@ final class KubeVirtInstances implements InstancesV2 {
   }
 
   /**
-   * K26. The hostname fallback of (b) lists the namespace's VMIs and compares {@code spec.hostname}
-   * here: upstream asks the API server with a field selector the KubeVirt CRD does not support, so
-   * its fallback always fails (K115).
+   * K26, with two ccm4j steps before it: a node whose providerID is set (by the kubelet's {@code
+   * --provider-id}, or an earlier initialisation) is its VMI, and nothing else is asked. Then,
+   * after the instance-id label and the node name, the first label of an FQDN node name ({@code
+   * worker-1.tenant.example.com}), as VMI name and as {@code spec.hostname}: KubeVirt refuses a
+   * hostname with a dot, so a dotted node name never equals one. The hostname fallback of (b) lists
+   * the namespace's VMIs and compares {@code spec.hostname} here: upstream asks the API server with
+   * a field selector the KubeVirt CRD does not support, so its fallback always fails (K115).
    */
   private VirtualMachineInstance find(Node node) throws CloudException {
     String nodeName = nodeName(node);
+    String providerId = providerId(node);
+    if (providerId != null && !providerId.isEmpty()) {
+      String name = ProviderIds.instanceId(providerId);
+      return vmi(name)
+          .orElseThrow(
+              () ->
+                  new InstanceNotFoundException(
+                      "node %s: no VMI %s/%s (providerID %s)"
+                          .formatted(nodeName, namespace, name, providerId)));
+    }
     Map<String, String> labels = node.getMetadata().getLabels();
     String instanceId = labels == null ? null : labels.get(INSTANCE_ID_LABEL);
     if (instanceId != null && !instanceId.isEmpty()) {
@@ -119,6 +133,13 @@ final class KubeVirtInstances implements InstancesV2 {
     if (byName.isPresent()) {
       return byName.get();
     }
+    String host = InstanceDecisions.hostLabel(nodeName);
+    if (!host.equals(nodeName)) {
+      Optional<VirtualMachineInstance> byHost = vmi(host);
+      if (byHost.isPresent()) {
+        return byHost.get();
+      }
+    }
     List<VirtualMachineInstance> byHostname;
     try {
       byHostname =
@@ -129,20 +150,24 @@ final class KubeVirtInstances implements InstancesV2 {
               .getItems()
               .stream()
               .map(VirtualMachineInstance::of)
-              .filter(vmi -> nodeName.equals(vmi.hostname()))
+              .filter(vmi -> host.equals(vmi.hostname()))
               .toList();
     } catch (KubernetesClientException e) {
       throw failed("listing VMIs in " + namespace + " for node " + nodeName, e);
     }
     if (byHostname.size() > 1) {
       throw new CloudException(
-          "node %s: found %d VMIs in %s with the same hostname"
-              .formatted(nodeName, byHostname.size(), namespace));
+          "node %s: found %d VMIs in %s with the hostname %s"
+              .formatted(nodeName, byHostname.size(), namespace, host));
     }
     if (byHostname.isEmpty()) {
       throw new CloudException(
-          "node %s: no VMI in %s is named or has the hostname %s"
-              .formatted(nodeName, namespace, nodeName));
+          "node %s: no VMI in %s is named %s or has the hostname %s"
+              .formatted(
+                  nodeName,
+                  namespace,
+                  host.equals(nodeName) ? nodeName : nodeName + " or " + host,
+                  host));
     }
     return byHostname.get(0);
   }
