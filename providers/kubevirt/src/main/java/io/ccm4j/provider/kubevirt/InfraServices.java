@@ -40,17 +40,12 @@ record InfraServices(
 
   /** The infrastructure Service to create for {@code tenant} (K41–K46). */
   Service desired(Service tenant) throws CloudException {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, tenant.getMetadata().getName());
-    labels.put(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenant.getMetadata().getNamespace());
-    labels.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
-    labels.putAll(infraLabels);
     ServiceBuilder builder =
         new ServiceBuilder()
             .withNewMetadata()
             .withName(name(tenant))
             .withNamespace(namespace)
-            .withLabels(labels)
+            .withLabels(labels(tenant))
             // K43: copied once, at creation, as upstream does, but only the allowed ones.
             .withAnnotations(tenantFields.annotations(tenant))
             .endMetadata()
@@ -73,6 +68,16 @@ record InfraServices(
       builder.editSpec().withLoadBalancerIP(loadBalancerIp).endSpec();
     }
     return builder.build();
+  }
+
+  /** K42: the built-in labels, then {@code infraLabels} over them. */
+  Map<String, String> labels(Service tenant) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, tenant.getMetadata().getName());
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenant.getMetadata().getNamespace());
+    labels.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
+    labels.putAll(infraLabels);
+    return labels;
   }
 
   /**
@@ -156,6 +161,12 @@ record InfraServices(
       }
     }
     infra.getSpec().setPorts(ports);
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (infra.getMetadata().getLabels() != null) {
+      labels.putAll(infra.getMetadata().getLabels());
+    }
+    labels.putAll(labels(tenant));
+    infra.getMetadata().setLabels(labels);
     infra.getSpec().setSelector(selector());
     infra.getSpec().setExternalTrafficPolicy(externalTrafficPolicy(tenant));
     infra.getSpec().setExternalIPs(tenantFields.externalIps(tenant));

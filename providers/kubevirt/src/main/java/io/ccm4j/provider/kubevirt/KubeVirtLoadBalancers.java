@@ -124,10 +124,16 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
     log.info("deleted infrastructure Service {}", where(service));
   }
 
+  /**
+   * Everything of the cloud config and the manager that shapes an infrastructure Service: the
+   * cluster name is in its selector and labels (K42, K46), so a corrected {@code --cluster-name}
+   * must reach existing Services at the next leader's start, not only at the periodic re-ensure.
+   */
   @Override
   public String fingerprint() {
-    return "kubevirt/selectorless=%s/infraLabels=%s/tenantFields=%s"
+    return "kubevirt/cluster=%s/selectorless=%s/infraLabels=%s/tenantFields=%s"
         .formatted(
+            services.clusterName(),
             services.selectorless(),
             new TreeMap<>(services.infraLabels()),
             services.tenantFields());

@@ -160,4 +160,23 @@ class InfraServicesTest {
     cluster.getSpec().setExternalTrafficPolicy(null);
     assertThat(services.needsUpdate(infra, cluster)).isTrue();
   }
+
+  @Test
+  void k42_k46_aCorrectedClusterNameReachesTheSelectorAndTheLabelsOfAnExistingService()
+      throws CloudException {
+    InfraServices wrong =
+        new InfraServices("infra-ns", "kubernetes", Map.of(), false, TenantFieldAllowList.NONE);
+    InfraServices right =
+        new InfraServices("infra-ns", "tenant-a", Map.of(), false, TenantFieldAllowList.NONE);
+    Service infra = wrong.desired(tenant());
+    infra.getMetadata().getLabels().put("added-by-someone", "else");
+    assertThat(right.needsUpdate(infra, tenant())).isTrue();
+    right.update(infra, tenant());
+    assertThat(infra.getMetadata().getLabels())
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a")
+        .containsEntry("added-by-someone", "else");
+    assertThat(infra.getSpec().getSelector())
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a");
+    assertThat(right.needsUpdate(infra, tenant())).isFalse();
+  }
 }
