@@ -44,19 +44,28 @@ public record LoadBalancerStatus(List<Ingress> ingress, List<FieldWarning> warni
   }
 
   /**
-   * One ingress point. Either {@code ip} or {@code hostname} is set.
+   * One ingress point, as the Service's {@code status.loadBalancer.ingress[]} holds it.
    *
-   * @param ipMode {@code VIP} or {@code Proxy}, or empty to leave it unset
+   * @param ip the address, or empty
+   * @param hostname the DNS name, or empty; at least one of {@code ip} and {@code hostname} is set,
+   *     and both may be (a load balancer that reports its name with its address)
+   * @param ipMode {@code VIP} or {@code Proxy}, or empty to leave it unset; only with an {@code ip}
+   * @param ports the status of each port, or none
    */
-  public record Ingress(String ip, String hostname, String ipMode) {
+  public record Ingress(String ip, String hostname, String ipMode, List<PortStatus> ports) {
 
     public Ingress {
       ip = Objects.requireNonNullElse(ip, "");
       hostname = Objects.requireNonNullElse(hostname, "");
       ipMode = Objects.requireNonNullElse(ipMode, "");
-      if (ip.isEmpty() == hostname.isEmpty()) {
-        throw new IllegalArgumentException("exactly one of ip and hostname must be set");
+      ports = List.copyOf(Objects.requireNonNullElse(ports, List.of()));
+      if (ip.isEmpty() && hostname.isEmpty()) {
+        throw new IllegalArgumentException("an ingress needs an ip or a hostname");
       }
+    }
+
+    public Ingress(String ip, String hostname, String ipMode) {
+      this(ip, hostname, ipMode, List.of());
     }
 
     public static Ingress ofIp(String ip) {
@@ -65,6 +74,21 @@ public record LoadBalancerStatus(List<Ingress> ingress, List<FieldWarning> warni
 
     public static Ingress ofHostname(String hostname) {
       return new Ingress("", hostname, "");
+    }
+  }
+
+  /**
+   * One entry of an ingress point's {@code ports[]}.
+   *
+   * @param port the port number
+   * @param protocol {@code TCP}, {@code UDP} or {@code SCTP}
+   * @param error the port's error in CamelCase, or empty
+   */
+  public record PortStatus(int port, String protocol, String error) {
+
+    public PortStatus {
+      protocol = Objects.requireNonNullElse(protocol, "");
+      error = Objects.requireNonNullElse(error, "");
     }
   }
 }

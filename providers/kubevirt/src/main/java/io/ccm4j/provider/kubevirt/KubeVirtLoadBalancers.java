@@ -6,6 +6,7 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PortStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -172,9 +173,8 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
   }
 
   /**
-   * K49: the infrastructure status, entry by entry and in order. The SPI's ingress holds an IP or a
-   * hostname (the IP when the infrastructure reports both) and the ipMode; per-entry ports are not
-   * passed on.
+   * K49: the infrastructure status as it is, entry by entry and in order: ip, hostname, ipMode and
+   * ports. An entry with neither ip nor hostname is skipped (the API server would refuse it).
    */
   static LoadBalancerStatus status(Service infraService) {
     List<LoadBalancerStatus.Ingress> ingress = new ArrayList<>();
@@ -182,11 +182,24 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
         && infraService.getStatus().getLoadBalancer() != null
         && infraService.getStatus().getLoadBalancer().getIngress() != null) {
       for (LoadBalancerIngress entry : infraService.getStatus().getLoadBalancer().getIngress()) {
-        if (entry.getIp() != null && !entry.getIp().isEmpty()) {
-          ingress.add(new LoadBalancerStatus.Ingress(entry.getIp(), "", entry.getIpMode()));
-        } else if (entry.getHostname() != null && !entry.getHostname().isEmpty()) {
-          ingress.add(new LoadBalancerStatus.Ingress("", entry.getHostname(), entry.getIpMode()));
+        boolean hasIp = entry.getIp() != null && !entry.getIp().isEmpty();
+        boolean hasHostname = entry.getHostname() != null && !entry.getHostname().isEmpty();
+        if (!hasIp && !hasHostname) {
+          continue;
         }
+        List<LoadBalancerStatus.PortStatus> ports = new ArrayList<>();
+        if (entry.getPorts() != null) {
+          for (PortStatus port : entry.getPorts()) {
+            if (port.getPort() != null) {
+              ports.add(
+                  new LoadBalancerStatus.PortStatus(
+                      port.getPort(), port.getProtocol(), port.getError()));
+            }
+          }
+        }
+        ingress.add(
+            new LoadBalancerStatus.Ingress(
+                entry.getIp(), entry.getHostname(), hasIp ? entry.getIpMode() : "", ports));
       }
     }
     return new LoadBalancerStatus(ingress);
