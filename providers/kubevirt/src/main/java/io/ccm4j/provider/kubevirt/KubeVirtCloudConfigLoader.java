@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -57,15 +58,7 @@ final class KubeVirtCloudConfigLoader {
         config.instancesV2() != null
             ? config.instancesV2()
             : new KubeVirtCloudConfig.InstancesV2(null, null);
-    Map<String, String> infraLabels =
-        config.infraLabels() == null ? Map.of() : Map.copyOf(config.infraLabels());
-    for (Map.Entry<String, String> label : infraLabels.entrySet()) {
-      if (label.getKey().isBlank() || label.getValue() == null) {
-        throw new CloudConfigException(
-            "%s: field \"infraLabels\": every label needs a key and a value, got %s=%s"
-                .formatted(source, label.getKey(), label.getValue()));
-      }
-    }
+    Map<String, String> infraLabels = infraLabels(config.infraLabels(), source);
     return new KubeVirtSettings(
         kubeconfig,
         namespace,
@@ -80,6 +73,29 @@ final class KubeVirtCloudConfigLoader {
             Boolean.TRUE.equals(lb.allowLoadBalancerIp())),
         !Boolean.FALSE.equals(instances.enabled()),
         !Boolean.FALSE.equals(instances.zoneAndRegionEnabled()));
+  }
+
+  /**
+   * Every entry needs a key and a value ({@code ""} is a value; YAML's {@code team:} without one is
+   * not), checked before the map is copied.
+   */
+  private static Map<String, String> infraLabels(Map<String, String> labels, String source)
+      throws CloudConfigException {
+    if (labels == null) {
+      return Map.of();
+    }
+    for (Map.Entry<String, String> label : labels.entrySet()) {
+      if (label.getKey() == null || label.getKey().isBlank()) {
+        throw new CloudConfigException(
+            "%s: field \"infraLabels\": a label has an empty key".formatted(source));
+      }
+      if (label.getValue() == null) {
+        throw new CloudConfigException(
+            ("%s: field \"infraLabels.%s\" has no value; write \"\" for an empty one")
+                .formatted(source, label.getKey()));
+      }
+    }
+    return Map.copyOf(labels);
   }
 
   /** Exact annotation keys, or prefixes with one {@code *} at the end. */
@@ -106,22 +122,34 @@ final class KubeVirtCloudConfigLoader {
     return Duration.ofSeconds(value == null || value <= 0 ? fallback : value);
   }
 
-  /** The kubeconfig's content, read now (K9); a relative path is relative to the cloud config. */
+  /**
+   * The kubeconfig's content, read now (K9). A relative path is looked up in the working directory,
+   * as upstream does; when no such file is there, beside the cloud config (ccm4j's, so a Secret
+   * holding both files works wherever it is mounted).
+   */
   private static Optional<String> kubeconfig(String path, String source, Path base)
       throws CloudConfigException {
     if (path == null || path.isBlank()) {
       return Optional.empty();
     }
     Path file = Path.of(path);
-    if (!file.isAbsolute() && base != null) {
-      file = base.resolve(file);
+    String tried = file.toAbsolutePath().toString();
+    if (!file.isAbsolute() && !Files.exists(file) && base != null) {
+      Path besideConfig = base.resolve(file);
+      tried += " or " + besideConfig.toAbsolutePath();
+      if (Files.exists(besideConfig)) {
+        file = besideConfig;
+      }
     }
     try {
       return Optional.of(Files.readString(file));
     } catch (IOException e) {
       throw new CloudConfigException(
           "%s: field \"kubeconfig\": cannot read the infrastructure cluster's kubeconfig %s: %s"
-              .formatted(source, file, e.getMessage()),
+              .formatted(
+                  source,
+                  tried,
+                  e instanceof NoSuchFileException ? "no such file" : e.getMessage()),
           e);
     }
   }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -194,5 +195,48 @@ class KubeVirtCloudConfigLoaderTest {
     KubeVirtSettings settings = KubeVirtCloudConfigLoader.parse(example, "cloud-config.yaml");
     assertThat(settings.namespace()).isEqualTo("tenant-a");
     assertThat(settings.creationPollInterval()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void anInfraLabelWithoutAValueIsAnErrorNamingIt() {
+    assertThatThrownBy(
+            () -> KubeVirtCloudConfigLoader.parse("namespace: a\ninfraLabels: {team: }\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage("c: field \"infraLabels.team\" has no value; write \"\" for an empty one");
+  }
+
+  @Test
+  void aRelativeKubeconfigIsInTheWorkingDirectoryAsUpstreamElseBesideTheCloudConfig()
+      throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(config, "kubeconfig: %s\n".formatted("infra-kubeconfig"));
+    kubeconfig("beside-the-config");
+    // Only beside the cloud config (not in the working directory): ccm4j's fallback.
+    assertThat(Files.exists(Path.of("infra-kubeconfig"))).isFalse();
+    assertThat(KubeVirtCloudConfigLoader.read(config).namespace()).isEqualTo("beside-the-config");
+
+    // In both places: the working directory's, as upstream.
+    Path inWorkingDirectory = Path.of("target", "kubeconfig-" + UUID.randomUUID());
+    Files.createDirectories(inWorkingDirectory.getParent());
+    Files.writeString(inWorkingDirectory, KUBECONFIG.formatted("in-the-working-directory"));
+    Path besideConfig = temp.resolve(inWorkingDirectory.toString());
+    Files.createDirectories(besideConfig.getParent());
+    Files.writeString(besideConfig, KUBECONFIG.formatted("beside-the-config"));
+    try {
+      Files.writeString(config, "kubeconfig: %s\n".formatted(inWorkingDirectory));
+      assertThat(KubeVirtCloudConfigLoader.read(config).namespace())
+          .isEqualTo("in-the-working-directory");
+    } finally {
+      Files.delete(inWorkingDirectory);
+    }
+
+    // Neither: the error names both places.
+    Files.writeString(config, "kubeconfig: nowhere-kubeconfig\n");
+    assertThatThrownBy(() -> KubeVirtCloudConfigLoader.read(config))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"kubeconfig\"")
+        .hasMessageContaining(Path.of("nowhere-kubeconfig").toAbsolutePath().toString())
+        .hasMessageContaining(temp.resolve("nowhere-kubeconfig").toString())
+        .hasMessageEndingWith("no such file");
   }
 }
