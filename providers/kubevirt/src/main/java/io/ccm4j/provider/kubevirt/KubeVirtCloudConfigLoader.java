@@ -3,6 +3,7 @@ package io.ccm4j.provider.kubevirt;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.fabric8.kubernetes.api.model.Config;
+import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -40,6 +42,9 @@ final class KubeVirtCloudConfigLoader {
       config = new KubeVirtCloudConfig(null, null, null, null, null);
     }
     Optional<String> kubeconfig = kubeconfig(config.kubeconfig(), source, base);
+    if (kubeconfig.isPresent()) {
+      checkKubeconfig(kubeconfig.get(), source);
+    }
     String namespace = namespace(config.namespace(), kubeconfig, source);
     KubeVirtCloudConfig.LoadBalancer lb =
         config.loadBalancer() != null
@@ -152,6 +157,68 @@ final class KubeVirtCloudConfigLoader {
                   e instanceof NoSuchFileException ? "no such file" : e.getMessage()),
           e);
     }
+  }
+
+  /**
+   * A kubeconfig the client can use, checked at start (before the manager campaigns for the Lease):
+   * fabric8 would otherwise fall back to {@code kubernetes.default.svc} for one without a current
+   * context, and fail only at the first call.
+   */
+  private static void checkKubeconfig(String kubeconfig, String source)
+      throws CloudConfigException {
+    Config parsed;
+    try {
+      parsed = Serialization.unmarshal(kubeconfig, Config.class);
+    } catch (RuntimeException e) {
+      throw notAKubeconfig(source, firstLine(e.getMessage()), e);
+    }
+    if (parsed == null) {
+      throw notAKubeconfig(source, "it is empty", null);
+    }
+    String current = parsed.getCurrentContext();
+    if (current == null || current.isBlank()) {
+      throw notAKubeconfig(source, "it has no current-context", null);
+    }
+    NamedContext context =
+        Objects.requireNonNullElse(parsed.getContexts(), List.<NamedContext>of()).stream()
+            .filter(c -> current.equals(c.getName()) && c.getContext() != null)
+            .findFirst()
+            .orElseThrow(
+                () -> notAKubeconfig(source, "no context \"%s\"".formatted(current), null));
+    String clusterName = context.getContext().getCluster();
+    NamedCluster cluster =
+        Objects.requireNonNullElse(parsed.getClusters(), List.<NamedCluster>of()).stream()
+            .filter(c -> c.getName() != null && c.getName().equals(clusterName))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    notAKubeconfig(
+                        source,
+                        "context \"%s\" names no cluster of the file (\"%s\")"
+                            .formatted(current, clusterName),
+                        null));
+    if (cluster.getCluster() == null
+        || cluster.getCluster().getServer() == null
+        || cluster.getCluster().getServer().isBlank()) {
+      throw notAKubeconfig(source, "cluster \"%s\" has no server".formatted(clusterName), null);
+    }
+    try {
+      io.fabric8.kubernetes.client.Config.fromKubeconfig(kubeconfig);
+    } catch (RuntimeException e) {
+      throw notAKubeconfig(source, firstLine(e.getMessage()), e);
+    }
+  }
+
+  private static CloudConfigException notAKubeconfig(
+      String source, String problem, Throwable cause) {
+    return new CloudConfigException(
+        "%s: field \"kubeconfig\": not a usable kubeconfig of the infrastructure cluster: %s"
+            .formatted(source, problem),
+        cause);
+  }
+
+  private static String firstLine(String message) {
+    return message == null ? "" : message.lines().findFirst().orElse("").strip();
   }
 
   /**

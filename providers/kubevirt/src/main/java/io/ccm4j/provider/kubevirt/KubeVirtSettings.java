@@ -36,4 +36,23 @@ public record KubeVirtSettings(
   public KubeVirtSettings {
     infraLabels = Map.copyOf(infraLabels);
   }
+
+  /** Without the kubeconfig's content: it holds the infrastructure cluster's credentials. */
+  @Override
+  public String toString() {
+    return ("KubeVirtSettings[kubeconfig=%s, namespace=%s, infraLabels=%s, loadBalancerEnabled=%s,"
+            + " creationPollInterval=%s, creationPollTimeout=%s, selectorless=%s, tenantFields=%s,"
+            + " instancesEnabled=%s, zoneAndRegionEnabled=%s]")
+        .formatted(
+            kubeconfig.isPresent() ? "(redacted)" : "(in cluster)",
+            namespace,
+            infraLabels,
+            loadBalancerEnabled,
+            creationPollInterval,
+            creationPollTimeout,
+            selectorless,
+            tenantFields,
+            instancesEnabled,
+            zoneAndRegionEnabled);
+  }
 }

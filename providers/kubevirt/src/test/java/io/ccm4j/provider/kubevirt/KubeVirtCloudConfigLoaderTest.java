@@ -14,6 +14,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class KubeVirtCloudConfigLoaderTest {
 
@@ -238,5 +240,52 @@ class KubeVirtCloudConfigLoaderTest {
         .hasMessageContaining(Path.of("nowhere-kubeconfig").toAbsolutePath().toString())
         .hasMessageContaining(temp.resolve("nowhere-kubeconfig").toString())
         .hasMessageEndingWith("no such file");
+  }
+
+  @Test
+  void theSettingsNeverPrintTheInfrastructureCredentials() throws Exception {
+    KubeVirtSettings settings =
+        KubeVirtCloudConfigLoader.parse(
+            "kubeconfig: %s\n".formatted(kubeconfig("tenant-a")), "cloud.yaml");
+    assertThat(settings.kubeconfig()).hasValueSatisfying(k -> assertThat(k).contains("token"));
+    assertThat(settings.toString())
+        .contains("kubeconfig=(redacted)", "namespace=tenant-a")
+        .doesNotContain("token")
+        .doesNotContain("127.0.0.1");
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "'not: [yaml'                                                   | not a usable kubeconfig",
+        "'apiVersion: v1\nkind: Config\n'                              | has no current-context",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: gone\n'       | no context \"gone\"",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n' | names no cluster of the file (\"c\")",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n' | cluster \"c\" has no server",
+      })
+  void anUnusableKubeconfigFailsAtStartNamingTheField(String kubeconfig, String problem)
+      throws Exception {
+    Path file = temp.resolve("bad-kubeconfig");
+    Files.writeString(file, kubeconfig.replace("\\n", "\n"));
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "kubeconfig: %s\nnamespace: a\n".formatted(file), "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageStartingWith("cloud.yaml: field \"kubeconfig\": ")
+        .hasMessageContaining(problem)
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void inClusterModeOutsideAPodFailsAtStartNamingTheField() throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(config, "namespace: tenant-a\n");
+    // The test JVM does not run in a pod.
+    assertThat(System.getenv(KubeVirtCloud.SERVICE_HOST_ENV)).isNull();
+    assertThatThrownBy(() -> new KubeVirtCloudProviderFactory().create(Optional.of(config)))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"kubeconfig\" is empty (in-cluster mode)");
   }
 }
