@@ -25,7 +25,12 @@ import org.slf4j.LoggerFactory;
  * the same name is asked too. A VM that exists without a VMI is stopped (halted), so its node
  * <em>exists and is shut down</em>: the lifecycle controller taints it instead of deleting it, and
  * it comes back as the same Node when the VM starts again. Upstream deletes the Node of a stopped
- * VM. Only a VMI and VM that are both gone make a node "gone".
+ * VM. Only a VMI and VM that are both gone (or the VM being deleted) make a node "gone".
+ *
+ * <p>As upstream (K23, K24), a VMI counts in whatever state it is: one being deleted (a {@code
+ * deletionTimestamp}, held by KubeVirt's finalizers while the guest shuts down) exists and is shut
+ * down only once its phase says so; a {@code Failed} one (KubeVirt's answer to a lost host, or a
+ * crashed guest) exists and is shut down, so its node is tainted, not deleted.
  */
 final class KubeVirtInstances implements InstancesV2 {
 
@@ -208,17 +213,23 @@ final class KubeVirtInstances implements InstancesV2 {
     return Optional.ofNullable(vmi).map(VirtualMachineInstance::of);
   }
 
+  /**
+   * Whether a VirtualMachine of that name is there and not being deleted: one with a {@code
+   * deletionTimestamp} (held by KubeVirt's finalizer after its VMI went) is going, not stopped.
+   */
   private boolean virtualMachineExists(String name) throws CloudException {
+    GenericKubernetesResource vm;
     try {
-      return infra
+      vm =
+          infra
               .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINES)
               .inNamespace(namespace)
               .withName(name)
-              .get()
-          != null;
+              .get();
     } catch (KubernetesClientException e) {
       throw failed("reading VirtualMachine " + namespace + "/" + name, e);
     }
+    return vm != null && vm.getMetadata().getDeletionTimestamp() == null;
   }
 
   static CloudException failed(String what, KubernetesClientException e) {

@@ -270,7 +270,8 @@ class KubeVirtProviderIT {
     assertThat(instances().instanceExists(node)).isTrue();
     assertThat(instances().instanceShutdown(node)).isFalse();
 
-    // K24: Unknown is an error, so the lifecycle controller never taints on it.
+    // K24: Unknown (a phase KubeVirt defines, though it marks a lost host's VMIs Failed) is an
+    // error, so the lifecycle controller never taints on it.
     virt.setVmiPhase("worker-4", "Unknown");
     assertThatThrownBy(() -> instances().instanceShutdown(node))
         .isInstanceOf(CloudException.class)
@@ -293,6 +294,38 @@ class KubeVirtProviderIT {
     // Deleted: gone.
     virt.delete("worker-4");
     assertThat(instances().instanceExists(node)).isFalse();
+    assertThat(instances().instanceShutdown(node)).isTrue();
+  }
+
+  @Test
+  void k23_k24_aVmiBeingDeletedExistsAsUpstreamAndAVmBeingDeletedIsNotStopped()
+      throws CloudException {
+    virt.start(
+        VirtualMachineSpec.worker("worker-12", "tenant-" + id, "infra-a-" + id, "127.60.0.22"));
+    Node node = tenantNode("worker-12", "kubevirt://worker-12", Map.of());
+
+    // The guest shuts down: the VMI is there with a deletionTimestamp, still Running (K23, K24).
+    virt.beginDeletion("worker-12");
+    assertThat(instances().instanceExists(node)).isTrue();
+    assertThat(instances().instanceShutdown(node)).isFalse();
+
+    // The VMI is gone, the VirtualMachine still held by KubeVirt's finalizer: being deleted is
+    // not stopped, so the node is gone.
+    virt.finishVmiDeletion("worker-12");
+    assertThat(instances().instanceExists(node)).isFalse();
+    assertThat(instances().instanceShutdown(node)).isTrue();
+    virt.finishDeletion("worker-12");
+  }
+
+  @Test
+  void k23_k24_aLostHostsVmiIsFailedSoItsNodeExistsAndIsShutDown() throws CloudException {
+    virt.start(
+        VirtualMachineSpec.worker("worker-13", "tenant-" + id, "infra-b-" + id, "127.60.0.23"));
+    Node node = tenantNode("worker-13", "kubevirt://worker-13", Map.of());
+
+    // KubeVirt marks the VMIs of an unresponsive host Failed (not Unknown): no error, a taint.
+    virt.loseHost("infra-b-" + id);
+    assertThat(instances().instanceExists(node)).isTrue();
     assertThat(instances().instanceShutdown(node)).isTrue();
   }
 
