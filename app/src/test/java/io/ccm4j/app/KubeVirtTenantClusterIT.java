@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -374,11 +375,19 @@ class KubeVirtTenantClusterIT {
 
   @Test
   void k43_k44_aTenantsAddressesAndAnnotationsStayOutOfTheInfrastructureCluster() throws Exception {
-    bed.startManager(
-        bed.cloudConfig(
-            bed.infraAdminKubeconfig(),
-            "loadBalancer: {allowedAnnotations: [\"metallb.universe.tf/*\"]}"),
-        "service");
+    Path kubeconfig = Files.writeString(temp.resolve("infra.kubeconfig"), bed.infraAdminKubeconfig());
+    Path cloudConfig =
+        Files.writeString(
+            temp.resolve("kubevirt.yaml"),
+            """
+            kubeconfig: %s
+            namespace: %s
+            loadBalancer:
+              creationPollInterval: 1
+              allowedAnnotations: ["metallb.universe.tf/*"]
+            """
+                .formatted(kubeconfig, bed.namespace));
+    bed.startManager(cloudConfig, "service");
     String shop = bed.tenantNamespace();
     Service created =
         tenant
