@@ -375,7 +375,8 @@ class KubeVirtTenantClusterIT {
 
   @Test
   void k43_k44_aTenantsAddressesAndAnnotationsStayOutOfTheInfrastructureCluster() throws Exception {
-    Path kubeconfig = Files.writeString(temp.resolve("infra.kubeconfig"), bed.infraAdminKubeconfig());
+    Path kubeconfig =
+        Files.writeString(temp.resolve("infra.kubeconfig"), bed.infraAdminKubeconfig());
     Path cloudConfig =
         Files.writeString(
             temp.resolve("kubevirt.yaml"),
