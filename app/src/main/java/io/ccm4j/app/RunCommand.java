@@ -101,6 +101,7 @@ public final class RunCommand implements Callable<Integer> {
         cloud.clusterName(),
         controllers.selection().enabled(),
         NativeCrypto.installed());
+    controllers.selection().ignored().forEach(note -> log.info("--controllers: {}", note));
     manager.start();
     stopped.await();
     return 0;

@@ -13,10 +13,12 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.virt.SimulatedVirt;
 import io.ccm4j.simulator.virt.VirtualMachineSpec;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
@@ -25,9 +27,11 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -366,6 +370,79 @@ class KubeVirtTenantClusterIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> tenant.services().inNamespace(shop).withName("web").get() == null);
+    tenant.namespaces().withName(shop).delete();
+  }
+
+  @Test
+  void k43_k44_aTenantsAddressesAndAnnotationsStayOutOfTheInfrastructureCluster() throws Exception {
+    Path kubeconfig =
+        Files.writeString(temp.resolve("infra.kubeconfig"), bed.infraAdminKubeconfig());
+    Path cloudConfig =
+        Files.writeString(
+            temp.resolve("kubevirt.yaml"),
+            """
+            kubeconfig: %s
+            namespace: %s
+            loadBalancer:
+              creationPollInterval: 1
+              allowedAnnotations: ["metallb.universe.tf/*"]
+            """
+                .formatted(kubeconfig, bed.namespace));
+    bed.startManager(cloudConfig, "service");
+    String shop = bed.tenantNamespace();
+    Service created =
+        tenant
+            .services()
+            .inNamespace(shop)
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withName("web")
+                    .withAnnotations(
+                        Map.of(
+                            "metallb.universe.tf/address-pool", "tenants",
+                            "example.com/infra-knob", "on"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .withExternalIPs("192.0.2.200")
+                    .withLoadBalancerIP("192.0.2.201")
+                    .addNewPort()
+                    .withProtocol("TCP")
+                    .withPort(80)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+    String infraName = LoadBalancer.defaultName(created);
+    await().atMost(Duration.ofSeconds(60)).until(() -> infraService(infraName) != null);
+    Service mirrored = infraService(infraName);
+    assertThat(mirrored.getSpec().getExternalIPs()).isEmpty();
+    assertThat(mirrored.getSpec().getLoadBalancerIP()).isNull();
+    assertThat(mirrored.getMetadata().getAnnotations())
+        .isEqualTo(Map.of("metallb.universe.tf/address-pool", "tenants"));
+
+    // Once ensured, the tenant Service says what was left out, field by field.
+    bed.assignIngressAndAwaitCopy(mirrored, shop, "192.0.2.51");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        tenant.v1().events().inNamespace(shop).list().getItems().stream()
+                            .filter(e -> "web".equals(e.getInvolvedObject().getName()))
+                            .filter(e -> "LoadBalancerFieldIgnored".equals(e.getReason()))
+                            .toList())
+                    .allSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"))
+                    .extracting(Event::getMessage)
+                    .anySatisfy(m -> assertThat(m).startsWith("spec.externalIPs: "))
+                    .anySatisfy(m -> assertThat(m).startsWith("spec.loadBalancerIP: "))
+                    .anySatisfy(
+                        m ->
+                            assertThat(m)
+                                .startsWith("metadata.annotations: example.com/infra-knob")));
+    tenant.services().inNamespace(shop).withName("web").delete();
+    await().atMost(Duration.ofSeconds(60)).until(() -> infraService(infraName) == null);
     tenant.namespaces().withName(shop).delete();
   }
 

@@ -352,4 +352,40 @@ class RunCommandTest {
       return false;
     }
   }
+
+  /** The kubevirt provider checks its infrastructure kubeconfig at start, before campaigning. */
+  @org.junit.jupiter.api.Test
+  void aKubevirtKubeconfigWithoutACurrentContextExits2NamingTheField(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var kubeconfig =
+        java.nio.file.Files.writeString(
+            dir.resolve("infra.kubeconfig"), "apiVersion: v1\nkind: Config\nclusters: []\n");
+    var cloudConfig =
+        java.nio.file.Files.writeString(
+            dir.resolve("cloud.yaml"),
+            "kubeconfig: %s\nnamespace: tenant-a\n".formatted(kubeconfig));
+    int port;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        Ccm4j.execute(
+            new PrintWriter(err, true),
+            "run",
+            "--cloud-provider=kubevirt",
+            "--cloud-config=" + cloudConfig,
+            "--controllers=*,kubevirt_eps_controller",
+            "--bind-address=127.0.0.1",
+            "--secure-port=" + port);
+
+    assertThat(exitCode).isEqualTo(2);
+    assertThat(err.toString().lines())
+        .singleElement()
+        .asString()
+        .contains("--cloud-config: " + cloudConfig + ": field \"kubeconfig\"")
+        .contains("has no current-context");
+    assertThat(isListening(port)).isFalse();
+  }
 }

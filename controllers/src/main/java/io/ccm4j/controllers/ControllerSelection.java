@@ -14,10 +14,13 @@ public final class ControllerSelection {
 
   private final List<String> entries;
   private final Set<String> disabledByDefault;
+  private final List<String> ignored;
 
-  private ControllerSelection(List<String> entries, Set<String> disabledByDefault) {
+  private ControllerSelection(
+      List<String> entries, Set<String> disabledByDefault, List<String> ignored) {
     this.entries = entries;
     this.disabledByDefault = disabledByDefault;
+    this.ignored = ignored;
   }
 
   /**
@@ -37,6 +40,7 @@ public final class ControllerSelection {
    */
   public static ControllerSelection parse(List<String> entries, Set<String> disabledByDefault) {
     List<String> canonical = new ArrayList<>();
+    List<String> ignored = new ArrayList<>();
     for (String raw : entries) {
       String entry = raw.trim();
       if (entry.equals("*")) {
@@ -45,6 +49,11 @@ public final class ControllerSelection {
       }
       boolean disable = entry.startsWith("-");
       String name = disable ? entry.substring(1) : entry;
+      String why = Controllers.ACCEPTED_FROM_OTHER_CCMS.get(name);
+      if (why != null) {
+        ignored.add(name + ": " + why);
+        continue;
+      }
       String resolved =
           Controllers.find(name)
               .map(ControllerDescriptor::name)
@@ -59,7 +68,16 @@ public final class ControllerSelection {
                                       .collect(Collectors.joining(", ")))));
       canonical.add(disable ? "-" + resolved : resolved);
     }
-    return new ControllerSelection(List.copyOf(canonical), Set.copyOf(disabledByDefault));
+    return new ControllerSelection(
+        List.copyOf(canonical), Set.copyOf(disabledByDefault), List.copyOf(ignored));
+  }
+
+  /**
+   * The entries naming another CCM's controller ({@link Controllers#ACCEPTED_FROM_OTHER_CCMS}),
+   * each as {@code name: why nothing runs for it}.
+   */
+  public List<String> ignored() {
+    return ignored;
   }
 
   public boolean isEnabled(String canonicalName) {

@@ -10,6 +10,7 @@ import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.route.NodeRouteController;
 import io.ccm4j.controllers.service.ServiceLoadBalancerController;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -110,6 +111,17 @@ public final class Controllers {
   /** Every controller, in the order the manager starts them (upstream's order is random, §8.10). */
   public static final List<ControllerDescriptor> ALL =
       List.of(CLOUD_NODE, CLOUD_NODE_LIFECYCLE, SERVICE_LB, NODE_IPAM, NODE_ROUTE, NODE_LIFECYCLE);
+
+  /**
+   * Controllers of other CCMs that {@code --controllers} accepts so that their manifests start
+   * ccm4j unchanged, each with why ccm4j has nothing to run for it (logged at start).
+   */
+  public static final Map<String, String> ACCEPTED_FROM_OTHER_CCMS =
+      Map.of(
+          "kubevirt_eps_controller",
+          "kubevirt/cloud-provider-kubevirt's EndpointSlice controller: it runs only with the"
+              + " kubevirt cloud config's loadBalancer.enableEPSController: true (K4), which"
+              + " ccm4j's kubevirt provider refuses at start, so there is nothing to run; ignored");
 
   private Controllers() {}
 

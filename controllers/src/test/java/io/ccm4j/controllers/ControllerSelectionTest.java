@@ -52,4 +52,17 @@ class ControllerSelectionTest {
 
     assertThat(selection.isEnabled(Controllers.CLOUD_NODE.name())).isEqualTo(enabled);
   }
+
+  @ParameterizedTest
+  @CsvSource({"'*,kubevirt_eps_controller'", "'*,-kubevirt_eps_controller'"})
+  void k4_upstreamKubevirtsEndpointSliceControllerIsAcceptedAndSaidToBeIgnored(String flag) {
+    ControllerSelection selection = ControllerSelection.parse(Arrays.asList(flag.split(",")));
+
+    assertThat(selection.enabled()).isEqualTo(ControllerSelection.parse(List.of("*")).enabled());
+    assertThat(selection.ignored())
+        .singleElement()
+        .asString()
+        .startsWith("kubevirt_eps_controller: ")
+        .contains("enableEPSController");
+  }
 }

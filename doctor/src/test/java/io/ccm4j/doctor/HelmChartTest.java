@@ -308,4 +308,69 @@ class HelmChartTest {
     assertThatThrownBy(() -> renderExactly(Map.of()))
         .hasMessageContaining("cloudProvider is required: name your cloud");
   }
+
+  /**
+   * Upstream kubevirt's default layout: the manager in the infrastructure cluster, in the VMs'
+   * namespace, the tenant reached through {@code --kubeconfig}; its ServiceAccount has exactly the
+   * rights of {@code providers/kubevirt/deploy/infra-rbac.yaml} and none of the tenant's.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theKubeVirtInfrastructureLayoutReachesTheTenantThroughItsKubeconfig() throws Exception {
+    var template =
+        new Helm(CHART)
+            .template()
+            .withName("ccm4j")
+            .withNamespace("tenant-a")
+            .withValuesFile(CHART.resolve("values-kubevirt-infrastructure.yaml"))
+            .set("servedCluster.kubeconfigSecretName", "tenant-a-kubeconfig")
+            .set("cloudConfig.secretName", "kubevirt-cloud-config")
+            .set("clusterName", "tenant-a");
+    Path rendered = temp.resolve("kubevirt-infrastructure.yaml");
+    Files.writeString(rendered, template.call());
+    List<ManifestDocument> chart = Manifests.read(List.of(rendered));
+
+    var pod = Doctor.workloads(chart).getFirst().pod();
+    assertThat(pod.getContainers().getFirst().getArgs())
+        .contains(
+            "--cloud-provider=kubevirt",
+            "--kubeconfig=/etc/ccm4j-served/value",
+            "--cloud-config=/etc/ccm4j/cloud-config",
+            "--cluster-name=tenant-a");
+    assertThat(pod.getVolumes())
+        .extracting(v -> v.getSecret().getSecretName())
+        .containsExactly("kubevirt-cloud-config", "tenant-a-kubeconfig");
+    assertThat(pod.getHostNetwork()).isFalse();
+    assertThat(pod.getPriorityClassName()).isNull();
+
+    // The infrastructure rights of infra-rbac.yaml, for the pod's own ServiceAccount.
+    Map<String, Object> shipped =
+        byKindAndName(
+            Manifests.read(
+                List.of(Path.of("..", "providers", "kubevirt", "deploy", "infra-rbac.yaml"))));
+    Map<String, Object> objects = byKindAndName(chart);
+    assertThat(
+            ((Map<String, Object>) objects.get("Role/tenant-a/cloud-controller-manager"))
+                .get("rules"))
+        .isEqualTo(
+            ((Map<String, Object>) shipped.get("Role/tenant-a/kubevirt-cloud-controller-manager"))
+                .get("rules"));
+    assertThat(
+            ((Map<String, Object>)
+                    objects.get("ClusterRole/null/cloud-controller-manager-tenant-a"))
+                .get("rules"))
+        .isEqualTo(
+            ((Map<String, Object>)
+                    shipped.get("ClusterRole/null/kubevirt-cloud-controller-manager-tenant-a"))
+                .get("rules"));
+    // None of the tenant's RBAC: it belongs to the kubeconfig's identity in the tenant cluster.
+    assertThat(objects.keySet())
+        .containsExactlyInAnyOrder(
+            "ServiceAccount/tenant-a/cloud-controller-manager",
+            "Role/tenant-a/cloud-controller-manager",
+            "RoleBinding/tenant-a/cloud-controller-manager",
+            "ClusterRole/null/cloud-controller-manager-tenant-a",
+            "ClusterRoleBinding/null/cloud-controller-manager-tenant-a",
+            "Deployment/tenant-a/cloud-controller-manager");
+  }
 }

@@ -23,7 +23,9 @@ public interface LoadBalancer {
   /**
    * Creates or updates the load balancer so that it forwards to {@code nodes}. May throw {@link
    * RetryAfterException} to be called again after a fixed delay, or {@link
-   * ImplementedElsewhereException}.
+   * ImplementedElsewhereException}. The status's {@link LoadBalancerStatus#warnings()} name fields
+   * of the Service the load balancer was built without; the controller records each as a Warning
+   * event on the Service.
    */
   LoadBalancerStatus ensureLoadBalancer(String clusterName, Service service, List<Node> nodes)
       throws CloudException;

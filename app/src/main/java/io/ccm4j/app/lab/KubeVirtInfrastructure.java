@@ -251,7 +251,7 @@ public final class KubeVirtInfrastructure implements AutoCloseable {
     String host = infraNode(zone);
     virt.start(
         new VirtualMachineSpec(
-            name, wanted.clusterName(), host, ip, instanceType, null, worker, false));
+            name, wanted.clusterName(), host, ip, instanceType, false, null, worker, false));
     vmHosts.put(name, host);
     timeline.record(
         name,

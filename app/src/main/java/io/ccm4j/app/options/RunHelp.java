@@ -4,6 +4,7 @@ import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.Controllers;
 import java.util.ListResourceBundle;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -24,7 +25,10 @@ public final class RunHelp extends ListResourceBundle {
             + Controllers.namesForHelp()
             + ". "
             + Controllers.NODE_IPAM.name()
-            + " runs only with --allocate-node-cidrs. Default: ${DEFAULT-VALUE}."
+            + " runs only with --allocate-node-cidrs. Accepted for other CCMs' manifests, and"
+            + " ignored with a log line: "
+            + String.join(", ", new TreeSet<>(Controllers.ACCEPTED_FROM_OTHER_CCMS.keySet()))
+            + ". Default: ${DEFAULT-VALUE}."
       },
       {
         "use-service-account-credentials",

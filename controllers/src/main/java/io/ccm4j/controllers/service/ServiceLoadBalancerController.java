@@ -84,6 +84,9 @@ public final class ServiceLoadBalancerController implements Controller {
   static final String REASON_UPDATE_FAILED = "UpdateLoadBalancerFailed";
   static final String REASON_UNAVAILABLE = "UnAvailableLoadBalancer";
 
+  /** ccm4j: a field the provider built the load balancer without ({@code FieldWarning}). */
+  static final String REASON_FIELD_IGNORED = "LoadBalancerFieldIgnored";
+
   private enum Operation {
     ENSURE,
     DELETE
@@ -429,6 +432,9 @@ public final class ServiceLoadBalancerController implements Controller {
     }
     if (status == null) {
       throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
+    }
+    for (LoadBalancerStatus.FieldWarning warning : status.warnings()) {
+      events.warning(service, REASON_FIELD_IGNORED, warning.message());
     }
     events.normal(service, REASON_ENSURED, "Ensured load balancer");
     writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet, fingerprint));

@@ -4,6 +4,7 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownServices;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.PortStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -75,6 +76,19 @@ final class ServicePatches {
       if (!point.hostname().isEmpty()) {
         entry.put("hostname", point.hostname());
       }
+      if (!point.ports().isEmpty()) {
+        List<Map<String, Object>> ports = new ArrayList<>();
+        for (LoadBalancerStatus.PortStatus port : point.ports()) {
+          Map<String, Object> portEntry = new LinkedHashMap<>();
+          portEntry.put("port", port.port());
+          portEntry.put("protocol", port.protocol());
+          if (!port.error().isEmpty()) {
+            portEntry.put("error", port.error());
+          }
+          ports.add(portEntry);
+        }
+        entry.put("ports", ports);
+      }
       ingress.add(entry);
     }
     return ingress;
@@ -103,23 +117,36 @@ final class ServicePatches {
 
   /**
    * S13: whether the Service's {@code status.loadBalancer.ingress} already is {@code status}'s
-   * (only the ingress is compared; absent and empty strings are the same).
+   * (only the ingress is compared, ports included; absent and empty strings are the same).
    */
   static boolean ingressEquals(Service service, LoadBalancerStatus status) {
     List<LoadBalancerIngress> current =
         service.getStatus() == null || service.getStatus().getLoadBalancer() == null
             ? null
             : service.getStatus().getLoadBalancer().getIngress();
-    List<List<String>> have = new ArrayList<>();
+    List<List<Object>> have = new ArrayList<>();
     if (current != null) {
       for (LoadBalancerIngress point : current) {
         String ip = orEmpty(point.getIp());
-        have.add(List.of(ip, orEmpty(point.getHostname()), ipMode(ip, orEmpty(point.getIpMode()))));
+        List<LoadBalancerStatus.PortStatus> ports = new ArrayList<>();
+        if (point.getPorts() != null) {
+          for (PortStatus port : point.getPorts()) {
+            ports.add(
+                new LoadBalancerStatus.PortStatus(
+                    port.getPort() == null ? 0 : port.getPort(),
+                    port.getProtocol(),
+                    port.getError()));
+          }
+        }
+        have.add(
+            List.of(
+                ip, orEmpty(point.getHostname()), ipMode(ip, orEmpty(point.getIpMode())), ports));
       }
     }
-    List<List<String>> want = new ArrayList<>();
+    List<List<Object>> want = new ArrayList<>();
     for (LoadBalancerStatus.Ingress point : status.ingress()) {
-      want.add(List.of(point.ip(), point.hostname(), ipMode(point.ip(), point.ipMode())));
+      want.add(
+          List.of(point.ip(), point.hostname(), ipMode(point.ip(), point.ipMode()), point.ports()));
     }
     return have.equals(want);
   }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -71,5 +72,61 @@ class ServicePatchesTest {
     assertThat(ServicePatches.ingress(cloud))
         .containsExactly(
             cloudIpMode.isEmpty() ? Map.of("ip", ip) : Map.of("ip", ip, "ipMode", cloudIpMode));
+  }
+
+  @Test
+  void anIngressWithBothIpAndHostnameAndPortsIsWrittenAndComparedWhole() {
+    LoadBalancerStatus cloud =
+        new LoadBalancerStatus(
+            List.of(
+                new LoadBalancerStatus.Ingress(
+                    "10.0.0.1",
+                    "lb.example.com",
+                    "",
+                    List.of(
+                        new LoadBalancerStatus.PortStatus(80, "TCP", ""),
+                        new LoadBalancerStatus.PortStatus(53, "UDP", "PortUnavailable")))));
+
+    assertThat(ServicePatches.ingress(cloud))
+        .containsExactly(
+            Map.of(
+                "ip",
+                "10.0.0.1",
+                "hostname",
+                "lb.example.com",
+                "ports",
+                List.of(
+                    Map.of("port", 80, "protocol", "TCP"),
+                    Map.of("port", 53, "protocol", "UDP", "error", "PortUnavailable"))));
+    Service written =
+        new ServiceBuilder()
+            .withNewStatus()
+            .withNewLoadBalancer()
+            .addNewIngress()
+            .withIp("10.0.0.1")
+            .withHostname("lb.example.com")
+            .withIpMode("VIP")
+            .addNewPort()
+            .withPort(80)
+            .withProtocol("TCP")
+            .endPort()
+            .addNewPort()
+            .withPort(53)
+            .withProtocol("UDP")
+            .withError("PortUnavailable")
+            .endPort()
+            .endIngress()
+            .endLoadBalancer()
+            .endStatus()
+            .build();
+    assertThat(ServicePatches.ingressEquals(written, cloud)).isTrue();
+    written.getStatus().getLoadBalancer().getIngress().get(0).getPorts().remove(1);
+    assertThat(ServicePatches.ingressEquals(written, cloud)).isFalse();
+    assertThat(
+            ServicePatches.ingressEquals(
+                withIngress("10.0.0.1", null, "VIP"),
+                new LoadBalancerStatus(
+                    List.of(new LoadBalancerStatus.Ingress("10.0.0.1", "lb.example.com", "")))))
+        .isFalse();
   }
 }

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A small simulated KubeVirt on a real API server: it writes what virt-controller and virt-handler
@@ -37,8 +38,12 @@ import java.util.concurrent.TimeUnit;
  * from the VMI, owned by it, Running with the VMI's IP as pod IP), the VMI's status (phase Running,
  * nodeName, the {@code default} interface with its IP) and the VM's status (printableStatus
  * Running, ready). Stopping a VM halts it, as {@code virtctl stop} does: the VMI and its pod go,
- * the VM stays with printableStatus Stopped. Status is written through the {@code /status}
- * subresource, as KubeVirt's controllers do.
+ * the VM stays with printableStatus Stopped. As in KubeVirt, the VirtualMachine's status is written
+ * through its {@code /status} subresource and the VMI's with the whole object (the VMI CRD has no
+ * subresources); VMs and VMIs carry KubeVirt's finalizers, so a deletion goes through a phase where
+ * the object is still there with a {@code deletionTimestamp} ({@link #beginDeletion}); a host that
+ * stops answering makes its VMIs {@code Failed} ({@link #loseHost}), as virt-controller does;
+ * launcher pods carry KubeVirt's labels and readiness gate.
  *
  * <p>No controller loop runs: each method makes its changes before it returns, so a test decides
  * exactly when the infrastructure cluster changes.
@@ -48,9 +53,22 @@ public final class SimulatedVirt {
   public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
   public static final String ROLE_LABEL = "cluster.x-k8s.io/role";
   public static final String INSTANCETYPE_ANNOTATION = "kubevirt.io/instancetype-name";
+  public static final String CLUSTER_INSTANCETYPE_ANNOTATION =
+      "kubevirt.io/cluster-instancetype-name";
   static final String VM_NAME_LABEL = "vm.kubevirt.io/name";
   static final String VIRT_LAUNCHER_LABEL = "kubevirt.io";
   static final String NODE_NAME_LABEL = "kubevirt.io/nodeName";
+  static final String CREATED_BY_LABEL = "kubevirt.io/created-by";
+
+  /** virt-launcher pods are Ready only while the VM is not paused. */
+  public static final String UNPAUSED_READINESS_GATE = "kubevirt.io/virtual-machine-unpaused";
+
+  /** Set by the VM controller on VMs and on the VMIs it owns. */
+  public static final String VM_CONTROLLER_FINALIZER =
+      "kubevirt.io/virtualMachineControllerFinalize";
+
+  /** Set by the VMI controller on every VMI until its pod is gone. */
+  public static final String VMI_FINALIZER = "foregroundDeleteVirtualMachine";
 
   public static final ResourceDefinitionContext VMIS =
       new ResourceDefinitionContext.Builder()
@@ -190,6 +208,7 @@ public final class SimulatedVirt {
               .withName(spec.name())
               .withNamespace(namespace)
               .withLabels(spec.templateLabels())
+              .withFinalizers(VM_CONTROLLER_FINALIZER)
               .build());
       vm.setAdditionalProperty("spec", vmSpec(spec, "Always"));
       vm = infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).create();
@@ -212,32 +231,77 @@ public final class SimulatedVirt {
   public synchronized void stop(String name) {
     if (specs.get(name).standalone()) {
       writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
-      infra
-          .pods()
-          .inNamespace(namespace)
-          .withLabel(VM_NAME_LABEL, name)
-          .withGracePeriod(0)
-          .delete();
+      deletePod(name);
       return;
     }
     GenericKubernetesResource vm = vm(name);
     vm.setAdditionalProperty("spec", vmSpec(specs.get(name), "Halted"));
     infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
-    writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
-    deleteVmiAndPod(name);
+    deleteVmi(name);
     writeVmStatus(name, "Stopped", false, false);
   }
 
-  /** The VM and everything it owns are deleted (as {@code kubectl delete vm} with cascading). */
+  /**
+   * {@code kubectl delete vm}: the VM and its VMI get a {@code deletionTimestamp} and stay, held by
+   * their finalizers, while the guest shuts down (see {@link #beginDeletion}); then they go.
+   */
   public synchronized void delete(String name) {
-    deleteVmiAndPod(name);
-    infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(name).delete();
+    beginDeletion(name);
+    finishDeletion(name);
+  }
+
+  /**
+   * The first half of a deletion, where KubeVirt is slow (a guest's graceful shutdown takes up to
+   * its {@code terminationGracePeriodSeconds}): the VirtualMachine (unless the VMI is standalone)
+   * and the VMI are deleted, and both stay with a {@code deletionTimestamp}, the VMI still in its
+   * phase.
+   */
+  public synchronized void beginDeletion(String name) {
+    if (!specs.get(name).standalone()) {
+      infra.genericKubernetesResources(VMS).inNamespace(namespace).withName(name).delete();
+    }
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).delete();
+  }
+
+  /** The rest of a deletion {@link #beginDeletion} began: the guest is down, everything goes. */
+  public synchronized void finishDeletion(String name) {
+    finishVmiDeletion(name);
+    if (!specs.get(name).standalone()) {
+      removeFinalizers(VMS, name);
+      awaitGone(VMS, name);
+    }
     specs.remove(name);
   }
 
   /** Only the VMI (and its pod) goes, as when a VMI without a VM is deleted. */
   public synchronized void deleteVmi(String name) {
-    deleteVmiAndPod(name);
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).delete();
+    finishVmiDeletion(name);
+  }
+
+  /**
+   * The infrastructure node stops answering (its virt-handler's heartbeat stops): virt-controller
+   * marks every VMI on it {@code Failed} (KubeVirt never reports such a VMI {@code Unknown}), and
+   * its launcher pods are no longer Ready.
+   */
+  public synchronized void loseHost(String infraNode) {
+    for (VirtualMachineSpec spec : specs.values()) {
+      if (spec.infraNode().equals(infraNode)
+          && infra
+                  .genericKubernetesResources(VMIS)
+                  .inNamespace(namespace)
+                  .withName(spec.name())
+                  .get()
+              != null) {
+        writeVmiStatus(spec.name(), "Failed", spec.infraNode(), spec.ip());
+        for (Pod pod : launcherPods(spec.name())) {
+          pod.getStatus().getConditions().stream()
+              .filter(c -> "Ready".equals(c.getType()) || "ContainersReady".equals(c.getType()))
+              .forEach(c -> c.setStatus("False"));
+          infra.pods().resource(pod).updateStatus();
+        }
+      }
+    }
   }
 
   /** Sets the VMI's phase, for example {@code Unknown} when its node stops reporting (K24). */
@@ -252,7 +316,7 @@ public final class SimulatedVirt {
     Map<String, Object> status = status(vmi);
     status.put("interfaces", List.of(defaultInterface(ips)));
     vmi.setAdditionalProperty("status", status);
-    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).updateStatus();
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).update();
   }
 
   public String namespace() {
@@ -266,7 +330,10 @@ public final class SimulatedVirt {
     vmi.setKind("VirtualMachineInstance");
     Map<String, String> annotations = new LinkedHashMap<>();
     if (spec.instanceType() != null) {
-      annotations.put(INSTANCETYPE_ANNOTATION, spec.instanceType());
+      // As virt-controller: the annotation names the kind of the VM's spec.instancetype.
+      annotations.put(
+          spec.namespacedInstanceType() ? INSTANCETYPE_ANNOTATION : CLUSTER_INSTANCETYPE_ANNOTATION,
+          spec.instanceType());
     }
     Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
     labels.put(NODE_NAME_LABEL, spec.infraNode());
@@ -277,6 +344,10 @@ public final class SimulatedVirt {
             .withLabels(labels)
             .withAnnotations(annotations)
             .withOwnerReferences(vm == null ? List.of() : List.of(owner(vm)))
+            .withFinalizers(
+                vm == null
+                    ? List.of(VMI_FINALIZER)
+                    : List.of(VM_CONTROLLER_FINALIZER, VMI_FINALIZER))
             .build());
     vmi.setAdditionalProperty("spec", vmiSpec(spec));
     vmi = infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).create();
@@ -288,7 +359,7 @@ public final class SimulatedVirt {
     Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
     labels.put(VIRT_LAUNCHER_LABEL, "virt-launcher");
     labels.put(VM_NAME_LABEL, spec.name());
-    labels.put("kubevirt.io/created-by", vmi.getMetadata().getUid());
+    labels.put(CREATED_BY_LABEL, vmi.getMetadata().getUid());
     return infra
         .pods()
         .inNamespace(namespace)
@@ -303,6 +374,9 @@ public final class SimulatedVirt {
                 .withNewSpec()
                 .withNodeName(spec.infraNode())
                 .withAutomountServiceAccountToken(false)
+                .addNewReadinessGate()
+                .withConditionType(UNPAUSED_READINESS_GATE)
+                .endReadinessGate()
                 .addNewContainer()
                 .withName("compute")
                 .withImage("quay.io/kubevirt/virt-launcher:simulated")
@@ -333,6 +407,11 @@ public final class SimulatedVirt {
             .withStatus("True")
             .withLastTransitionTime(now)
             .endCondition()
+            .addNewCondition()
+            .withType(UNPAUSED_READINESS_GATE)
+            .withStatus("True")
+            .withLastTransitionTime(now)
+            .endCondition()
             .build());
     infra.pods().resource(current).updateStatus();
   }
@@ -358,7 +437,8 @@ public final class SimulatedVirt {
                 "lastTransitionTime",
                 Instant.now().toString())));
     vmi.setAdditionalProperty("status", status);
-    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).updateStatus();
+    // The VMI CRD has no status subresource: KubeVirt updates the whole object.
+    infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).update();
   }
 
   private void writeVmStatus(String name, String printableStatus, boolean ready, boolean created) {
@@ -371,22 +451,61 @@ public final class SimulatedVirt {
     infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).updateStatus();
   }
 
-  private void deleteVmiAndPod(String name) {
+  /**
+   * virt-handler and virt-controller finish a VMI's deletion: the guest is down (Succeeded, unless
+   * it had already ended), the launcher pod goes, the finalizers are removed. A VirtualMachine
+   * being deleted stays until {@link #finishDeletion}.
+   */
+  public synchronized void finishVmiDeletion(String name) {
+    GenericKubernetesResource vmi =
+        infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).get();
+    if (vmi != null) {
+      String phase = String.valueOf(status(vmi).get("phase"));
+      if (!"Succeeded".equals(phase) && !"Failed".equals(phase)) {
+        VirtualMachineSpec spec = specs.get(name);
+        writeVmiStatus(name, "Succeeded", spec.infraNode(), spec.ip());
+      }
+    }
+    deletePod(name);
+    removeFinalizers(VMIS, name);
+    awaitGone(VMIS, name);
+  }
+
+  private void deletePod(String name) {
     infra.pods().inNamespace(namespace).withLabel(VM_NAME_LABEL, name).withGracePeriod(0).delete();
-    infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).delete();
-    // No garbage collector or kubelet runs here: wait until both are really gone.
+    // No kubelet runs here: wait until the API server has removed it.
+    await(
+        () -> launcherPods(name).isEmpty(),
+        "virt-launcher pod of " + namespace + "/" + name + " was not deleted");
+  }
+
+  private List<Pod> launcherPods(String name) {
+    return infra.pods().inNamespace(namespace).withLabel(VM_NAME_LABEL, name).list().getItems();
+  }
+
+  private void removeFinalizers(ResourceDefinitionContext kind, String name) {
+    GenericKubernetesResource object =
+        infra.genericKubernetesResources(kind).inNamespace(namespace).withName(name).get();
+    if (object != null && object.getMetadata().getFinalizers() != null) {
+      object.getMetadata().setFinalizers(List.of());
+      infra.genericKubernetesResources(kind).inNamespace(namespace).resource(object).update();
+    }
+  }
+
+  private void awaitGone(ResourceDefinitionContext kind, String name) {
+    await(
+        () ->
+            infra.genericKubernetesResources(kind).inNamespace(namespace).withName(name).get()
+                == null,
+        kind.getKind() + " " + namespace + "/" + name + " was not deleted");
+  }
+
+  /** No garbage collector runs here: a deletion is waited for, at most 30 s. */
+  private static void await(BooleanSupplier done, String failure) {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).get()
-            != null
-        || !infra
-            .pods()
-            .inNamespace(namespace)
-            .withLabel(VM_NAME_LABEL, name)
-            .list()
-            .getItems()
-            .isEmpty()) {
+    while (!done.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("VMI " + namespace + "/" + name + " was not deleted");
+        throw new IllegalStateException(failure);
       }
       try {
         Thread.sleep(50);
@@ -416,13 +535,25 @@ public final class SimulatedVirt {
   }
 
   private static Map<String, Object> vmSpec(VirtualMachineSpec spec, String runStrategy) {
-    return Map.of(
-        "runStrategy",
-        runStrategy,
+    Map<String, Object> vmSpec = new LinkedHashMap<>();
+    vmSpec.put("runStrategy", runStrategy);
+    if (spec.instanceType() != null) {
+      vmSpec.put(
+          "instancetype",
+          Map.of(
+              "name",
+              spec.instanceType(),
+              "kind",
+              spec.namespacedInstanceType()
+                  ? "VirtualMachineInstancetype"
+                  : "VirtualMachineClusterInstancetype"));
+    }
+    vmSpec.put(
         "template",
         Map.of(
             "metadata", Map.of("labels", spec.templateLabels()),
             "spec", vmiSpec(spec)));
+    return vmSpec;
   }
 
   private static Map<String, Object> vmiSpec(VirtualMachineSpec spec) {

@@ -3,6 +3,7 @@ package io.ccm4j.simulator.virt;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A VirtualMachine of a tenant cluster, as Cluster API's KubeVirt provider creates one.
@@ -13,8 +14,13 @@ import java.util.Objects;
  * @param infraNode the infrastructure node the VMI is scheduled to
  * @param ip the pod-network address the VMI reports on its {@code default} interface (and its
  *     virt-launcher pod's IP)
- * @param instanceType the {@code kubevirt.io/instancetype-name} annotation, or null
- * @param hostname {@code spec.hostname} of the VMI, or null
+ * @param instanceType the VM's {@code spec.instancetype.name}, or null; KubeVirt puts it on the VMI
+ *     as the annotation {@code kubevirt.io/cluster-instancetype-name} (the default kind, a
+ *     VirtualMachineClusterInstancetype) or {@code kubevirt.io/instancetype-name} (a namespaced
+ *     VirtualMachineInstancetype)
+ * @param namespacedInstanceType whether {@code instanceType} is of the namespaced kind
+ * @param hostname {@code spec.hostname} of the VMI, or null; a DNS label, as KubeVirt's admission
+ *     webhook requires (no dots: an FQDN guest name is hostname + subdomain)
  * @param worker whether the VM is a worker ({@code cluster.x-k8s.io/role=worker})
  * @param standalone a VMI without a VirtualMachine (created directly, as {@code kubectl create} of
  *     a VirtualMachineInstance does): it stays, Succeeded, when stopped
@@ -25,6 +31,7 @@ public record VirtualMachineSpec(
     String infraNode,
     String ip,
     String instanceType,
+    boolean namespacedInstanceType,
     String hostname,
     boolean worker,
     boolean standalone) {
@@ -34,27 +41,56 @@ public record VirtualMachineSpec(
     Objects.requireNonNull(clusterName, "clusterName");
     Objects.requireNonNull(infraNode, "infraNode");
     Objects.requireNonNull(ip, "ip");
+    if (hostname != null && !DNS_LABEL.matcher(hostname).matches()) {
+      throw new IllegalArgumentException(
+          "spec.hostname \"%s\" is not a DNS label; KubeVirt refuses it".formatted(hostname));
+    }
   }
+
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   public static VirtualMachineSpec worker(
       String name, String clusterName, String infraNode, String ip) {
-    return new VirtualMachineSpec(name, clusterName, infraNode, ip, null, null, true, false);
+    return new VirtualMachineSpec(name, clusterName, infraNode, ip, null, false, null, true, false);
   }
 
+  /** A VirtualMachineClusterInstancetype, the kind KubeVirt assumes when none is named. */
   public VirtualMachineSpec withInstanceType(String type) {
     return new VirtualMachineSpec(
-        name, clusterName, infraNode, ip, type, hostname, worker, standalone);
+        name, clusterName, infraNode, ip, type, false, hostname, worker, standalone);
+  }
+
+  /** A namespaced VirtualMachineInstancetype. */
+  public VirtualMachineSpec withNamespacedInstanceType(String type) {
+    return new VirtualMachineSpec(
+        name, clusterName, infraNode, ip, type, true, hostname, worker, standalone);
   }
 
   public VirtualMachineSpec withHostname(String host) {
     return new VirtualMachineSpec(
-        name, clusterName, infraNode, ip, instanceType, host, worker, standalone);
+        name,
+        clusterName,
+        infraNode,
+        ip,
+        instanceType,
+        namespacedInstanceType,
+        host,
+        worker,
+        standalone);
   }
 
   /** A VMI of its own, without a VirtualMachine. */
   public VirtualMachineSpec withoutVirtualMachine() {
     return new VirtualMachineSpec(
-        name, clusterName, infraNode, ip, instanceType, hostname, worker, true);
+        name,
+        clusterName,
+        infraNode,
+        ip,
+        instanceType,
+        namespacedInstanceType,
+        hostname,
+        worker,
+        true);
   }
 
   /** The labels of the VM template, which KubeVirt copies to the VMI and the launcher pod. */

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +21,15 @@ import java.util.Objects;
  * @param clusterName the tenant cluster's {@code --cluster-name} (K8)
  * @param infraLabels extra labels, winning over the built-in ones (K42)
  * @param selectorless whether the infrastructure Service gets no selector (K46)
+ * @param tenantFields which of the tenant's annotations, externalIPs and loadBalancerIP are copied
+ *     (none by default, unlike K43 and K44)
  */
 record InfraServices(
-    String namespace, String clusterName, Map<String, String> infraLabels, boolean selectorless) {
+    String namespace,
+    String clusterName,
+    Map<String, String> infraLabels,
+    boolean selectorless,
+    TenantFieldAllowList tenantFields) {
 
   static final String CLUSTER_TRAFFIC_POLICY = "Cluster";
 
@@ -35,22 +40,14 @@ record InfraServices(
 
   /** The infrastructure Service to create for {@code tenant} (K41–K46). */
   Service desired(Service tenant) throws CloudException {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, tenant.getMetadata().getName());
-    labels.put(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenant.getMetadata().getNamespace());
-    labels.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
-    labels.putAll(infraLabels);
     ServiceBuilder builder =
         new ServiceBuilder()
             .withNewMetadata()
             .withName(name(tenant))
             .withNamespace(namespace)
-            .withLabels(labels)
-            // K43: copied once, at creation, as upstream does.
-            .withAnnotations(
-                tenant.getMetadata().getAnnotations() == null
-                    ? Map.of()
-                    : new HashMap<>(tenant.getMetadata().getAnnotations()))
+            .withLabels(labels(tenant))
+            // K43: copied once, at creation, as upstream does, but only the allowed ones.
+            .withAnnotations(tenantFields.annotations(tenant))
             .endMetadata()
             .withNewSpec()
             .withType("LoadBalancer")
@@ -58,18 +55,29 @@ record InfraServices(
             .withExternalTrafficPolicy(externalTrafficPolicy(tenant))
             .withSelector(selector())
             .endSpec();
-    // K44: externalIPs and loadBalancerIP are passed on. healthCheckNodePort is not: it is the
-    // tenant cluster's port number and means nothing to (or collides in) the infrastructure
-    // cluster, which allocates its own for externalTrafficPolicy Local (K44 Quirk).
-    List<String> externalIps = tenant.getSpec().getExternalIPs();
-    if (externalIps != null && !externalIps.isEmpty()) {
+    // K44: externalIPs and loadBalancerIP only when the cloud config allows them.
+    // healthCheckNodePort never: it is the tenant cluster's port number and means nothing to (or
+    // collides in) the infrastructure cluster, which allocates its own for externalTrafficPolicy
+    // Local (K44 Quirk).
+    List<String> externalIps = tenantFields.externalIps(tenant);
+    if (!externalIps.isEmpty()) {
       builder.editSpec().withExternalIPs(externalIps).endSpec();
     }
-    String loadBalancerIp = tenant.getSpec().getLoadBalancerIP();
-    if (loadBalancerIp != null && !loadBalancerIp.isEmpty()) {
+    String loadBalancerIp = tenantFields.loadBalancerIp(tenant);
+    if (loadBalancerIp != null) {
       builder.editSpec().withLoadBalancerIP(loadBalancerIp).endSpec();
     }
     return builder.build();
+  }
+
+  /** K42: the built-in labels, then {@code infraLabels} over them. */
+  Map<String, String> labels(Service tenant) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, tenant.getMetadata().getName());
+    labels.put(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenant.getMetadata().getNamespace());
+    labels.put(KubeVirtApi.CLUSTER_NAME_LABEL, clusterName);
+    labels.putAll(infraLabels);
+    return labels;
   }
 
   /**
@@ -122,13 +130,20 @@ record InfraServices(
    * Whether the existing infrastructure Service must follow the tenant Service. Upstream follows
    * the ports only, comparing whole structs, so it writes on every call (K47 Quirk); ccm4j compares
    * name, protocol, port and targetPort, and follows the selector (a changed {@code selectorless}
-   * or cluster name) and {@code externalTrafficPolicy} too.
+   * or cluster name), {@code externalTrafficPolicy}, {@code externalIPs} and {@code loadBalancerIP}
+   * too: an address copied before the allow-list forbade it (by upstream, or an earlier ccm4j) is
+   * taken away.
    */
   boolean needsUpdate(Service infra, Service tenant) throws CloudException {
     return !portKeys(infra.getSpec().getPorts()).equals(portKeys(ports(tenant)))
         || !Objects.equals(emptyToNull(infra.getSpec().getSelector()), selector())
         || !Objects.equals(
-            infra.getSpec().getExternalTrafficPolicy(), externalTrafficPolicy(tenant));
+            infra.getSpec().getExternalTrafficPolicy(), externalTrafficPolicy(tenant))
+        || !Objects.equals(
+            Objects.requireNonNullElse(infra.getSpec().getExternalIPs(), List.of()),
+            tenantFields.externalIps(tenant))
+        || !Objects.equals(
+            emptyToNull(infra.getSpec().getLoadBalancerIP()), tenantFields.loadBalancerIp(tenant));
   }
 
   /**
@@ -146,8 +161,16 @@ record InfraServices(
       }
     }
     infra.getSpec().setPorts(ports);
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (infra.getMetadata().getLabels() != null) {
+      labels.putAll(infra.getMetadata().getLabels());
+    }
+    labels.putAll(labels(tenant));
+    infra.getMetadata().setLabels(labels);
     infra.getSpec().setSelector(selector());
     infra.getSpec().setExternalTrafficPolicy(externalTrafficPolicy(tenant));
+    infra.getSpec().setExternalIPs(tenantFields.externalIps(tenant));
+    infra.getSpec().setLoadBalancerIP(tenantFields.loadBalancerIp(tenant));
   }
 
   private static List<String> portKeys(List<ServicePort> ports) {
@@ -166,5 +189,9 @@ record InfraServices(
 
   private static Map<String, String> emptyToNull(Map<String, String> map) {
     return map == null || map.isEmpty() ? null : map;
+  }
+
+  private static String emptyToNull(String text) {
+    return text == null || text.isEmpty() ? null : text;
   }
 }

@@ -29,6 +29,15 @@ final class InstanceDecisions {
   }
 
   /**
+   * The first DNS label of a node name: the VMI's {@code spec.hostname} of a node named by its FQDN
+   * ({@code worker-1.tenant.example.com} is {@code worker-1}); a name without a dot is itself.
+   */
+  static String hostLabel(String nodeName) {
+    int dot = nodeName.indexOf('.');
+    return dot < 0 ? nodeName : nodeName.substring(0, dot);
+  }
+
+  /**
    * K27: every non-empty IP of the first {@code default} interface, as InternalIP, in order,
    * without duplicates; K28: when that gives nothing, the node's current InternalIPs.
    */

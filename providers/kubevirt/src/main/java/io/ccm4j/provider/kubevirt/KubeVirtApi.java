@@ -30,8 +30,15 @@ public final class KubeVirtApi {
           .withNamespaced(true)
           .build();
 
-  /** The VMI's instance type (K29). */
+  /** The VMI's instance type when it is a namespaced VirtualMachineInstancetype (K29). */
   public static final String INSTANCETYPE_ANNOTATION = "kubevirt.io/instancetype-name";
+
+  /**
+   * The VMI's instance type when it is a VirtualMachineClusterInstancetype, the kind KubeVirt
+   * assumes when a VM names none (K29 Quirk: upstream does not read it).
+   */
+  public static final String CLUSTER_INSTANCETYPE_ANNOTATION =
+      "kubevirt.io/cluster-instancetype-name";
 
   /** The KubeVirt network whose addresses a node reports (K27). */
   public static final String DEFAULT_INTERFACE = "default";

@@ -32,6 +32,9 @@ public final class KubeVirtCloud implements CloudProvider {
 
   public static final String PROVIDER_NAME = "kubevirt";
 
+  /** Set in every pod: where the in-cluster API server is. */
+  static final String SERVICE_HOST_ENV = "KUBERNETES_SERVICE_HOST";
+
   private static final Path SERVICE_ACCOUNT =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
@@ -76,7 +79,8 @@ public final class KubeVirtCloud implements CloudProvider {
                 settings.namespace(),
                 context.clusterName(),
                 settings.infraLabels(),
-                settings.selectorless()),
+                settings.selectorless(),
+                settings.tenantFields()),
             settings.creationPollInterval(),
             settings.creationPollTimeout(),
             Clock.systemUTC());
@@ -94,7 +98,7 @@ public final class KubeVirtCloud implements CloudProvider {
       return Config.fromKubeconfig(settings.kubeconfig().get());
     }
     // In cluster: the pod's ServiceAccount, its token re-read on every request (it rotates).
-    String host = System.getenv("KUBERNETES_SERVICE_HOST");
+    String host = System.getenv(SERVICE_HOST_ENV);
     String port = System.getenv("KUBERNETES_SERVICE_PORT");
     if (host == null || port == null) {
       throw new KubernetesClientException(

@@ -1,6 +1,7 @@
 package io.ccm4j.provider.kubevirt;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,6 +17,9 @@ import java.util.Map;
  *   creationPollInterval: 5          # seconds between checks for the infrastructure ingress
  *   creationPollTimeout: 300         # seconds before ccm4j stops asking again quickly
  *   selectorless: false              # true: infrastructure Services get no selector
+ *   allowedAnnotations: []           # tenant annotations copied: exact keys, or prefixes ending in *
+ *   allowExternalIPs: false          # true: a tenant's spec.externalIPs is copied
+ *   allowLoadBalancerIP: false       # true: a tenant's spec.loadBalancerIP is copied
  * instancesV2:
  *   enabled: true
  *   zoneAndRegionEnabled: true       # false: no infrastructure Node is read (no ClusterRole)
@@ -37,7 +41,10 @@ public record KubeVirtCloudConfig(
       @JsonProperty("creationPollInterval") Integer creationPollInterval,
       @JsonProperty("creationPollTimeout") Integer creationPollTimeout,
       @JsonProperty("selectorless") Boolean selectorless,
-      @JsonProperty("enableEPSController") Boolean enableEpsController) {}
+      @JsonProperty("enableEPSController") Boolean enableEpsController,
+      @JsonProperty("allowedAnnotations") List<String> allowedAnnotations,
+      @JsonProperty("allowExternalIPs") Boolean allowExternalIps,
+      @JsonProperty("allowLoadBalancerIP") Boolean allowLoadBalancerIp) {}
 
   /** The {@code instancesV2} block. */
   public record InstancesV2(

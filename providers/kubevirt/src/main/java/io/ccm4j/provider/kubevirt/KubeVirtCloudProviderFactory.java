@@ -21,7 +21,15 @@ public final class KubeVirtCloudProviderFactory implements CloudProviderFactory 
           "the kubevirt provider needs --cloud-config: a YAML file naming the infrastructure"
               + " cluster (kubeconfig) and its namespace (namespace)");
     }
-    return new KubeVirtCloud(KubeVirtCloudConfigLoader.read(cloudConfig.get()));
+    KubeVirtSettings settings = KubeVirtCloudConfigLoader.read(cloudConfig.get());
+    if (settings.kubeconfig().isEmpty() && System.getenv(KubeVirtCloud.SERVICE_HOST_ENV) == null) {
+      // Checked at start, before the manager campaigns for the Lease, not at initialize().
+      throw new CloudConfigException(
+          ("%s: field \"kubeconfig\" is empty (in-cluster mode) but this process is not in a pod"
+                  + " (%s is not set): name the infrastructure cluster's kubeconfig")
+              .formatted(cloudConfig.get(), KubeVirtCloud.SERVICE_HOST_ENV));
+    }
+    return new KubeVirtCloud(settings);
   }
 
   /** Parses a config text, for tests and tools that build a cloud in-process. */

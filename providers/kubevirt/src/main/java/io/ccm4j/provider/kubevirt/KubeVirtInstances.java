@@ -25,7 +25,12 @@ import org.slf4j.LoggerFactory;
  * the same name is asked too. A VM that exists without a VMI is stopped (halted), so its node
  * <em>exists and is shut down</em>: the lifecycle controller taints it instead of deleting it, and
  * it comes back as the same Node when the VM starts again. Upstream deletes the Node of a stopped
- * VM. Only a VMI and VM that are both gone make a node "gone".
+ * VM. Only a VMI and VM that are both gone (or the VM being deleted) make a node "gone".
+ *
+ * <p>As upstream (K23, K24), a VMI counts in whatever state it is: one being deleted (a {@code
+ * deletionTimestamp}, held by KubeVirt's finalizers while the guest shuts down) exists and is shut
+ * down only once its phase says so; a {@code Failed} one (KubeVirt's answer to a lost host, or a
+ * crashed guest) exists and is shut down, so its node is tainted, not deleted.
  */
 final class KubeVirtInstances implements InstancesV2 {
 
@@ -99,12 +104,26 @@ final class KubeVirtInstances implements InstancesV2 {
   }
 
   /**
-   * K26. The hostname fallback of (b) lists the namespace's VMIs and compares {@code spec.hostname}
-   * here: upstream asks the API server with a field selector the KubeVirt CRD does not support, so
-   * its fallback always fails (K115).
+   * K26, with two ccm4j steps before it: a node whose providerID is set (by the kubelet's {@code
+   * --provider-id}, or an earlier initialisation) is its VMI, and nothing else is asked. Then,
+   * after the instance-id label and the node name, the first label of an FQDN node name ({@code
+   * worker-1.tenant.example.com}), as VMI name and as {@code spec.hostname}: KubeVirt refuses a
+   * hostname with a dot, so a dotted node name never equals one. The hostname fallback of (b) lists
+   * the namespace's VMIs and compares {@code spec.hostname} here: upstream asks the API server with
+   * a field selector the KubeVirt CRD does not support, so its fallback always fails (K115).
    */
   private VirtualMachineInstance find(Node node) throws CloudException {
     String nodeName = nodeName(node);
+    String providerId = providerId(node);
+    if (providerId != null && !providerId.isEmpty()) {
+      String name = ProviderIds.instanceId(providerId);
+      return vmi(name)
+          .orElseThrow(
+              () ->
+                  new InstanceNotFoundException(
+                      "node %s: no VMI %s/%s (providerID %s)"
+                          .formatted(nodeName, namespace, name, providerId)));
+    }
     Map<String, String> labels = node.getMetadata().getLabels();
     String instanceId = labels == null ? null : labels.get(INSTANCE_ID_LABEL);
     if (instanceId != null && !instanceId.isEmpty()) {
@@ -119,6 +138,13 @@ final class KubeVirtInstances implements InstancesV2 {
     if (byName.isPresent()) {
       return byName.get();
     }
+    String host = InstanceDecisions.hostLabel(nodeName);
+    if (!host.equals(nodeName)) {
+      Optional<VirtualMachineInstance> byHost = vmi(host);
+      if (byHost.isPresent()) {
+        return byHost.get();
+      }
+    }
     List<VirtualMachineInstance> byHostname;
     try {
       byHostname =
@@ -129,20 +155,24 @@ final class KubeVirtInstances implements InstancesV2 {
               .getItems()
               .stream()
               .map(VirtualMachineInstance::of)
-              .filter(vmi -> nodeName.equals(vmi.hostname()))
+              .filter(vmi -> host.equals(vmi.hostname()))
               .toList();
     } catch (KubernetesClientException e) {
       throw failed("listing VMIs in " + namespace + " for node " + nodeName, e);
     }
     if (byHostname.size() > 1) {
       throw new CloudException(
-          "node %s: found %d VMIs in %s with the same hostname"
-              .formatted(nodeName, byHostname.size(), namespace));
+          "node %s: found %d VMIs in %s with the hostname %s"
+              .formatted(nodeName, byHostname.size(), namespace, host));
     }
     if (byHostname.isEmpty()) {
       throw new CloudException(
-          "node %s: no VMI in %s is named or has the hostname %s"
-              .formatted(nodeName, namespace, nodeName));
+          "node %s: no VMI in %s is named %s or has the hostname %s"
+              .formatted(
+                  nodeName,
+                  namespace,
+                  host.equals(nodeName) ? nodeName : nodeName + " or " + host,
+                  host));
     }
     return byHostname.get(0);
   }
@@ -183,17 +213,23 @@ final class KubeVirtInstances implements InstancesV2 {
     return Optional.ofNullable(vmi).map(VirtualMachineInstance::of);
   }
 
+  /**
+   * Whether a VirtualMachine of that name is there and not being deleted: one with a {@code
+   * deletionTimestamp} (held by KubeVirt's finalizer after its VMI went) is going, not stopped.
+   */
   private boolean virtualMachineExists(String name) throws CloudException {
+    GenericKubernetesResource vm;
     try {
-      return infra
+      vm =
+          infra
               .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINES)
               .inNamespace(namespace)
               .withName(name)
-              .get()
-          != null;
+              .get();
     } catch (KubernetesClientException e) {
       throw failed("reading VirtualMachine " + namespace + "/" + name, e);
     }
+    return vm != null && vm.getMetadata().getDeletionTimestamp() == null;
   }
 
   static CloudException failed(String what, KubernetesClientException e) {

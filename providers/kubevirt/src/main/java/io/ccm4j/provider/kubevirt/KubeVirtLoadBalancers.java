@@ -6,6 +6,7 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PortStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -93,7 +94,8 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
       throw new RetryAfterException(
           "infrastructure Service %s has no ingress yet".formatted(where(service)), pollInterval);
     }
-    return status;
+    // The service controller records each as a Warning event on the tenant Service.
+    return new LoadBalancerStatus(status.ingress(), services.tenantFields().dropped(service));
   }
 
   /** K50: follows the tenant Service; a missing infrastructure Service is an error. */
@@ -123,10 +125,19 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
     log.info("deleted infrastructure Service {}", where(service));
   }
 
+  /**
+   * Everything of the cloud config and the manager that shapes an infrastructure Service: the
+   * cluster name is in its selector and labels (K42, K46), so a corrected {@code --cluster-name}
+   * must reach existing Services at the next leader's start, not only at the periodic re-ensure.
+   */
   @Override
   public String fingerprint() {
-    return "kubevirt/selectorless=%s/infraLabels=%s"
-        .formatted(services.selectorless(), new TreeMap<>(services.infraLabels()));
+    return "kubevirt/cluster=%s/selectorless=%s/infraLabels=%s/tenantFields=%s"
+        .formatted(
+            services.clusterName(),
+            services.selectorless(),
+            new TreeMap<>(services.infraLabels()),
+            services.tenantFields());
   }
 
   private Service follow(Service existing, Service tenant) throws CloudException {
@@ -162,9 +173,8 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
   }
 
   /**
-   * K49: the infrastructure status, entry by entry and in order. The SPI's ingress holds an IP or a
-   * hostname (the IP when the infrastructure reports both) and the ipMode; per-entry ports are not
-   * passed on.
+   * K49: the infrastructure status as it is, entry by entry and in order: ip, hostname, ipMode and
+   * ports. An entry with neither ip nor hostname is skipped (the API server would refuse it).
    */
   static LoadBalancerStatus status(Service infraService) {
     List<LoadBalancerStatus.Ingress> ingress = new ArrayList<>();
@@ -172,11 +182,24 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
         && infraService.getStatus().getLoadBalancer() != null
         && infraService.getStatus().getLoadBalancer().getIngress() != null) {
       for (LoadBalancerIngress entry : infraService.getStatus().getLoadBalancer().getIngress()) {
-        if (entry.getIp() != null && !entry.getIp().isEmpty()) {
-          ingress.add(new LoadBalancerStatus.Ingress(entry.getIp(), "", entry.getIpMode()));
-        } else if (entry.getHostname() != null && !entry.getHostname().isEmpty()) {
-          ingress.add(new LoadBalancerStatus.Ingress("", entry.getHostname(), entry.getIpMode()));
+        boolean hasIp = entry.getIp() != null && !entry.getIp().isEmpty();
+        boolean hasHostname = entry.getHostname() != null && !entry.getHostname().isEmpty();
+        if (!hasIp && !hasHostname) {
+          continue;
         }
+        List<LoadBalancerStatus.PortStatus> ports = new ArrayList<>();
+        if (entry.getPorts() != null) {
+          for (PortStatus port : entry.getPorts()) {
+            if (port.getPort() != null) {
+              ports.add(
+                  new LoadBalancerStatus.PortStatus(
+                      port.getPort(), port.getProtocol(), port.getError()));
+            }
+          }
+        }
+        ingress.add(
+            new LoadBalancerStatus.Ingress(
+                entry.getIp(), entry.getHostname(), hasIp ? entry.getIpMode() : "", ports));
       }
     }
     return new LoadBalancerStatus(ingress);

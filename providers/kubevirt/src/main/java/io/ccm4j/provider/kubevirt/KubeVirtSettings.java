@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param creationPollInterval how soon to look again for an infrastructure ingress (K48)
  * @param creationPollTimeout how long after creation to keep looking that soon (K48)
  * @param selectorless whether infrastructure Services get no selector (K46)
+ * @param tenantFields which tenant Service fields reach the infrastructure Service
  * @param instancesEnabled whether the InstancesV2 facet is offered (K20)
  * @param zoneAndRegionEnabled whether the infrastructure Node is read for zone and region (K30)
  */
@@ -28,10 +29,30 @@ public record KubeVirtSettings(
     Duration creationPollInterval,
     Duration creationPollTimeout,
     boolean selectorless,
+    TenantFieldAllowList tenantFields,
     boolean instancesEnabled,
     boolean zoneAndRegionEnabled) {
 
   public KubeVirtSettings {
     infraLabels = Map.copyOf(infraLabels);
+  }
+
+  /** Without the kubeconfig's content: it holds the infrastructure cluster's credentials. */
+  @Override
+  public String toString() {
+    return ("KubeVirtSettings[kubeconfig=%s, namespace=%s, infraLabels=%s, loadBalancerEnabled=%s,"
+            + " creationPollInterval=%s, creationPollTimeout=%s, selectorless=%s, tenantFields=%s,"
+            + " instancesEnabled=%s, zoneAndRegionEnabled=%s]")
+        .formatted(
+            kubeconfig.isPresent() ? "(redacted)" : "(in cluster)",
+            namespace,
+            infraLabels,
+            loadBalancerEnabled,
+            creationPollInterval,
+            creationPollTimeout,
+            selectorless,
+            tenantFields,
+            instancesEnabled,
+            zoneAndRegionEnabled);
   }
 }

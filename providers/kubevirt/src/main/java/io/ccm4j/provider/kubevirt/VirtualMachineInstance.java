@@ -10,7 +10,8 @@ import java.util.Objects;
  * The fields of a {@code kubevirt.io/v1} VirtualMachineInstance this provider reads (K100).
  *
  * @param name the VMI's name, the instance id of {@code kubevirt://<name>} (K21)
- * @param instanceType the {@code kubevirt.io/instancetype-name} annotation, or empty (K29)
+ * @param instanceType the {@code kubevirt.io/instancetype-name} annotation, else the {@code
+ *     kubevirt.io/cluster-instancetype-name} one, else empty (K29 and its Quirk)
  * @param hostname {@code spec.hostname}, or empty (K26)
  * @param phase {@code status.phase}, or empty
  * @param nodeName {@code status.nodeName}: the infrastructure node it runs on, or empty
@@ -48,13 +49,23 @@ record VirtualMachineInstance(
     }
     return new VirtualMachineInstance(
         vmi.getMetadata().getName(),
-        annotations == null
-            ? ""
-            : Objects.requireNonNullElse(annotations.get(KubeVirtApi.INSTANCETYPE_ANNOTATION), ""),
+        instanceType(annotations),
         string(spec.get("hostname")),
         string(status.get("phase")),
         string(status.get("nodeName")),
         List.copyOf(interfaces));
+  }
+
+  private static String instanceType(Map<String, String> annotations) {
+    if (annotations == null) {
+      return "";
+    }
+    String namespaced = annotations.get(KubeVirtApi.INSTANCETYPE_ANNOTATION);
+    if (namespaced != null && !namespaced.isEmpty()) {
+      return namespaced;
+    }
+    return Objects.requireNonNullElse(
+        annotations.get(KubeVirtApi.CLUSTER_INSTANCETYPE_ANNOTATION), "");
   }
 
   @SuppressWarnings("unchecked")

@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,16 @@ class InfraServicesTest {
           "infra-ns",
           "tenant-a",
           Map.of(KubeVirtApi.CLUSTER_NAME_LABEL, "x", "team", "blue"),
-          false);
+          false,
+          TenantFieldAllowList.NONE);
+
+  private final InfraServices allowing =
+      new InfraServices(
+          "infra-ns",
+          "tenant-a",
+          Map.of(),
+          false,
+          new TenantFieldAllowList(List.of("metallb.universe.tf/*"), true, true));
 
   private static Service tenant() {
     return new ServiceBuilder()
@@ -26,13 +36,15 @@ class InfraServicesTest {
         .withName("web")
         .withNamespace("shop")
         .withUid("6fa1a266-2ad0-11e9-b210-d663bd873d93")
-        .withAnnotations(Map.of("example.com/a", "b"))
+        .withAnnotations(
+            Map.of("example.com/a", "b", "metallb.universe.tf/address-pool", "tenants"))
         .endMetadata()
         .withNewSpec()
         .withType("LoadBalancer")
         .withExternalTrafficPolicy("Local")
         .withHealthCheckNodePort(31999)
         .withLoadBalancerIP("203.0.113.7")
+        .withExternalIPs("198.51.100.9")
         .addNewPort()
         .withName("http")
         .withProtocol("TCP")
@@ -64,7 +76,6 @@ class InfraServicesTest {
         // infraLabels win over the built-in ones (K42)
         .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "x")
         .containsEntry("team", "blue");
-    assertThat(infra.getMetadata().getAnnotations()).containsEntry("example.com/a", "b");
     assertThat(infra.getSpec().getType()).isEqualTo("LoadBalancer");
     assertThat(infra.getSpec().getSelector())
         .isEqualTo(
@@ -77,15 +88,44 @@ class InfraServicesTest {
             tuple("dns", "UDP", 53, new IntOrString(30053)));
     assertThat(infra.getSpec().getPorts()).allSatisfy(p -> assertThat(p.getNodePort()).isNull());
     assertThat(infra.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
-    assertThat(infra.getSpec().getLoadBalancerIP()).isEqualTo("203.0.113.7");
     // K44: ccm4j does not ask the infrastructure cluster for the tenant's health check port.
     assertThat(infra.getSpec().getHealthCheckNodePort()).isNull();
   }
 
   @Test
+  void k43_k44_noTenantAnnotationOrAddressReachesTheInfrastructureByDefault()
+      throws CloudException {
+    Service infra = services.desired(tenant());
+    assertThat(infra.getMetadata().getAnnotations()).isEmpty();
+    assertThat(infra.getSpec().getExternalIPs()).isEmpty();
+    assertThat(infra.getSpec().getLoadBalancerIP()).isNull();
+  }
+
+  @Test
+  void k43_k44_theAllowListLetsThroughOnlyWhatItNames() throws CloudException {
+    Service infra = allowing.desired(tenant());
+    assertThat(infra.getMetadata().getAnnotations())
+        .isEqualTo(Map.of("metallb.universe.tf/address-pool", "tenants"));
+    assertThat(infra.getSpec().getExternalIPs()).containsExactly("198.51.100.9");
+    assertThat(infra.getSpec().getLoadBalancerIP()).isEqualTo("203.0.113.7");
+  }
+
+  @Test
+  void anAddressCopiedBeforeTheAllowListForbadeItIsTakenAway() throws CloudException {
+    // As upstream (or an earlier ccm4j) created it.
+    Service infra = allowing.desired(tenant());
+    assertThat(allowing.needsUpdate(infra, tenant())).isFalse();
+    assertThat(services.needsUpdate(infra, tenant())).isTrue();
+    services.update(infra, tenant());
+    assertThat(infra.getSpec().getExternalIPs()).isEmpty();
+    assertThat(infra.getSpec().getLoadBalancerIP()).isNull();
+    assertThat(services.needsUpdate(infra, tenant())).isFalse();
+  }
+
+  @Test
   void k46_selectorlessGivesNoSelector() throws CloudException {
     assertThat(
-            new InfraServices("infra-ns", "tenant-a", Map.of(), true)
+            new InfraServices("infra-ns", "tenant-a", Map.of(), true, TenantFieldAllowList.NONE)
                 .desired(tenant())
                 .getSpec()
                 .getSelector())
@@ -119,5 +159,24 @@ class InfraServicesTest {
     Service cluster = tenant();
     cluster.getSpec().setExternalTrafficPolicy(null);
     assertThat(services.needsUpdate(infra, cluster)).isTrue();
+  }
+
+  @Test
+  void k42_k46_aCorrectedClusterNameReachesTheSelectorAndTheLabelsOfAnExistingService()
+      throws CloudException {
+    InfraServices wrong =
+        new InfraServices("infra-ns", "kubernetes", Map.of(), false, TenantFieldAllowList.NONE);
+    InfraServices right =
+        new InfraServices("infra-ns", "tenant-a", Map.of(), false, TenantFieldAllowList.NONE);
+    Service infra = wrong.desired(tenant());
+    infra.getMetadata().getLabels().put("added-by-someone", "else");
+    assertThat(right.needsUpdate(infra, tenant())).isTrue();
+    right.update(infra, tenant());
+    assertThat(infra.getMetadata().getLabels())
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a")
+        .containsEntry("added-by-someone", "else");
+    assertThat(infra.getSpec().getSelector())
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a");
+    assertThat(right.needsUpdate(infra, tenant())).isFalse();
   }
 }

@@ -94,4 +94,14 @@ class InstanceDecisionsTest {
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("does not match kubevirt://<instance-id>");
   }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+    "worker-1, worker-1",
+    "worker-1.tenant.example.com, worker-1",
+    "worker-1., worker-1",
+  })
+  void k115_anFqdnNodeNameIsItsFirstLabel(String nodeName, String host) {
+    assertThat(InstanceDecisions.hostLabel(nodeName)).isEqualTo(host);
+  }
 }

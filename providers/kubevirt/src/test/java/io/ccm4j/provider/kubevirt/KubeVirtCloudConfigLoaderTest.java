@@ -8,10 +8,14 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class KubeVirtCloudConfigLoaderTest {
 
@@ -80,7 +84,32 @@ class KubeVirtCloudConfigLoaderTest {
     assertThat(settings.creationPollTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(settings.selectorless()).isFalse();
     assertThat(settings.infraLabels()).isEqualTo(Map.of("team", "blue"));
+    assertThat(settings.tenantFields()).isEqualTo(TenantFieldAllowList.NONE);
     assertThat(settings.kubeconfig()).hasValueSatisfying(k -> assertThat(k).contains("infra"));
+  }
+
+  @Test
+  void theAllowListOfTenantFieldsIsReadAndChecked() throws Exception {
+    assertThat(
+            KubeVirtCloudConfigLoader.parse(
+                    """
+                    namespace: a
+                    loadBalancer:
+                      allowedAnnotations: ["metallb.universe.tf/*", example.com/key]
+                      allowExternalIPs: true
+                      allowLoadBalancerIP: true
+                    """,
+                    "c")
+                .tenantFields())
+        .isEqualTo(
+            new TenantFieldAllowList(
+                List.of("metallb.universe.tf/*", "example.com/key"), true, true));
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {allowedAnnotations: [ok, \"a*b\"]}\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"loadBalancer.allowedAnnotations[1]\"");
   }
 
   @Test
@@ -168,5 +197,95 @@ class KubeVirtCloudConfigLoaderTest {
     KubeVirtSettings settings = KubeVirtCloudConfigLoader.parse(example, "cloud-config.yaml");
     assertThat(settings.namespace()).isEqualTo("tenant-a");
     assertThat(settings.creationPollInterval()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void anInfraLabelWithoutAValueIsAnErrorNamingIt() {
+    assertThatThrownBy(
+            () -> KubeVirtCloudConfigLoader.parse("namespace: a\ninfraLabels: {team: }\n", "c"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage("c: field \"infraLabels.team\" has no value; write \"\" for an empty one");
+  }
+
+  @Test
+  void aRelativeKubeconfigIsInTheWorkingDirectoryAsUpstreamElseBesideTheCloudConfig()
+      throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(config, "kubeconfig: %s\n".formatted("infra-kubeconfig"));
+    kubeconfig("beside-the-config");
+    // Only beside the cloud config (not in the working directory): ccm4j's fallback.
+    assertThat(Files.exists(Path.of("infra-kubeconfig"))).isFalse();
+    assertThat(KubeVirtCloudConfigLoader.read(config).namespace()).isEqualTo("beside-the-config");
+
+    // In both places: the working directory's, as upstream.
+    Path inWorkingDirectory = Path.of("target", "kubeconfig-" + UUID.randomUUID());
+    Files.createDirectories(inWorkingDirectory.getParent());
+    Files.writeString(inWorkingDirectory, KUBECONFIG.formatted("in-the-working-directory"));
+    Path besideConfig = temp.resolve(inWorkingDirectory.toString());
+    Files.createDirectories(besideConfig.getParent());
+    Files.writeString(besideConfig, KUBECONFIG.formatted("beside-the-config"));
+    try {
+      Files.writeString(config, "kubeconfig: %s\n".formatted(inWorkingDirectory));
+      assertThat(KubeVirtCloudConfigLoader.read(config).namespace())
+          .isEqualTo("in-the-working-directory");
+    } finally {
+      Files.delete(inWorkingDirectory);
+    }
+
+    // Neither: the error names both places.
+    Files.writeString(config, "kubeconfig: nowhere-kubeconfig\n");
+    assertThatThrownBy(() -> KubeVirtCloudConfigLoader.read(config))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"kubeconfig\"")
+        .hasMessageContaining(Path.of("nowhere-kubeconfig").toAbsolutePath().toString())
+        .hasMessageContaining(temp.resolve("nowhere-kubeconfig").toString())
+        .hasMessageEndingWith("no such file");
+  }
+
+  @Test
+  void theSettingsNeverPrintTheInfrastructureCredentials() throws Exception {
+    KubeVirtSettings settings =
+        KubeVirtCloudConfigLoader.parse(
+            "kubeconfig: %s\n".formatted(kubeconfig("tenant-a")), "cloud.yaml");
+    assertThat(settings.kubeconfig()).hasValueSatisfying(k -> assertThat(k).contains("token"));
+    assertThat(settings.toString())
+        .contains("kubeconfig=(redacted)", "namespace=tenant-a")
+        .doesNotContain("token")
+        .doesNotContain("127.0.0.1");
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "'not: [yaml'                                                   | not a usable kubeconfig",
+        "'apiVersion: v1\nkind: Config\n'                              | has no current-context",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: gone\n'       | no context \"gone\"",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n' | names no cluster of the file (\"c\")",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n' | cluster \"c\" has no server",
+      })
+  void anUnusableKubeconfigFailsAtStartNamingTheField(String kubeconfig, String problem)
+      throws Exception {
+    Path file = temp.resolve("bad-kubeconfig");
+    Files.writeString(file, kubeconfig.replace("\\n", "\n"));
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "kubeconfig: %s\nnamespace: a\n".formatted(file), "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageStartingWith("cloud.yaml: field \"kubeconfig\": ")
+        .hasMessageContaining(problem)
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void inClusterModeOutsideAPodFailsAtStartNamingTheField() throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(config, "namespace: tenant-a\n");
+    // The test JVM does not run in a pod.
+    assertThat(System.getenv(KubeVirtCloud.SERVICE_HOST_ENV)).isNull();
+    assertThatThrownBy(() -> new KubeVirtCloudProviderFactory().create(Optional.of(config)))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("field \"kubeconfig\" is empty (in-cluster mode)");
   }
 }

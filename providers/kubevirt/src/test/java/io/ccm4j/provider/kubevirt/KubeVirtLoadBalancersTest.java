@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class KubeVirtLoadBalancersTest {
@@ -25,6 +29,15 @@ class KubeVirtLoadBalancersTest {
             .addNewIngress()
             .withIp("2001:db8::1")
             .withHostname("both.example.com")
+            .addNewPort()
+            .withPort(80)
+            .withProtocol("TCP")
+            .endPort()
+            .addNewPort()
+            .withPort(53)
+            .withProtocol("UDP")
+            .withError("PortUnavailable")
+            .endPort()
             .endIngress()
             .addNewIngress()
             .endIngress()
@@ -35,7 +48,29 @@ class KubeVirtLoadBalancersTest {
         .containsExactly(
             new LoadBalancerStatus.Ingress("192.0.2.1", "", "Proxy"),
             LoadBalancerStatus.Ingress.ofHostname("lb.example.com"),
-            LoadBalancerStatus.Ingress.ofIp("2001:db8::1"));
+            new LoadBalancerStatus.Ingress(
+                "2001:db8::1",
+                "both.example.com",
+                "",
+                List.of(
+                    new LoadBalancerStatus.PortStatus(80, "TCP", ""),
+                    new LoadBalancerStatus.PortStatus(53, "UDP", "PortUnavailable"))));
     assertThat(KubeVirtLoadBalancers.status(new Service()).ingress()).isEmpty();
+  }
+
+  private static KubeVirtLoadBalancers balancers(String clusterName) {
+    return new KubeVirtLoadBalancers(
+        null,
+        new InfraServices("infra-ns", clusterName, Map.of(), false, TenantFieldAllowList.NONE),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(300),
+        Clock.systemUTC());
+  }
+
+  @Test
+  void k8_k46_theFingerprintChangesWithTheClusterName() {
+    assertThat(balancers("kubernetes").fingerprint())
+        .isNotEqualTo(balancers("tenant-a").fingerprint())
+        .isEqualTo(balancers("kubernetes").fingerprint());
   }
 }

@@ -131,44 +131,106 @@ class KubeVirtProviderIT {
   }
 
   @Test
-  void k26_theInstanceIdLabelAndTheHostnameFindTheVmi() throws CloudException {
+  void k29_theInstanceTypeIsReadForBothKinds() throws CloudException {
+    // The default kind: KubeVirt writes kubevirt.io/cluster-instancetype-name (upstream reads
+    // only the namespaced annotation, K29 Quirk).
     virt.start(
-        VirtualMachineSpec.worker("worker-2", "tenant-" + id, "infra-a-" + id, "127.60.0.12")
-            .withHostname("worker-2.example.com"));
+        VirtualMachineSpec.worker("worker-10", "tenant-" + id, "infra-a-" + id, "127.60.0.20")
+            .withInstanceType("u1.large"));
+    virt.start(
+        VirtualMachineSpec.worker("worker-11", "tenant-" + id, "infra-a-" + id, "127.60.0.21")
+            .withNamespacedInstanceType("tenant-small"));
+    assertThat(
+            infra
+                .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
+                .inNamespace(namespace)
+                .withName("worker-10")
+                .get()
+                .getMetadata()
+                .getAnnotations())
+        .containsEntry(KubeVirtApi.CLUSTER_INSTANCETYPE_ANNOTATION, "u1.large")
+        .doesNotContainKey(KubeVirtApi.INSTANCETYPE_ANNOTATION);
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("worker-10", null, Map.of()))
+                .orElseThrow()
+                .instanceType())
+        .isEqualTo("u1.large");
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("worker-11", null, Map.of()))
+                .orElseThrow()
+                .instanceType())
+        .isEqualTo("tenant-small");
+  }
+
+  @Test
+  void k26_theProviderIdTheInstanceIdLabelAndTheHostnameFindTheVmi() throws CloudException {
+    // KubeVirt refuses a hostname with a dot: the guest's FQDN is hostname + subdomain.
+    virt.start(
+        VirtualMachineSpec.worker("vm-2", "tenant-" + id, "infra-a-" + id, "127.60.0.12")
+            .withHostname("worker-2"));
+    virt.start(
+        VirtualMachineSpec.worker("worker-9", "tenant-" + id, "infra-a-" + id, "127.60.0.19"));
+
+    // A providerID names the VMI, whatever the node is called; a missing one is InstanceNotFound.
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("worker-2.example.com", "kubevirt://vm-2", Map.of()))
+                .orElseThrow()
+                .providerId())
+        .isEqualTo("kubevirt://vm-2");
+    assertThatThrownBy(
+            () ->
+                instances()
+                    .instanceMetadata(tenantNode("worker-9", "kubevirt://gone-" + id, Map.of())))
+        .isInstanceOf(InstanceNotFoundException.class);
 
     // (a) the label names the VMI; a missing one is InstanceNotFound.
     assertThat(
             instances()
                 .instanceMetadata(
                     tenantNode(
-                        "whatever", null, Map.of(KubeVirtInstances.INSTANCE_ID_LABEL, "worker-2")))
+                        "whatever", null, Map.of(KubeVirtInstances.INSTANCE_ID_LABEL, "vm-2")))
                 .orElseThrow()
                 .providerId())
-        .isEqualTo("kubevirt://worker-2");
+        .isEqualTo("kubevirt://vm-2");
     assertThatThrownBy(
             () ->
                 instances()
                     .instanceMetadata(
                         tenantNode(
-                            "worker-2", null, Map.of(KubeVirtInstances.INSTANCE_ID_LABEL, "gone"))))
+                            "vm-2", null, Map.of(KubeVirtInstances.INSTANCE_ID_LABEL, "gone"))))
         .isInstanceOf(InstanceNotFoundException.class);
 
-    // (b) an FQDN node name finds the VMI by spec.hostname (K115: upstream's field selector is
-    // not supported by the CRD, as this API server confirms).
+    // (b) An FQDN node name (K115): its first label is the VMI's name, or its spec.hostname.
+    // Upstream's field selector is not supported by the CRD, as this API server confirms.
     assertThatThrownBy(
             () ->
                 infra
                     .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
                     .inNamespace(namespace)
-                    .withField("spec.hostname", "worker-2.example.com")
+                    .withField("spec.hostname", "worker-2")
                     .list())
         .isInstanceOf(KubernetesClientException.class);
     assertThat(
             instances()
-                .instanceMetadata(tenantNode("worker-2.example.com", null, Map.of()))
+                .instanceMetadata(tenantNode("worker-9.tenant.example.com", null, Map.of()))
                 .orElseThrow()
                 .providerId())
-        .isEqualTo("kubevirt://worker-2");
+        .isEqualTo("kubevirt://worker-9");
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("worker-2.tenant.example.com", null, Map.of()))
+                .orElseThrow()
+                .providerId())
+        .isEqualTo("kubevirt://vm-2");
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("worker-2", null, Map.of()))
+                .orElseThrow()
+                .providerId())
+        .isEqualTo("kubevirt://vm-2");
     assertThatThrownBy(() -> instances().instanceMetadata(tenantNode("nobody", null, Map.of())))
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("no VMI");
@@ -208,7 +270,8 @@ class KubeVirtProviderIT {
     assertThat(instances().instanceExists(node)).isTrue();
     assertThat(instances().instanceShutdown(node)).isFalse();
 
-    // K24: Unknown is an error, so the lifecycle controller never taints on it.
+    // K24: Unknown (a phase KubeVirt defines, though it marks a lost host's VMIs Failed) is an
+    // error, so the lifecycle controller never taints on it.
     virt.setVmiPhase("worker-4", "Unknown");
     assertThatThrownBy(() -> instances().instanceShutdown(node))
         .isInstanceOf(CloudException.class)
@@ -231,6 +294,38 @@ class KubeVirtProviderIT {
     // Deleted: gone.
     virt.delete("worker-4");
     assertThat(instances().instanceExists(node)).isFalse();
+    assertThat(instances().instanceShutdown(node)).isTrue();
+  }
+
+  @Test
+  void k23_k24_aVmiBeingDeletedExistsAsUpstreamAndAVmBeingDeletedIsNotStopped()
+      throws CloudException {
+    virt.start(
+        VirtualMachineSpec.worker("worker-12", "tenant-" + id, "infra-a-" + id, "127.60.0.22"));
+    Node node = tenantNode("worker-12", "kubevirt://worker-12", Map.of());
+
+    // The guest shuts down: the VMI is there with a deletionTimestamp, still Running (K23, K24).
+    virt.beginDeletion("worker-12");
+    assertThat(instances().instanceExists(node)).isTrue();
+    assertThat(instances().instanceShutdown(node)).isFalse();
+
+    // The VMI is gone, the VirtualMachine still held by KubeVirt's finalizer: being deleted is
+    // not stopped, so the node is gone.
+    virt.finishVmiDeletion("worker-12");
+    assertThat(instances().instanceExists(node)).isFalse();
+    assertThat(instances().instanceShutdown(node)).isTrue();
+    virt.finishDeletion("worker-12");
+  }
+
+  @Test
+  void k23_k24_aLostHostsVmiIsFailedSoItsNodeExistsAndIsShutDown() throws CloudException {
+    virt.start(
+        VirtualMachineSpec.worker("worker-13", "tenant-" + id, "infra-b-" + id, "127.60.0.23"));
+    Node node = tenantNode("worker-13", "kubevirt://worker-13", Map.of());
+
+    // KubeVirt marks the VMIs of an unresponsive host Failed (not Unknown): no error, a taint.
+    virt.loseHost("infra-b-" + id);
+    assertThat(instances().instanceExists(node)).isTrue();
     assertThat(instances().instanceShutdown(node)).isTrue();
   }
 
