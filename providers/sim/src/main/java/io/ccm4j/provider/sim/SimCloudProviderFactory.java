@@ -22,7 +22,14 @@ public final class SimCloudProviderFactory implements CloudProviderFactory {
             ? SimCloudConfigLoader.read(cloudConfig.get())
             : SimCloudConfigLoader.parse("", "(no cloud config)");
     String source = cloudConfig.map(Path::toString).orElse("(no cloud config)");
-    SimCloud cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
+    SimCloud cloud;
+    try {
+      cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
+    } catch (java.io.UncheckedIOException e) {
+      throw new CloudConfigException(
+          "%s: field \"journal\": cannot append to %s: %s"
+              .formatted(source, config.journal(), e.getCause().getMessage()));
+    }
     if (config.admin() == null || config.admin().isBlank()) {
       return cloud;
     }
