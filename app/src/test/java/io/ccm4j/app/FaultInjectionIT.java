@@ -269,18 +269,18 @@ class FaultInjectionIT {
           calls.writesBy(standby.process().pid(), balancer).size(),
           overlap,
           calls.gapMillis(leader.process().pid(), standby.process().pid(), balancer));
-      assertThat(leader.log()).contains("waiting for cloud writes in flight: EnsureLoadBalancer");
       assertThat(calls.unended(leader.process().pid()))
           .as("no write of the old leader was cut off by its exit")
           .isEmpty();
       assertThat(overlap).isZero();
+      assertThat(leader.log()).contains("waiting for cloud writes in flight: EnsureLoadBalancer");
     } finally {
       client.services().inNamespace("default").withName(name).delete();
     }
   }
 
   /**
-   * The leader is cut off from the API server (a network partition) while its cloud write of 7.5 s
+   * The leader is cut off from the API server (a network partition) while its cloud write of 6 s
    * goes on: it starts no cloud call after its renew deadline, waits for the write until shortly
    * before its Lease may pass (lease 10 s, renew deadline 4 s), and exits; the standby takes over
    * only then, and the two never write the same load balancer at once.
@@ -291,7 +291,7 @@ class FaultInjectionIT {
     String lease = "faults-cut-write-" + UUID.randomUUID().toString().substring(0, 8);
     String name = "cut-write-" + UUID.randomUUID().toString().substring(0, 8);
     Path journal = temp.resolve("cut-calls.tsv");
-    Path config = simConfig(journal, 2500);
+    Path config = simConfig(journal, 2000);
     String[] flags = {
       "--leader-elect-lease-duration=10s",
       "--leader-elect-renew-deadline=4s",
@@ -340,7 +340,7 @@ class FaultInjectionIT {
         CallJournal calls = CallJournal.read(journal);
         long overlap = calls.overlapMillis(balancer);
         System.out.printf(
-            "fault: leader cut off during a 7.5 s cloud write (lease 10 s, renew deadline 4 s):"
+            "fault: leader cut off during a 6 s cloud write (lease 10 s, renew deadline 4 s):"
                 + " it exited %.2f s after the cut, the standby led %.2f s after the cut;"
                 + " overlap %d ms; the old leader's last write ended %d ms before the new"
                 + " leader's first began%n",
@@ -348,15 +348,15 @@ class FaultInjectionIT {
             (ledAt - cutAt) / 1e9,
             overlap,
             calls.gapMillis(leader.process().pid(), standby.process().pid(), balancer));
+        assertThat(calls.unended(leader.process().pid()))
+            .as("no write of the old leader was cut off by its exit")
+            .isEmpty();
+        assertThat(overlap).isZero();
+        assertThat(exitedAt).as("gone before the standby leads").isLessThan(ledAt);
         assertThat(leader.process().exitValue()).isEqualTo(1);
         assertThat(leader.log())
             .contains("leaderelection lost")
             .contains("waiting for cloud writes in flight: EnsureLoadBalancer");
-        assertThat(calls.unended(leader.process().pid()))
-            .as("no write of the old leader was cut off by its exit")
-            .isEmpty();
-        assertThat(exitedAt).as("gone before the standby leads").isLessThan(ledAt);
-        assertThat(overlap).isZero();
       } finally {
         client.services().inNamespace("default").withName(name).delete();
       }

@@ -434,7 +434,6 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     private void wrote(LeaderElectionRecord record, long started) {
-      term.observe(ObservedLeaseTerm.Key.of(record));
       if (settings.identity().equals(record.getHolderIdentity())) {
         lastRenewNanos.set(started);
       }
