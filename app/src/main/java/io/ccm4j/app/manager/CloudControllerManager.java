@@ -425,7 +425,7 @@ public final class CloudControllerManager implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       log.error("informer caches did not sync: {}", e.getMessage());
       stopControllers(null);
-      closeRecordersAndCloud(false);
+      closeRecordersAndCloud(false, CLOSE_TIMEOUT);
       exitLater(1);
       return;
     } catch (InterruptedException e) {
@@ -553,11 +553,12 @@ public final class CloudControllerManager implements AutoCloseable {
 
   /**
    * Writes the pending events of every recorder and, when asked, closes the cloud provider, all at
-   * once, each on a thread of its own, within one {@link #CLOSE_TIMEOUT}: a provider whose close
-   * hangs, or an API server that does not answer, cannot hold the process.
+   * once, each on a thread of its own, within one {@code bound} ({@link #CLOSE_TIMEOUT}, or what is
+   * left before a lost Lease may pass): a provider whose close hangs, or an API server that does
+   * not answer, cannot hold the process.
    */
-  private synchronized void closeRecordersAndCloud(boolean closeCloud) {
-    long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
+  private synchronized void closeRecordersAndCloud(boolean closeCloud, Duration bound) {
+    long deadline = System.nanoTime() + bound.toNanos();
     Map<String, Thread> closing = new java.util.LinkedHashMap<>();
     recorders.forEach(
         (component, recorder) ->
@@ -569,7 +570,7 @@ public final class CloudControllerManager implements AutoCloseable {
                     .start(
                         () -> {
                           try {
-                            recorder.close(CLOSE_TIMEOUT);
+                            recorder.close(bound);
                           } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                           }
@@ -594,7 +595,7 @@ public final class CloudControllerManager implements AutoCloseable {
     if (!unfinished.isEmpty()) {
       log.warn(
           "not closed within {} ms, going on without: {}",
-          CLOSE_TIMEOUT.toMillis(),
+          bound.toMillis(),
           String.join(", ", unfinished));
     }
   }
@@ -643,8 +644,17 @@ public final class CloudControllerManager implements AutoCloseable {
         cloudWritesAwaited ? cloudFence.writesInFlight().isEmpty() : awaitCloudWrites(started);
     // Nothing of this instance's reaches the API server once the next leader may act.
     clients.fenceControllers();
+    Duration closeBound = CLOSE_TIMEOUT;
     if (election != null) {
-      if (writesReturned || leaseLost) {
+      if (leaseLost) {
+        // Nothing to release, and the API server may be out of reach: the elector stops on a
+        // thread of its own. The rest of the stop ends before the Lease may pass to another
+        // instance, so that this process is gone by then.
+        Thread.ofPlatform().daemon().name("ccm4j-stop-campaign").start(election::close);
+        long left =
+            election.heldUntilNanos() - LOST_LEASE_EXIT_MARGIN.toNanos() - System.nanoTime();
+        closeBound = Duration.ofNanos(Math.clamp(left, 0, CLOSE_TIMEOUT.toNanos()));
+      } else if (writesReturned) {
         // The Lease goes before the pending events are written: nothing decides any more, and the
         // next leader need not wait for this one's events.
         releaseLease();
@@ -654,7 +664,7 @@ public final class CloudControllerManager implements AutoCloseable {
                 + " once this process has exited");
       }
     }
-    closeRecordersAndCloud(true);
+    closeRecordersAndCloud(true, closeBound);
     if (server != null) {
       server.close();
     }
