@@ -262,8 +262,8 @@ class FaultInjectionIT {
       long overlap = calls.overlapMillis(balancer);
       System.out.printf(
           "fault: SIGTERM during a 2.1 s ensure: standby led %.2f s later; writes to the load"
-              + " balancer: %d by the old leader, %d by the new; overlap %d ms; the old leader's"
-              + " last write ended %d ms before the new leader's first began%n",
+              + " balancer: %d by the old leader, %d by the new; overlap %d ms; from the old"
+              + " leader's last write to the new leader's first: %s%n",
           failover.toMillis() / 1000.0,
           calls.writesBy(leader.process().pid(), balancer).size(),
           calls.writesBy(standby.process().pid(), balancer).size(),
@@ -342,8 +342,8 @@ class FaultInjectionIT {
         System.out.printf(
             "fault: leader cut off during a 6 s cloud write (lease 10 s, renew deadline 4 s):"
                 + " it exited %.2f s after the cut, the standby led %.2f s after the cut;"
-                + " overlap %d ms; the old leader's last write ended %d ms before the new"
-                + " leader's first began%n",
+                + " overlap %d ms; from the old leader's last write to the new leader's first:"
+                + " %s%n",
             (exitedAt - cutAt) / 1e9,
             (ledAt - cutAt) / 1e9,
             overlap,
@@ -478,13 +478,16 @@ class FaultInjectionIT {
       return micros == 0 ? 0 : Math.max(1, micros / 1000);
     }
 
-    /** From the old caller's last write's end to the new caller's first write's begin, in ms. */
-    long gapMillis(long oldPid, long newPid, String balancer) {
+    /** From the old caller's last write's end to the new caller's first write's begin. */
+    String gapMillis(long oldPid, long newPid, String balancer) {
       long lastEnd =
           writesBy(oldPid, balancer).stream().mapToLong(Write::end).max().orElse(Long.MIN_VALUE);
       long firstBegin =
           writesBy(newPid, balancer).stream().mapToLong(Write::begin).min().orElse(Long.MAX_VALUE);
-      return (firstBegin - lastEnd) / 1000;
+      if (lastEnd == Long.MAX_VALUE) {
+        return "none, the old leader's write was cut off by its exit";
+      }
+      return (firstBegin - lastEnd) / 1000 + " ms";
     }
   }
 
