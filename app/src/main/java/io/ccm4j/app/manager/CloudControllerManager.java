@@ -37,6 +37,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -559,7 +560,7 @@ public final class CloudControllerManager implements AutoCloseable {
    */
   private synchronized void closeRecordersAndCloud(boolean closeCloud, Duration bound) {
     long deadline = System.nanoTime() + bound.toNanos();
-    Map<String, Thread> closing = new java.util.LinkedHashMap<>();
+    Map<String, Thread> closing = new LinkedHashMap<>();
     recorders.forEach(
         (component, recorder) ->
             closing.put(
