@@ -3,10 +3,13 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -116,9 +119,10 @@ class FaultInjectionIT {
   }
 
   /**
-   * The leader's worker is stuck in a cloud call that never returns (and ignores interrupts) when
-   * SIGTERM comes: the leader gives its workers 1 s, releases its Lease (valid one second more)
-   * instead of sitting on it until it is killed, and the standby leads within 3 s.
+   * The leader's worker is stuck in a cloud read that never returns (and ignores interrupts) when
+   * SIGTERM comes: the leader gives its workers 1 s, and since a read changes nothing in the cloud
+   * it does not wait for it (only writes hold the Lease), releases its Lease instead of sitting on
+   * it until it is killed, and the standby leads within 3 s.
    */
   @Test
   void aCloudCallThatNeverReturnsDoesNotHoldTheLeaseAfterSigterm(
@@ -211,6 +215,279 @@ class FaultInjectionIT {
         assertThat(exitedAt).as("gone before the standby leads").isLessThan(ledAt);
         assertThat(proxy.acceptedSinceHeal()).as("nothing of the old leader arrives late").isZero();
       }
+    }
+  }
+
+  /**
+   * SIGTERM reaches the leader in the middle of a slow load balancer ensure (three cloud calls of
+   * 700 ms), and the Service changes at once, so the next leader must ensure the same load balancer
+   * again: the old leader starts no further cloud call, finishes the write in flight before it
+   * releases the Lease, and the two processes' writes to that load balancer never overlap in the
+   * sim cloud's call journal (which both append to).
+   */
+  @Test
+  void aSigtermDuringASlowEnsureLeavesOneWriterPerLoadBalancer(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    Path journal = temp.resolve("sigterm-calls.tsv");
+    Path config = simConfig(journal, 700);
+    String lease = "faults-one-writer-" + UUID.randomUUID().toString().substring(0, 8);
+    String name = "one-writer-" + UUID.randomUUID().toString().substring(0, 8);
+    try (ManagerProcess first = startSim(controlPlane, lease, config);
+        ManagerProcess second = startSim(controlPlane, lease, config)) {
+      ManagerProcess leader = leaderOf(first, second);
+      ManagerProcess standby = leader == first ? second : first;
+      Service service = client.resource(loadBalancerService(name, 80)).create();
+      String balancer = LoadBalancer.defaultName(service);
+      await("the leader is in the middle of its ensure")
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> CallJournal.read(journal).begunBy(leader.process().pid(), balancer));
+
+      long terminatedAt = System.nanoTime();
+      leader.terminate();
+      changePort(client, name);
+      await("the standby leads")
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(50))
+          .until(standby::isLeader);
+      Duration failover = Duration.ofNanos(System.nanoTime() - terminatedAt);
+      assertThat(leader.process().waitFor(30, TimeUnit.SECONDS))
+          .as("the old leader exits; log:%n%s", leader.log())
+          .isTrue();
+      await("the new leader ensures the changed Service")
+          .atMost(60, TimeUnit.SECONDS)
+          .until(() -> CallJournal.read(journal).endedBy(standby.process().pid(), balancer));
+
+      CallJournal calls = CallJournal.read(journal);
+      long overlap = calls.overlapMillis(balancer);
+      System.out.printf(
+          "fault: SIGTERM during a 2.1 s ensure: standby led %.2f s later; writes to the load"
+              + " balancer: %d by the old leader, %d by the new; overlap %d ms; from the old"
+              + " leader's last write to the new leader's first: %s%n",
+          failover.toMillis() / 1000.0,
+          calls.writesBy(leader.process().pid(), balancer).size(),
+          calls.writesBy(standby.process().pid(), balancer).size(),
+          overlap,
+          calls.gapMillis(leader.process().pid(), standby.process().pid(), balancer));
+      assertThat(calls.unended(leader.process().pid()))
+          .as("no write of the old leader was cut off by its exit")
+          .isEmpty();
+      assertThat(overlap).isZero();
+      assertThat(leader.log()).contains("waiting for cloud writes in flight: EnsureLoadBalancer");
+    } finally {
+      client.services().inNamespace("default").withName(name).delete();
+    }
+  }
+
+  /**
+   * The leader is cut off from the API server (a network partition) while its cloud write of 6 s
+   * goes on: it starts no cloud call after its renew deadline, waits for the write until shortly
+   * before its Lease may pass (lease 10 s, renew deadline 4 s), and exits; the standby takes over
+   * only then, and the two never write the same load balancer at once.
+   */
+  @Test
+  void aLeaderCutOffDuringACloudWriteFinishesItBeforeTheStandbyWrites(
+      LocalControlPlane controlPlane, KubernetesClient client) throws Exception {
+    String lease = "faults-cut-write-" + UUID.randomUUID().toString().substring(0, 8);
+    String name = "cut-write-" + UUID.randomUUID().toString().substring(0, 8);
+    Path journal = temp.resolve("cut-calls.tsv");
+    Path config = simConfig(journal, 2000);
+    String[] flags = {
+      "--leader-elect-lease-duration=10s",
+      "--leader-elect-renew-deadline=4s",
+      "--leader-elect-retry-period=1s",
+      "--cloud-provider=sim",
+      "--cloud-config=" + config,
+      "--controllers=service"
+    };
+    java.net.URI server = java.net.URI.create(controlPlane.serverUrl());
+    try (PartitionProxy proxy =
+        new PartitionProxy(new InetSocketAddress(server.getHost(), server.getPort()))) {
+      Path kubeconfig = temp.resolve("cut-write.kubeconfig");
+      Files.writeString(
+          kubeconfig,
+          Files.readString(controlPlane.kubeconfigPath())
+              .replace(controlPlane.serverUrl(), "https://127.0.0.1:" + proxy.port()));
+      List<String> leaderFlags = new ArrayList<>(List.of(flags));
+      leaderFlags.add("--kubeconfig=" + kubeconfig);
+      try (ManagerProcess leader =
+              ManagerProcess.start(controlPlane, lease, leaderFlags.toArray(String[]::new));
+          ManagerProcess standby = startWhenLeading(leader, controlPlane, lease, flags)) {
+        await("the standby campaigns").atMost(30, TimeUnit.SECONDS).until(standby::isCampaigning);
+        Service service = client.resource(loadBalancerService(name, 80)).create();
+        String balancer = LoadBalancer.defaultName(service);
+        await("the leader is in its ensure")
+            .atMost(30, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> CallJournal.read(journal).begunBy(leader.process().pid(), balancer));
+
+        long cutAt = System.nanoTime();
+        proxy.cut();
+        changePort(client, name);
+        assertThat(leader.process().waitFor(30, TimeUnit.SECONDS))
+            .as("the cut-off leader exits; log:%n%s", leader.log())
+            .isTrue();
+        long exitedAt = System.nanoTime();
+        await("the standby leads")
+            .atMost(30, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(50))
+            .until(standby::isLeader);
+        long ledAt = System.nanoTime();
+        await("the new leader ensures the load balancer")
+            .atMost(60, TimeUnit.SECONDS)
+            .until(() -> CallJournal.read(journal).endedBy(standby.process().pid(), balancer));
+
+        CallJournal calls = CallJournal.read(journal);
+        long overlap = calls.overlapMillis(balancer);
+        System.out.printf(
+            "fault: leader cut off during a 6 s cloud write (lease 10 s, renew deadline 4 s):"
+                + " it exited %.2f s after the cut, the standby led %.2f s after the cut;"
+                + " overlap %d ms; from the old leader's last write to the new leader's first:"
+                + " %s%n",
+            (exitedAt - cutAt) / 1e9,
+            (ledAt - cutAt) / 1e9,
+            overlap,
+            calls.gapMillis(leader.process().pid(), standby.process().pid(), balancer));
+        assertThat(calls.unended(leader.process().pid()))
+            .as("no write of the old leader was cut off by its exit")
+            .isEmpty();
+        assertThat(overlap).isZero();
+        assertThat(exitedAt).as("gone before the standby leads").isLessThan(ledAt);
+        assertThat(leader.process().exitValue()).isEqualTo(1);
+        assertThat(leader.log())
+            .contains("leaderelection lost")
+            .contains("waiting for cloud writes in flight: EnsureLoadBalancer");
+      } finally {
+        client.services().inNamespace("default").withName(name).delete();
+      }
+    }
+  }
+
+  /** A change the next leader must ensure again: the port. */
+  private static void changePort(KubernetesClient client, String name) {
+    client
+        .services()
+        .inNamespace("default")
+        .withName(name)
+        .edit(
+            service -> {
+              service.getSpec().getPorts().get(0).setPort(8080);
+              return service;
+            });
+  }
+
+  /** A sim cloud whose load balancer ensure makes three calls of {@code latencyMs} each. */
+  private Path simConfig(Path journal, long latencyMs) throws Exception {
+    Path config = Files.createTempFile(temp, "sim", ".yaml");
+    Files.writeString(
+        config,
+        "latencyMs: %d%njournal: %s%nloadBalancers: {ensureCalls: 3}%n"
+            .formatted(latencyMs, journal));
+    return config;
+  }
+
+  private static ManagerProcess startSim(LocalControlPlane controlPlane, String lease, Path config)
+      throws Exception {
+    return ManagerProcess.start(
+        controlPlane,
+        lease,
+        "--cloud-provider=sim",
+        "--cloud-config=" + config,
+        "--controllers=service");
+  }
+
+  private static Service loadBalancerService(String name, int port) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withNamespace("default")
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(port)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  /** The sim cloud's call journal (SimCallJournal): one interval per write, by caller. */
+  private record CallJournal(List<Write> writes) {
+
+    /** A write from begin to end (end {@code Long.MAX_VALUE} when its process never ended it). */
+    record Write(String caller, long id, String method, String balancer, long begin, long end) {}
+
+    static CallJournal read(Path file) throws Exception {
+      if (!Files.exists(file)) {
+        return new CallJournal(List.of());
+      }
+      java.util.Map<String, Write> byCall = new java.util.LinkedHashMap<>();
+      for (String line : Files.readAllLines(file)) {
+        String[] f = line.split("\t");
+        if (f.length < 6) {
+          continue; // a line being written
+        }
+        String key = f[1] + "/" + f[2];
+        long micros = Long.parseLong(f[3]);
+        if (f[0].equals("begin")) {
+          byCall.put(
+              key, new Write(f[1], Long.parseLong(f[2]), f[4], f[5], micros, Long.MAX_VALUE));
+        } else {
+          byCall.computeIfPresent(
+              key,
+              (k, w) -> new Write(w.caller(), w.id(), w.method(), w.balancer(), w.begin(), micros));
+        }
+      }
+      return new CallJournal(List.copyOf(byCall.values()));
+    }
+
+    List<Write> writesBy(long pid, String balancer) {
+      return writes.stream()
+          .filter(w -> w.caller().startsWith(pid + "@") && w.balancer().equals(balancer))
+          .toList();
+    }
+
+    boolean begunBy(long pid, String balancer) {
+      return !writesBy(pid, balancer).isEmpty();
+    }
+
+    boolean endedBy(long pid, String balancer) {
+      return writesBy(pid, balancer).stream().anyMatch(w -> w.end() != Long.MAX_VALUE);
+    }
+
+    List<Write> unended(long pid) {
+      return writes.stream()
+          .filter(w -> w.caller().startsWith(pid + "@") && w.end() == Long.MAX_VALUE)
+          .toList();
+    }
+
+    /** How long writes of different callers to the balancer ran at the same time, in total. */
+    long overlapMillis(String balancer) {
+      long micros = 0;
+      List<Write> on = writes.stream().filter(w -> w.balancer().equals(balancer)).toList();
+      for (int i = 0; i < on.size(); i++) {
+        for (int j = i + 1; j < on.size(); j++) {
+          Write a = on.get(i);
+          Write b = on.get(j);
+          if (!a.caller().equals(b.caller())) {
+            micros += Math.max(0, Math.min(a.end(), b.end()) - Math.max(a.begin(), b.begin()));
+          }
+        }
+      }
+      return micros == 0 ? 0 : Math.max(1, micros / 1000);
+    }
+
+    /** From the old caller's last write's end to the new caller's first write's begin. */
+    String gapMillis(long oldPid, long newPid, String balancer) {
+      long lastEnd =
+          writesBy(oldPid, balancer).stream().mapToLong(Write::end).max().orElse(Long.MIN_VALUE);
+      long firstBegin =
+          writesBy(newPid, balancer).stream().mapToLong(Write::begin).min().orElse(Long.MAX_VALUE);
+      if (lastEnd == Long.MAX_VALUE) {
+        return "none, the old leader's write was cut off by its exit";
+      }
+      return (firstBegin - lastEnd) / 1000 + " ms";
     }
   }
 

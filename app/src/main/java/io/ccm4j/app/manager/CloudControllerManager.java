@@ -11,6 +11,7 @@ import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
+import io.ccm4j.runtime.cloud.CloudFence;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -36,6 +37,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,14 +67,33 @@ public final class CloudControllerManager implements AutoCloseable {
   static final Duration LOST_LEASE_GRACE = Duration.ofSeconds(2);
 
   /**
-   * How long a stopping manager lets its controllers finish the key in hand before it releases the
-   * Lease without them. The released Lease stays valid one second more, so a standby may act two
-   * seconds after the stop at the earliest, as after a lost Lease.
+   * How long a stopping manager lets its controllers finish the key in hand (no cloud call starts
+   * any more, API writes still go out) before it goes on without them. A worker in a cloud write is
+   * waited for apart from this ({@link #cloudWritesGrace}).
    */
   static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(1);
 
   /** How long a stopping manager waits for its Lease to be released. */
   static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * How long a stopping manager without leader election waits for its cloud writes in flight; with
+   * leader election it waits the renew deadline (10 s by default), always less than the Lease.
+   */
+  static final Duration CLOUD_WRITES_GRACE = Duration.ofSeconds(10);
+
+  /**
+   * After a lost Lease the cloud writes in flight are waited for until this long before another
+   * instance may take the Lease (the start of the last renewal plus the lease duration), so that
+   * this process is gone, and any write it was still in with it, before a standby may act.
+   */
+  static final Duration LOST_LEASE_EXIT_MARGIN = Duration.ofSeconds(1);
+
+  /**
+   * How long a stopping manager, once the Lease is released, writes its pending events and closes
+   * the cloud provider, all at once (one deadline for them all, not one per event recorder).
+   */
+  static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
   /** Everything the manager runs with, validated. */
   public record Settings(
@@ -108,6 +129,10 @@ public final class CloudControllerManager implements AutoCloseable {
 
   private final ManagerClients clients;
   private final Settings settings;
+  // Every controller's cloud calls pass it: closed when this instance may no longer lead.
+  private final CloudFence cloudFence = new CloudFence();
+  private final CloudProvider cloud;
+  private volatile boolean cloudWritesAwaited;
   private final List<ControllerDescriptor> controllers;
   private final IntConsumer exit;
   private final List<KubernetesClient> reviewClients = new ArrayList<>();
@@ -153,6 +178,7 @@ public final class CloudControllerManager implements AutoCloseable {
       IntConsumer exit) {
     this.clients = clients;
     this.settings = settings;
+    this.cloud = cloudFence.guard(settings.cloud());
     this.controllers = controllers;
     this.exit = exit;
     new JvmMemoryMetrics().bindTo(metrics);
@@ -210,12 +236,13 @@ public final class CloudControllerManager implements AutoCloseable {
                 // As upstream (which exits at once), nothing may go on acting for long: another
                 // instance may already lead. The pending events are written on exit (close()).
                 leaseLost = true;
-                // Another instance may lead already: no controller request goes out from here on
-                // (a worker back from a cloud call finds its write refused).
-                clients.fenceControllers();
+                // Another instance may lead soon: no controller request and no cloud call starts
+                // from here on (a worker back from a cloud call finds its next one refused).
+                fence();
                 interruptStarter();
                 stopControllers(LOST_LEASE_GRACE);
-                exitLater(1);
+                // The process goes once its cloud writes have returned, before the Lease may pass.
+                exitLater(1, CloudControllerManager.this::awaitCloudWrites);
               }
             });
     health.add("leaderElection", election::health);
@@ -242,7 +269,78 @@ public final class CloudControllerManager implements AutoCloseable {
    * manager's lock and waits for the elector's thread, so neither may be the one exiting.
    */
   private void exitLater(int code) {
-    Thread.ofPlatform().name("ccm4j-exit").start(() -> exit.accept(code));
+    exitLater(code, () -> {});
+  }
+
+  private void exitLater(int code, Runnable first) {
+    Thread.ofPlatform()
+        .name("ccm4j-exit")
+        .start(
+            () -> {
+              first.run();
+              exit.accept(code);
+            });
+  }
+
+  /** From now on no controller's request reaches the API server and no cloud call starts. */
+  private void fence() {
+    cloudFence.close();
+    clients.fenceControllers();
+  }
+
+  /**
+   * The cloud writes still in flight, in the stop's or the lost Lease's bound: with the Lease held,
+   * {@link #cloudWritesGrace} from {@code since}; once it is lost (or not renewed), until {@link
+   * #LOST_LEASE_EXIT_MARGIN} before another instance may take it. Returns whether they all
+   * returned.
+   */
+  private boolean awaitCloudWrites() {
+    return awaitCloudWrites(System.nanoTime());
+  }
+
+  private boolean awaitCloudWrites(long since) {
+    List<String> inFlight = cloudFence.writesInFlight();
+    if (!inFlight.isEmpty()) {
+      log.info("waiting for cloud writes in flight: {}", String.join(", ", inFlight));
+    }
+    try {
+      // In slices: the Lease may be lost while this waits, which brings the deadline forward.
+      while (!inFlight.isEmpty()) {
+        long left = cloudWritesDeadline(since) - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        inFlight = cloudFence.awaitWrites(Duration.ofNanos(Math.min(left, 100_000_000L)));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    cloudWritesAwaited = true;
+    if (!inFlight.isEmpty()) {
+      log.warn(
+          "cloud writes still in flight, not waiting for them any more: {}",
+          String.join(", ", inFlight));
+    }
+    return inFlight.isEmpty();
+  }
+
+  private long cloudWritesDeadline(long since) {
+    if (election == null) {
+      return since + CLOUD_WRITES_GRACE.toNanos();
+    }
+    long deadline = since + cloudWritesGrace().toNanos();
+    if (leaseLost || !election.isLeader()) {
+      deadline = Math.min(deadline, election.heldUntilNanos() - LOST_LEASE_EXIT_MARGIN.toNanos());
+    }
+    return deadline;
+  }
+
+  /** How long a stop waits for the cloud writes in flight while it holds the Lease. */
+  private Duration cloudWritesGrace() {
+    return settings
+        .leaderElection()
+        .map(LeaderElection.Settings::renewDeadline)
+        .orElse(CLOUD_WRITES_GRACE);
   }
 
   private void interruptStarter() {
@@ -271,12 +369,9 @@ public final class CloudControllerManager implements AutoCloseable {
 
   private void startControllersLocked() {
     try {
-      settings.cloud().initialize(new ProviderContext(settings.clusterName()));
+      cloud.initialize(new ProviderContext(settings.clusterName()));
     } catch (CloudException e) {
-      log.error(
-          "cannot initialise cloud provider {}: {}",
-          settings.cloud().providerName(),
-          e.getMessage());
+      log.error("cannot initialise cloud provider {}: {}", cloud.providerName(), e.getMessage());
       exitLater(1);
       return;
     }
@@ -306,7 +401,7 @@ public final class CloudControllerManager implements AutoCloseable {
           new ControllerContext(
               controllerClient,
               informers,
-              settings.cloud(),
+              cloud,
               settings.clusterName(),
               metrics,
               component -> recorders.computeIfAbsent(component, this::newRecorder),
@@ -331,7 +426,7 @@ public final class CloudControllerManager implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       log.error("informer caches did not sync: {}", e.getMessage());
       stopControllers(null);
-      flushEvents();
+      closeRecordersAndCloud(false, CLOSE_TIMEOUT);
       exitLater(1);
       return;
     } catch (InterruptedException e) {
@@ -457,16 +552,53 @@ public final class CloudControllerManager implements AutoCloseable {
     }
   }
 
-  /** Writes the pending events (at most 5 s per recorder set). */
-  private synchronized void flushEvents() {
-    for (KubernetesEventRecorder recorder : recorders.values()) {
-      try {
-        recorder.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+  /**
+   * Writes the pending events of every recorder and, when asked, closes the cloud provider, all at
+   * once, each on a thread of its own, within one {@code bound} ({@link #CLOSE_TIMEOUT}, or what is
+   * left before a lost Lease may pass): a provider whose close hangs, or an API server that does
+   * not answer, cannot hold the process.
+   */
+  private synchronized void closeRecordersAndCloud(boolean closeCloud, Duration bound) {
+    long deadline = System.nanoTime() + bound.toNanos();
+    Map<String, Thread> closing = new LinkedHashMap<>();
+    recorders.forEach(
+        (component, recorder) ->
+            closing.put(
+                "events of " + component,
+                Thread.ofPlatform()
+                    .daemon()
+                    .name("ccm4j-flush-events-" + component)
+                    .start(
+                        () -> {
+                          try {
+                            recorder.close(bound);
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
+                        })));
     recorders.clear();
+    if (closeCloud) {
+      closing.put(
+          "cloud provider " + cloud.providerName(),
+          Thread.ofPlatform().daemon().name("ccm4j-close-cloud").start(cloud::close));
+    }
+    List<String> unfinished = new ArrayList<>();
+    try {
+      for (Map.Entry<String, Thread> entry : closing.entrySet()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !entry.getValue().join(Duration.ofNanos(left))) {
+          unfinished.add(entry.getKey());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (!unfinished.isEmpty()) {
+      log.warn(
+          "not closed within {} ms, going on without: {}",
+          bound.toMillis(),
+          String.join(", ", unfinished));
+    }
   }
 
   public boolean isLeader() {
@@ -488,11 +620,14 @@ public final class CloudControllerManager implements AutoCloseable {
   }
 
   /**
-   * Stops the controllers, releases the Lease, stops serving and closes the cloud provider. Bounded
-   * whatever the workers and the API server do: the controllers get {@link #SHUTDOWN_GRACE} to
-   * finish the key in hand (a worker stuck in a cloud call is left behind, and ends with the
-   * process), the release {@link #RELEASE_TIMEOUT}; a terminating leader must not sit idle on the
-   * Lease until it is killed. Upstream neither waits nor releases (kubernetes#119905).
+   * Stops the controllers, releases the Lease, stops serving and closes the cloud provider, with
+   * one writer per cloud object: no cloud call starts once the stop begins, and the Lease is
+   * released only once the cloud writes in flight have returned (at most the renew deadline; a
+   * write that outlasts it keeps the Lease, which then expires on its own after this process is
+   * gone). Bounded whatever the workers, the cloud and the API server do: the controllers get
+   * {@link #SHUTDOWN_GRACE} to finish the key in hand, the release {@link #RELEASE_TIMEOUT}, the
+   * events and the provider's close {@link #CLOSE_TIMEOUT} together. Upstream neither waits nor
+   * releases (kubernetes#119905). The sequence is in ARCHITECTURE.md ("The manager").
    */
   @Override
   public void close() {
@@ -500,20 +635,40 @@ public final class CloudControllerManager implements AutoCloseable {
       return;
     }
     log.info("shutting down");
+    long started = System.nanoTime();
     interruptStarter();
+    // No cloud call starts from here on; while the Lease is held, API writes still go out, so a
+    // worker back from a cloud write can record its result.
+    cloudFence.close();
     stopControllers(leaseLost ? LOST_LEASE_GRACE : SHUTDOWN_GRACE);
-    // A worker still in a cloud call must not write once the next leader may act.
+    boolean writesReturned =
+        cloudWritesAwaited ? cloudFence.writesInFlight().isEmpty() : awaitCloudWrites(started);
+    // Nothing of this instance's reaches the API server once the next leader may act.
     clients.fenceControllers();
-    // The Lease goes before the pending events are written (up to 5 s): nothing decides any more,
-    // and the next leader need not wait for this one's events.
+    Duration closeBound = CLOSE_TIMEOUT;
     if (election != null) {
-      releaseLease();
+      if (leaseLost) {
+        // Nothing to release, and the API server may be out of reach: the elector stops on a
+        // thread of its own. The rest of the stop ends before the Lease may pass to another
+        // instance, so that this process is gone by then.
+        Thread.ofPlatform().daemon().name("ccm4j-stop-campaign").start(election::close);
+        long left =
+            election.heldUntilNanos() - LOST_LEASE_EXIT_MARGIN.toNanos() - System.nanoTime();
+        closeBound = Duration.ofNanos(Math.clamp(left, 0, CLOSE_TIMEOUT.toNanos()));
+      } else if (writesReturned) {
+        // The Lease goes before the pending events are written: nothing decides any more, and the
+        // next leader need not wait for this one's events.
+        releaseLease();
+      } else {
+        log.warn(
+            "leader Lease not released: a cloud write is still in flight; it expires on its own"
+                + " once this process has exited");
+      }
     }
-    flushEvents();
+    closeRecordersAndCloud(true, closeBound);
     if (server != null) {
       server.close();
     }
     reviewClients.forEach(KubernetesClient::close);
-    settings.cloud().close();
   }
 }

@@ -58,10 +58,15 @@ public final class KubeClients {
     return builder
         .withHttpClientBuilderConsumer(
             http -> {
+              // The fence before the throttle, so a fenced request does not take a token, and
+              // after it: a request that waited for its token past the fence is not sent.
               if (fence != null) {
                 http.addOrReplaceInterceptor("fence", fence);
               }
               http.addOrReplaceInterceptor("qps", limiter);
+              if (fence != null) {
+                http.addOrReplaceInterceptor("fence-after-qps", fence);
+              }
             })
         .build();
   }

@@ -13,14 +13,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Upstream's {@code --use-service-account-credentials}: each controller talks to the API server as
  * a ServiceAccount of its own in {@code kube-system} (created when missing, as upstream's client
- * builder does), with tokens from the TokenRequest API renewed when 80 % of their hour has passed.
- * The manager's own credentials remain for the shared informers and the Lease, as upstream's.
+ * builder does), with tokens from the TokenRequest API renewed when 80 % of their hour has passed,
+ * on a thread of their own ({@link RenewedToken}). The manager's own credentials remain for the
+ * shared informers and the Lease, as upstream's.
  */
 public final class ServiceAccountClients implements AutoCloseable {
 
@@ -34,6 +41,9 @@ public final class ServiceAccountClients implements AutoCloseable {
   private final Map<String, KubernetesClient> clients = new LinkedHashMap<>();
   private final Fence fence;
   private final SharedTransport transport;
+  private final ScheduledExecutorService renewer =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> Thread.ofPlatform().daemon().name("ccm4j-token-renewal").unstarted(runnable));
 
   /**
    * @param root the manager's own client: it creates the ServiceAccounts and requests their tokens
@@ -82,7 +92,10 @@ public final class ServiceAccountClients implements AutoCloseable {
             .withRequestTimeout(base.getRequestTimeout())
             .withConnectionTimeout(base.getConnectionTimeout())
             .build();
-    config.setOauthTokenProvider(new RenewedToken(serviceAccount));
+    RenewedToken token =
+        new RenewedToken(serviceAccount, () -> requestToken(serviceAccount), renewer, Instant::now);
+    token.start();
+    config.setOauthTokenProvider(token);
     KubernetesClient client =
         KubeClients.create(
             config, KubeClients.USER_AGENT + "/" + serviceAccount, qps, burst, fence, transport);
@@ -113,36 +126,109 @@ public final class ServiceAccountClients implements AutoCloseable {
     }
   }
 
-  /** A ServiceAccount token, requested again once 80 % of its lifetime has passed. */
-  private final class RenewedToken implements OAuthTokenProvider {
-    private final String serviceAccount;
-    private String token;
-    private Instant renewAt = Instant.MIN;
+  /** A token and when it expires. */
+  record IssuedToken(String token, Instant expires) {}
 
-    RenewedToken(String serviceAccount) {
+  private IssuedToken requestToken(String serviceAccount) {
+    Instant now = Instant.now();
+    TokenRequest answer =
+        root.serviceAccounts()
+            .inNamespace(NAMESPACE)
+            .withName(serviceAccount)
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(TOKEN_SECONDS)
+                    .endSpec()
+                    .build());
+    return new IssuedToken(
+        answer.getStatus().getToken(),
+        answer.getStatus().getExpirationTimestamp() == null
+            ? now.plusSeconds(TOKEN_SECONDS)
+            : Instant.parse(answer.getStatus().getExpirationTimestamp()));
+  }
+
+  /**
+   * A ServiceAccount token, requested again on a thread of its own once 80 % of its lifetime has
+   * passed. {@link #getToken()} never calls the API server: fabric8 asks for the token wherever it
+   * sends or re-sends a request, which includes its one scheduler thread (retries), shared with
+   * every request timeout and Lease renewal of the process, and a Vert.x event loop (after a 401).
+   */
+  static final class RenewedToken implements OAuthTokenProvider {
+
+    /** How soon a renewal that failed is tried again. */
+    static final Duration RETRY = Duration.ofSeconds(10);
+
+    private final String serviceAccount;
+    private final Supplier<IssuedToken> issue;
+    private final ScheduledExecutorService renewer;
+    private final Supplier<Instant> clock;
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private volatile String token;
+    private volatile Instant renewAt = Instant.MIN;
+
+    RenewedToken(
+        String serviceAccount,
+        Supplier<IssuedToken> issue,
+        ScheduledExecutorService renewer,
+        Supplier<Instant> clock) {
       this.serviceAccount = serviceAccount;
+      this.issue = issue;
+      this.renewer = renewer;
+      this.clock = clock;
     }
 
+    /**
+     * Gets the first token on the caller's thread (a failure is thrown: the controller cannot start
+     * without one) and schedules its renewal.
+     */
+    void start() {
+      accept(issue.get());
+    }
+
+    private void accept(IssuedToken issued) {
+      Instant now = clock.get();
+      token = issued.token();
+      renewAt = now.plus(Duration.between(now, issued.expires()).multipliedBy(4).dividedBy(5));
+      schedule(Duration.between(now, renewAt));
+    }
+
+    private void schedule(Duration delay) {
+      try {
+        renewer.schedule(this::renew, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // closed
+      }
+    }
+
+    private void renew() {
+      if (!renewing.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        accept(issue.get());
+      } catch (RuntimeException e) {
+        log.warn(
+            "cannot renew the token of ServiceAccount {}/{}, trying again in {} s: {}",
+            NAMESPACE,
+            serviceAccount,
+            RETRY.toSeconds(),
+            e.getMessage());
+        schedule(RETRY);
+      } finally {
+        renewing.set(false);
+      }
+    }
+
+    /** The current token; when it is due and no renewal runs, one starts, without waiting. */
     @Override
-    public synchronized String getToken() {
-      Instant now = Instant.now();
-      if (token == null || !now.isBefore(renewAt)) {
-        TokenRequest answer =
-            root.serviceAccounts()
-                .inNamespace(NAMESPACE)
-                .withName(serviceAccount)
-                .tokenRequest(
-                    new TokenRequestBuilder()
-                        .withNewSpec()
-                        .withExpirationSeconds(TOKEN_SECONDS)
-                        .endSpec()
-                        .build());
-        token = answer.getStatus().getToken();
-        Instant expires =
-            answer.getStatus().getExpirationTimestamp() == null
-                ? now.plusSeconds(TOKEN_SECONDS)
-                : Instant.parse(answer.getStatus().getExpirationTimestamp());
-        renewAt = now.plus(Duration.between(now, expires).multipliedBy(4).dividedBy(5));
+    public String getToken() {
+      if (!clock.get().isBefore(renewAt) && !renewing.get()) {
+        try {
+          renewer.execute(this::renew);
+        } catch (RejectedExecutionException e) {
+          // closed
+        }
       }
       return token;
     }
@@ -150,6 +236,7 @@ public final class ServiceAccountClients implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    renewer.shutdownNow();
     clients.values().forEach(KubernetesClient::close);
     clients.clear();
   }

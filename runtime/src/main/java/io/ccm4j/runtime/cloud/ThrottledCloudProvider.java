@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * A cloud provider whose calls, across all facets, wait for a token of one bucket ({@code
@@ -28,8 +29,20 @@ public final class ThrottledCloudProvider implements CloudProvider {
   private final TokenBucketRateLimiter<Object> bucket;
 
   public ThrottledCloudProvider(CloudProvider delegate, double qps, int burst) {
+    this(delegate, new TokenBucketRateLimiter<>(qps, burst));
+  }
+
+  private ThrottledCloudProvider(CloudProvider delegate, TokenBucketRateLimiter<Object> bucket) {
     this.delegate = delegate;
-    this.bucket = new TokenBucketRateLimiter<>(qps, burst);
+    this.bucket = bucket;
+  }
+
+  /**
+   * The same throttle (the same bucket) in front of what {@code inner} makes of the provider behind
+   * it: a {@link CloudFence} goes there, to be checked after a call's wait for its token.
+   */
+  ThrottledCloudProvider inFrontOf(UnaryOperator<CloudProvider> inner) {
+    return new ThrottledCloudProvider(inner.apply(delegate), bucket);
   }
 
   private void acquire() throws CloudException {
@@ -131,6 +144,11 @@ public final class ThrottledCloudProvider implements CloudProvider {
                       throws CloudException {
                     acquire();
                     balancers.ensureLoadBalancerDeleted(clusterName, service);
+                  }
+
+                  @Override
+                  public String fingerprint() {
+                    return balancers.fingerprint();
                   }
                 });
   }

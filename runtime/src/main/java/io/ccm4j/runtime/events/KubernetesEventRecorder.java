@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -224,8 +225,16 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   /** Writes the events still pending (waiting at most 5 s) and stops. */
   @Override
   public void close() throws InterruptedException {
+    close(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Writes the events still pending, waiting at most {@code timeout} for all four writers together,
+   * and stops; what is not written by then is dropped.
+   */
+  public void close(Duration timeout) throws InterruptedException {
     writers.forEach(ThreadPoolExecutor::shutdown);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    long deadline = System.nanoTime() + timeout.toNanos();
     for (ThreadPoolExecutor writer : writers) {
       if (!writer.awaitTermination(
           Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {

@@ -30,12 +30,13 @@ import org.slf4j.LoggerFactory;
  * three differences from upstream:
  *
  * <ul>
- *   <li>{@link #close()} releases the Lease (kubernetes#119905): it stays valid for one more
- *       second;
- *   <li>a candidate watches the Lease and tries again the moment the holder's term ends (renew time
- *       plus lease duration) instead of at its next retry, which the elector jitters by up to 1.2
- *       retry periods: a released Lease changes hands in about a second, an abandoned one a lease
- *       duration after its last renewal;
+ *   <li>{@link #close()} releases the Lease (kubernetes#119905): the record it writes names no
+ *       holder, so a candidate may take it at once;
+ *   <li>a candidate watches the Lease and tries again the moment the holder's term ends (a lease
+ *       duration after it observed the holder's last renewal, on its own monotonic clock, as
+ *       client-go judges it, where fabric8 compares the renew time with its wall clock) instead of
+ *       at its next retry, which the elector jitters by up to 1.2 retry periods: a released Lease
+ *       changes hands at once, an abandoned one a lease duration after its last renewal was seen;
  *   <li>{@link #health()} reports a stalled renew loop, like upstream's {@code HealthzAdaptor}:
  *       leading, but the Lease was not renewed for longer than the lease duration plus a tolerance.
  * </ul>
@@ -103,6 +104,7 @@ public final class LeaderElection implements AutoCloseable {
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final AtomicLong lastRenewNanos = new AtomicLong();
+  private final ObservedLeaseTerm term;
   private CompletableFuture<?> running;
   private SharedIndexInformer<Lease> leaseInformer;
   private ScheduledExecutorService timer;
@@ -128,6 +130,7 @@ public final class LeaderElection implements AutoCloseable {
     this.settings = settings;
     this.listener = listener;
     this.nanoTime = nanoTime;
+    this.term = new ObservedLeaseTerm(nanoTime, Instant::now);
     Lock lease = new LeaseLock(settings.namespace(), settings.name(), settings.identity());
     Lock observed =
         new RenewalObservingLock(decorateLock == null ? lease : decorateLock.apply(lease));
@@ -152,7 +155,9 @@ public final class LeaderElection implements AutoCloseable {
             runnable ->
                 Thread.ofPlatform().daemon().name("leader-election-timer").unstarted(runnable));
     running = newElector(generation).start();
-    long check = settings.retryPeriod().toMillis();
+    // Often, so that a lost Lease is noticed right at the renew deadline: what is left of the
+    // lease duration is the time this instance has to stop its cloud writes and go.
+    long check = Math.max(50, settings.retryPeriod().toMillis() / 4);
     timer.scheduleWithFixedDelay(this::enforceRenewDeadline, check, check, TimeUnit.MILLISECONDS);
     leaseInformer =
         client
@@ -196,12 +201,16 @@ public final class LeaderElection implements AutoCloseable {
     return client.leaderElector().withConfig(config).build();
   }
 
-  /** Another holder's term ends at its renew time plus its lease duration: try right then. */
+  /**
+   * Another holder's term ends a lease duration after this instance observed the record (not at its
+   * renew time by this instance's wall clock): try right then.
+   */
   private void observe(Lease lease) {
     var spec = lease.getSpec();
     if (spec == null
         || spec.getHolderIdentity() == null
         || spec.getHolderIdentity().isEmpty()
+        || spec.getAcquireTime() == null
         || spec.getRenewTime() == null
         || spec.getLeaseDurationSeconds() == null) {
       scheduleAttempt(Duration.ZERO);
@@ -210,9 +219,16 @@ public final class LeaderElection implements AutoCloseable {
     if (settings.identity().equals(spec.getHolderIdentity())) {
       return;
     }
-    Instant termEnds = spec.getRenewTime().toInstant().plusSeconds(spec.getLeaseDurationSeconds());
+    Duration left =
+        term.untilTermEnds(
+            new ObservedLeaseTerm.Key(
+                spec.getHolderIdentity(),
+                spec.getAcquireTime().toInstant(),
+                spec.getRenewTime().toInstant(),
+                spec.getLeaseDurationSeconds(),
+                spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions()));
     // A little after the end, so the elector's own expiry check (strictly after) agrees.
-    scheduleAttempt(Duration.between(Instant.now(), termEnds).plusMillis(50));
+    scheduleAttempt(left.plusMillis(50));
   }
 
   /** Replaces any pending attempt: only the latest view of the Lease counts. */
@@ -262,6 +278,15 @@ public final class LeaderElection implements AutoCloseable {
 
   public boolean isLeader() {
     return leading.get();
+  }
+
+  /**
+   * Until when (on {@link System#nanoTime()}'s clock, or the one given) no other instance can take
+   * the Lease from this one: the start of its last successful write plus the lease duration, as a
+   * standby counts its term from when it observed that write.
+   */
+  public long heldUntilNanos() {
+    return lastRenewNanos.get() + settings.leaseDuration().toNanos();
   }
 
   private void enforceRenewDeadline() {
@@ -316,7 +341,7 @@ public final class LeaderElection implements AutoCloseable {
             "a replaced elector acquired {}/{}: ignored", settings.namespace(), settings.name());
         return;
       }
-      lastRenewNanos.set(nanoTime.getAsLong());
+      // lastRenewNanos was set by the write that acquired the Lease (RenewalObservingLock).
       leading.set(true);
     }
     log.info("became leader of {}/{}", settings.namespace(), settings.name());
@@ -372,7 +397,12 @@ public final class LeaderElection implements AutoCloseable {
     }
   }
 
-  /** Records each successful write of the Lease as a renewal, for {@link #health()}. */
+  /**
+   * Records each successful write of the Lease as a renewal, for {@link #health()}, the renew
+   * deadline and {@link #heldUntilNanos()}: at the time the write started, since a standby may see
+   * it before its answer reaches this instance. Hands the elector other holders' records with their
+   * renew time as this instance observed it ({@link ObservedLeaseTerm}).
+   */
   private final class RenewalObservingLock implements Lock {
     private final Lock delegate;
 
@@ -382,24 +412,30 @@ public final class LeaderElection implements AutoCloseable {
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
-      return delegate.get(client);
+      LeaderElectionRecord record = delegate.get(client);
+      if (record == null || settings.identity().equals(record.getHolderIdentity())) {
+        return record;
+      }
+      return term.asObserved(record);
     }
 
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
+      long started = nanoTime.getAsLong();
       delegate.create(client, record);
-      observe(record);
+      wrote(record, started);
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
+      long started = nanoTime.getAsLong();
       delegate.update(client, record);
-      observe(record);
+      wrote(record, started);
     }
 
-    private void observe(LeaderElectionRecord record) {
+    private void wrote(LeaderElectionRecord record, long started) {
       if (settings.identity().equals(record.getHolderIdentity())) {
-        lastRenewNanos.set(nanoTime.getAsLong());
+        lastRenewNanos.set(started);
       }
     }
 

@@ -1,10 +1,20 @@
 package io.ccm4j.runtime.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class KubeClientsTest {
@@ -43,5 +53,47 @@ class KubeClientsTest {
     String json = KubeClients.SERIALIZATION.asJson(node);
 
     assertThat(json).contains("\"name\":\"n1\"").doesNotContain("managedFields", "kubelet");
+  }
+
+  @Test
+  void aRequestThatWaitedInTheThrottlePastTheFenceIsNotSent() throws Exception {
+    int closedPort;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = probe.getLocalPort();
+    }
+    Fence fence = new Fence();
+    try (KubernetesClient client =
+        KubeClients.create(
+            new ConfigBuilder()
+                .withMasterUrl("https://127.0.0.1:" + closedPort)
+                .withRequestRetryBackoffLimit(0)
+                .build(),
+            KubeClients.USER_AGENT,
+            1,
+            1,
+            fence,
+            null)) {
+      // The burst's one token: sent (nothing listens, so it fails to connect).
+      assertThatThrownBy(() -> client.namespaces().list())
+          .isInstanceOf(KubernetesClientException.class)
+          .hasMessageNotContaining("not sent");
+      CompletableFuture<Throwable> waiting =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  client.namespaces().list();
+                  return null;
+                } catch (KubernetesClientException e) {
+                  return e;
+                }
+              });
+      await().pollDelay(Duration.ofMillis(200)).until(() -> !waiting.isDone());
+
+      fence.close(); // while the second request waits about a second for its token
+
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(KubernetesClientException.class)
+          .hasMessageContaining("not sent: this instance no longer leads (GET /api/v1/namespaces)");
+    }
   }
 }

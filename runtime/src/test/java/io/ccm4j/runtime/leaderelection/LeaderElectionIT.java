@@ -101,6 +101,73 @@ class LeaderElectionIT {
   }
 
   /**
+   * Another holder's Lease whose renew time lies an hour back by this instance's wall clock (the
+   * holder's clock lags): judged as client-go judges it, by when this candidate observed the
+   * record, it is not taken before a lease duration has passed since then; fabric8 alone would take
+   * it at once.
+   */
+  @Test
+  void aLeaseRenewedByAClockAnHourBehindIsNotTakenBeforeItsTermFromTheObservation(
+      KubernetesClient client) throws Exception {
+    String lease = "ccm-skew-" + UUID.randomUUID().toString().substring(0, 8);
+    java.time.ZonedDateTime hourAgo =
+        java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).minusHours(1);
+    client
+        .leases()
+        .inNamespace("kube-system")
+        .resource(
+            new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata()
+                .withName(lease)
+                .withNamespace("kube-system")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("lagging-clock")
+                .withLeaseDurationSeconds(4)
+                .withAcquireTime(hourAgo)
+                .withRenewTime(hourAgo)
+                .withLeaseTransitions(0)
+                .endSpec()
+                .build())
+        .create();
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "candidate_" + UUID.randomUUID(),
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(3),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {}
+
+              @Override
+              public void lostLeadership() {}
+            });
+    try {
+      long started = System.nanoTime();
+      election.start();
+      await("not taken while the holder's term runs, counted from the observation")
+          .during(Duration.ofMillis(3000))
+          .atMost(Duration.ofSeconds(4))
+          .until(() -> !election.isLeader());
+      await("taken once it ended").atMost(Duration.ofSeconds(5)).until(election::isLeader);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      System.out.printf(
+          "lease renewed an hour back by the holder's clock (4 s): taken %.2f s after the"
+              + " candidate started%n",
+          took.toMillis() / 1000.0);
+      assertThat(took).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
+    } finally {
+      election.close();
+    }
+  }
+
+  /**
    * A candidate's elector wins the Lease in the moment it is replaced (the Lease was deleted, so
    * the candidate tries again at once): the win of the replaced elector used to start the
    * controllers and then, as it was cancelled, report leadership lost (the manager exits).

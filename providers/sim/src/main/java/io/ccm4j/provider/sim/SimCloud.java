@@ -59,7 +59,19 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
             ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
             : null;
     initial.forEach(instance -> instances.put(instance.name(), instance));
-    this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call);
+    this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call, journal(config));
+  }
+
+  private static SimCallJournal journal(SimCloudConfig config) {
+    if (config.journal() == null || config.journal().isBlank()) {
+      return null;
+    }
+    try {
+      return new SimCallJournal(java.nio.file.Path.of(config.journal()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(
+          "sim: cannot open the call journal " + config.journal() + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.util.Map;
  * qps: 20                # API rate limit; calls above it fail as throttled
  * burst: 20
  * admin: 127.0.0.1:0     # loopback admin endpoint (delete/shutdown/start instances, call counts)
+ * journal: /tmp/calls.tsv # every load balancer write appended, with its caller (SimCallJournal)
  * instances:
  *   - name: cp-1
  *     region: r1
@@ -33,6 +34,8 @@ import java.util.Map;
  *   ingressPool: 127.0.200.0/24    # IPv4 addresses handed to load balancers (default)
  *   provisioningRetries: 2         # a new load balancer first answers "retry after" twice
  *   provisioningRetryAfterMs: 1000 # ... with this delay (default 1000)
+ *   ensureCalls: 3                 # an ensure makes this many cloud API calls, each with the
+ *                                  # latency (as a real provider's several requests; default 1)
  * </pre>
  */
 public record SimCloudConfig(
@@ -46,7 +49,8 @@ public record SimCloudConfig(
     @JsonProperty("generate") Generate generate,
     @JsonProperty("loadBalancers") LoadBalancers loadBalancers,
     @JsonProperty("hangRate") double hangRate,
-    @JsonProperty("hangMs") Long hangMs) {
+    @JsonProperty("hangMs") Long hangMs,
+    @JsonProperty("journal") String journal) {
 
   /** How long a hanging call takes before it fails, unless {@code hangMs} says otherwise. */
   public static final long DEFAULT_HANG_MS = 2000;
@@ -80,5 +84,6 @@ public record SimCloudConfig(
   public record LoadBalancers(
       @JsonProperty("ingressPool") String ingressPool,
       @JsonProperty("provisioningRetries") Integer provisioningRetries,
-      @JsonProperty("provisioningRetryAfterMs") Long provisioningRetryAfterMs) {}
+      @JsonProperty("provisioningRetryAfterMs") Long provisioningRetryAfterMs,
+      @JsonProperty("ensureCalls") Integer ensureCalls) {}
 }

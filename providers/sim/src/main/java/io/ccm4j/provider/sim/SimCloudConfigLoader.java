@@ -28,7 +28,7 @@ final class SimCloudConfigLoader {
   private static SimCloudConfig checked(SimCloudConfig config, String source)
       throws CloudConfigException {
     if (config == null) {
-      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null);
+      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null, null);
     }
     validate(config, source);
     return config;
@@ -82,6 +82,11 @@ final class SimCloudConfigLoader {
           source,
           "loadBalancers.provisioningRetryAfterMs",
           "must be positive");
+      require(
+          lb.ensureCalls() == null || lb.ensureCalls() >= 1,
+          source,
+          "loadBalancers.ensureCalls",
+          "must be at least 1");
     }
     if (config.instances() != null) {
       for (int i = 0; i < config.instances().size(); i++) {
@@ -113,10 +118,11 @@ final class SimCloudConfigLoader {
   }
 
   /** The load balancer facet the config describes (defaults when it has no such section). */
-  static SimLoadBalancers loadBalancers(SimCloudConfig config, SimLoadBalancers.Gate gate) {
+  static SimLoadBalancers loadBalancers(
+      SimCloudConfig config, SimLoadBalancers.Gate gate, SimCallJournal journal) {
     SimCloudConfig.LoadBalancers lb =
         config.loadBalancers() == null
-            ? new SimCloudConfig.LoadBalancers(null, null, null)
+            ? new SimCloudConfig.LoadBalancers(null, null, null, null)
             : config.loadBalancers();
     return new SimLoadBalancers(
         gate,
@@ -126,7 +132,9 @@ final class SimCloudConfigLoader {
         java.time.Duration.ofMillis(
             lb.provisioningRetryAfterMs() == null
                 ? SimCloudConfig.DEFAULT_PROVISIONING_RETRY_AFTER_MS
-                : lb.provisioningRetryAfterMs()));
+                : lb.provisioningRetryAfterMs()),
+        lb.ensureCalls() == null ? 1 : lb.ensureCalls(),
+        journal);
   }
 
   /** The instances the config describes, explicit ones first; names must be unique. */

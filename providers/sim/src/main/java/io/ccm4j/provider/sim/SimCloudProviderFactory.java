@@ -30,7 +30,14 @@ public final class SimCloudProviderFactory implements CloudProviderFactory {
     }
     SimCloudConfig config = SimCloudConfigLoader.read(cloudConfig.get());
     String source = cloudConfig.get().toString();
-    SimCloud cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
+    SimCloud cloud;
+    try {
+      cloud = new SimCloud(config, SimCloudConfigLoader.instances(config, source));
+    } catch (java.io.UncheckedIOException e) {
+      throw new CloudConfigException(
+          "%s: field \"journal\": cannot append to %s: %s"
+              .formatted(source, config.journal(), e.getCause().getMessage()));
+    }
     if (config.admin() == null || config.admin().isBlank()) {
       return cloud;
     }

@@ -57,16 +57,55 @@ public final class SimLoadBalancers implements LoadBalancer {
   private final IpPool pool;
   private final int provisioningRetries;
   private final Duration provisioningRetryAfter;
+  private final int ensureCalls;
+  private final SimCallJournal journal;
   private final Map<String, SimLoadBalancer> balancers = new ConcurrentHashMap<>();
   private final Map<String, Integer> provisioning = new ConcurrentHashMap<>();
   private final Map<String, Map<String, LongAdder>> callsByService = new ConcurrentHashMap<>();
 
   SimLoadBalancers(
       Gate gate, IpPool pool, int provisioningRetries, Duration provisioningRetryAfter) {
+    this(gate, pool, provisioningRetries, provisioningRetryAfter, 1, null);
+  }
+
+  /**
+   * @param ensureCalls how many cloud API calls an ensure makes (each through the gate)
+   * @param journal where every write is appended, or null
+   */
+  SimLoadBalancers(
+      Gate gate,
+      IpPool pool,
+      int provisioningRetries,
+      Duration provisioningRetryAfter,
+      int ensureCalls,
+      SimCallJournal journal) {
     this.gate = gate;
     this.pool = pool;
     this.provisioningRetries = provisioningRetries;
     this.provisioningRetryAfter = provisioningRetryAfter;
+    this.ensureCalls = ensureCalls;
+    this.journal = journal;
+  }
+
+  /** A write of the cloud, journaled when the config asks for it. */
+  @FunctionalInterface
+  private interface Write<T> {
+    T run() throws CloudException;
+  }
+
+  private <T> T journaled(String method, Service service, Write<T> write) throws CloudException {
+    if (journal == null) {
+      return write.run();
+    }
+    SimCallJournal.Call call = journal.begin(method, LoadBalancer.defaultName(service));
+    boolean ok = false;
+    try {
+      T result = write.run();
+      ok = true;
+      return result;
+    } finally {
+      journal.end(call, ok);
+    }
   }
 
   @Override
@@ -80,7 +119,15 @@ public final class SimLoadBalancers implements LoadBalancer {
   @Override
   public LoadBalancerStatus ensureLoadBalancer(
       String clusterName, Service service, List<Node> nodes) throws CloudException {
+    return journaled("EnsureLoadBalancer", service, () -> ensure(service, nodes));
+  }
+
+  private LoadBalancerStatus ensure(Service service, List<Node> nodes) throws CloudException {
     call("EnsureLoadBalancer", service);
+    for (int step = 2; step <= ensureCalls; step++) {
+      // A real provider's further requests: listeners, backends, health checks.
+      gate.call("EnsureLoadBalancerStep");
+    }
     String name = LoadBalancer.defaultName(service);
     List<String> ports = ports(service);
     List<String> sourceRanges = LoadBalancerSourceRanges.of(service);
@@ -112,6 +159,16 @@ public final class SimLoadBalancers implements LoadBalancer {
   @Override
   public void updateLoadBalancer(String clusterName, Service service, List<Node> nodes)
       throws CloudException {
+    journaled(
+        "UpdateLoadBalancer",
+        service,
+        () -> {
+          update(service, nodes);
+          return null;
+        });
+  }
+
+  private void update(Service service, List<Node> nodes) throws CloudException {
     call("UpdateLoadBalancer", service);
     String name = LoadBalancer.defaultName(service);
     if (balancers.computeIfPresent(
@@ -126,6 +183,16 @@ public final class SimLoadBalancers implements LoadBalancer {
 
   @Override
   public void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException {
+    journaled(
+        "EnsureLoadBalancerDeleted",
+        service,
+        () -> {
+          delete(service);
+          return null;
+        });
+  }
+
+  private void delete(Service service) throws CloudException {
     call("EnsureLoadBalancerDeleted", service);
     synchronized (this) {
       SimLoadBalancer removed = balancers.remove(LoadBalancer.defaultName(service));

@@ -13,11 +13,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -213,5 +216,41 @@ class SimLoadBalancersTest {
     assertThatThrownBy(() -> SimCloudProviderFactory.fromYaml(yaml))
         .isInstanceOf(CloudConfigException.class)
         .hasMessageContaining(field);
+  }
+
+  @Test
+  void anEnsureOfSeveralCallsIsJournaledOnceWithItsCallerAndItsSpan(@TempDir Path temp)
+      throws Exception {
+    Path journal = temp.resolve("calls.tsv");
+    SimCloud cloud =
+        SimCloudProviderFactory.fromYaml(
+            "latencyMs: 20\njournal: %s\nloadBalancers: {ensureCalls: 3}\n".formatted(journal));
+    Service web = service("web");
+
+    cloud.loadBalancers().ensureLoadBalancer("c", web, List.of(node("n1")));
+    cloud.loadBalancers().ensureLoadBalancerDeleted("c", web);
+
+    assertThat(cloud.calls())
+        .containsEntry("EnsureLoadBalancer", 1L)
+        .containsEntry("EnsureLoadBalancerStep", 2L);
+    List<String[]> lines =
+        Files.readAllLines(journal).stream().map(line -> line.split("\t")).toList();
+    assertThat(lines).hasSize(4);
+    String caller = ProcessHandle.current().pid() + "@";
+    String name = io.ccm4j.cloudprovider.LoadBalancer.defaultName(web);
+    assertThat(lines.get(0)).startsWith("begin").contains("EnsureLoadBalancer", name);
+    assertThat(lines.get(1)).startsWith("end").contains("EnsureLoadBalancer", name, "ok");
+    assertThat(lines.get(0)[1]).startsWith(caller);
+    assertThat(lines.get(1)[2]).isEqualTo(lines.get(0)[2]);
+    long micros = Long.parseLong(lines.get(1)[3]) - Long.parseLong(lines.get(0)[3]);
+    assertThat(micros).as("three calls of 20 ms").isGreaterThanOrEqualTo(60_000);
+    assertThat(lines.get(2)).startsWith("begin").contains("EnsureLoadBalancerDeleted");
+  }
+
+  @Test
+  void anEnsureOfNoCallsIsRefusedNamingTheField() {
+    assertThatThrownBy(() -> SimCloudProviderFactory.fromYaml("loadBalancers: {ensureCalls: 0}\n"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("\"loadBalancers.ensureCalls\" must be at least 1");
   }
 }

@@ -1,0 +1,84 @@
+package io.ccm4j.app.manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.controllers.ControllerSelection;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class CloudControllerManagerTest {
+
+  /** A provider whose close() never returns (an SDK waiting on a connection that is gone). */
+  private static final class HangingOnClose implements CloudProvider {
+    final AtomicBoolean initialised = new AtomicBoolean();
+    final CountDownLatch closing = new CountDownLatch(1);
+
+    @Override
+    public String providerName() {
+      return "hanging";
+    }
+
+    @Override
+    public void initialize(io.ccm4j.cloudprovider.ProviderContext context) {
+      initialised.set(true);
+    }
+
+    @Override
+    public void close() {
+      closing.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Test
+  void aProviderWhoseCloseHangsDoesNotHoldTheStopPastItsBound() throws Exception {
+    HangingOnClose cloud = new HangingOnClose();
+    // No controller, no leader election, no serving: nothing reaches this address.
+    try (KubernetesClient client =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:9").build())
+            .build()) {
+      CloudControllerManager manager =
+          new CloudControllerManager(
+              client,
+              new CloudControllerManager.Settings(
+                  cloud,
+                  "kubernetes",
+                  ControllerSelection.parse(List.of("*"), Set.of()),
+                  ControllerSettings.defaults(),
+                  Optional.empty(),
+                  Optional.empty(),
+                  ServingKeys.selfSigned()),
+              List.of(),
+              code -> {});
+      manager.start();
+      await().atMost(Duration.ofSeconds(10)).untilTrue(cloud.initialised);
+
+      long started = System.nanoTime();
+      assertTimeoutPreemptively(Duration.ofSeconds(15), manager::close);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+      assertThat(cloud.closing.getCount()).as("the provider was closed").isZero();
+      assertThat(took)
+          .isGreaterThanOrEqualTo(CloudControllerManager.CLOSE_TIMEOUT.minusMillis(100))
+          .isLessThan(CloudControllerManager.CLOSE_TIMEOUT.plusSeconds(2));
+    }
+  }
+}
