@@ -130,7 +130,7 @@ public final class InformerWatchdog implements AutoCloseable {
         informers.stream()
             .map(informer -> Map.entry(informer, watched.get(informer)))
             .filter(entry -> entry.getValue() != null)
-            .flatMap(entry -> problem(entry.getValue(), entry.getKey().isWatching(), now).stream())
+            .flatMap(entry -> problem(entry.getValue(), isWatching(entry.getKey()), now).stream())
             .toList();
     return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
   }
@@ -140,7 +140,7 @@ public final class InformerWatchdog implements AutoCloseable {
     Instant now = clock.instant();
     watched.forEach(
         (informer, state) -> {
-          Optional<String> problem = problem(state, informer.isWatching(), now);
+          Optional<String> problem = problem(state, isWatching(informer), now);
           if (problem.isPresent() && !state.reportedStalled) {
             state.reportedStalled = true;
             log.warn("{}", problem.get());
@@ -149,6 +149,15 @@ public final class InformerWatchdog implements AutoCloseable {
             log.info("informer {} watches again", state.resource);
           }
         });
+  }
+
+  /** fabric8's answer; its {@code isWatching} can throw while a watch is being replaced. */
+  private static boolean isWatching(SharedIndexInformer<?> informer) {
+    try {
+      return informer.isWatching();
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   private Optional<String> problem(Watched state, boolean watching, Instant now) {

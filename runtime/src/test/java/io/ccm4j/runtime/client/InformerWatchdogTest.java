@@ -118,6 +118,18 @@ class InformerWatchdogTest {
   }
 
   @Test
+  void anInformerWhoseWatchCannotBeReadCountsAsNotWatching() {
+    FakeInformer nodes = new FakeInformer(Node.class);
+    watchdog.watch(nodes.informer);
+    nodes.unreadable = true;
+
+    watchdog.sample();
+    now.set(T0.plusSeconds(61));
+
+    assertThat(watchdog.health(List.of(nodes.informer))).isPresent();
+  }
+
+  @Test
   void theBoundIsPositive() {
     assertThatThrownBy(() -> new InformerWatchdog(Duration.ZERO, (r, c) -> {}, now::get))
         .isInstanceOf(IllegalArgumentException.class)
@@ -129,6 +141,7 @@ class InformerWatchdogTest {
     final AtomicReference<ExceptionHandler> handler = new AtomicReference<>();
     final CompletableFuture<Void> stopped = new CompletableFuture<>();
     volatile boolean watching;
+    volatile boolean unreadable;
     final SharedIndexInformer<?> informer;
 
     FakeInformer(Class<?> kind) {
@@ -140,7 +153,12 @@ class InformerWatchdogTest {
                   (proxy, method, args) ->
                       switch (method.getName()) {
                         case "getApiTypeClass" -> kind;
-                        case "isWatching" -> watching;
+                        case "isWatching" -> {
+                          if (unreadable) {
+                            throw new NullPointerException("watchFuture");
+                          }
+                          yield watching;
+                        }
                         case "stopped" -> stopped;
                         case "exceptionHandler" -> {
                           handler.set((ExceptionHandler) args[0]);
