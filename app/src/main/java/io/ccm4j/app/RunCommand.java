@@ -179,7 +179,8 @@ public final class RunCommand implements Callable<Integer> {
         leaderElection.settings(),
         serving.address(),
         keys,
-        access);
+        access,
+        kube.informerStallTimeout());
   }
 
   private CloudProvider createProvider() {

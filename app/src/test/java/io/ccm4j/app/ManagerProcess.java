@@ -4,11 +4,13 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** {@code ccm4j run} in its own JVM, as a cluster runs it, against the local control plane. */
@@ -67,6 +69,18 @@ final class ManagerProcess implements AutoCloseable {
   /** Whether it serves metrics yet, that is: it started and campaigns. */
   boolean isCampaigning() {
     return management.isLeader(leaseName).isPresent();
+  }
+
+  /** {@code /healthz/<check>}: its status and reason, or empty while it does not answer. */
+  Optional<HttpResponse<String>> health(String check) {
+    try {
+      return Optional.of(management.get("/healthz/" + check));
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
   }
 
   /** SIGKILL: no shutdown hook, the Lease is not released. */

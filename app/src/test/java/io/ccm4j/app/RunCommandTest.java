@@ -168,6 +168,14 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--allocate-node-cidrs"),
             "--cluster-cidr must be set when --allocate-node-cidrs is true"),
         Arguments.of(
+            "informer stall timeout under a second",
+            List.of("--cloud-provider=fake", "--informer-stall-timeout=500ms"),
+            "--informer-stall-timeout must be at least 1s, got 500ms"),
+        Arguments.of(
+            "informer stall timeout not a duration",
+            List.of("--cloud-provider=fake", "--informer-stall-timeout=soon"),
+            "--informer-stall-timeout"),
+        Arguments.of(
             "unknown feature gate",
             List.of("--cloud-provider=fake", "--feature-gates=Bogus=true"),
             "--feature-gates: unrecognized feature gate: Bogus"),
@@ -302,6 +310,22 @@ class RunCommandTest {
         .ignoringFields("concurrentNodeSyncs")
         .isEqualTo(defaults);
     assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
+    assertThat(run.settings().informerStallBound())
+        .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
+  }
+
+  @org.junit.jupiter.api.Test
+  void helpDocumentsTheInformerStallTimeout() {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    assertThat(out.toString().replaceAll("\\s+", " "))
+        .contains("--informer-stall-timeout=<duration>")
+        .contains("before the health checks of the controllers that use it fail")
+        .contains("Default: 60s");
   }
 
   /** The help names every controller with its alias, and every controller's account. */

@@ -9,9 +9,11 @@ import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
+import io.ccm4j.runtime.client.InformerWatchdog;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.cloud.CloudFence;
+import io.ccm4j.runtime.client.RecordingInformerFactory;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -23,6 +25,7 @@ import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -41,6 +44,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +108,30 @@ public final class CloudControllerManager implements AutoCloseable {
       Optional<LeaderElection.Settings> leaderElection,
       Optional<InetSocketAddress> servingAddress,
       ServingKeys servingKeys,
-      ServingAccess servingAccess) {
+      ServingAccess servingAccess,
+      Duration informerStallBound) {
+
+    /** With the default bound for an informer without a watch. */
+    public Settings(
+        CloudProvider cloud,
+        String clusterName,
+        ControllerSelection selection,
+        ControllerSettings controllers,
+        Optional<LeaderElection.Settings> leaderElection,
+        Optional<InetSocketAddress> servingAddress,
+        ServingKeys servingKeys,
+        ServingAccess servingAccess) {
+      this(
+          cloud,
+          clusterName,
+          selection,
+          controllers,
+          leaderElection,
+          servingAddress,
+          servingKeys,
+          servingAccess,
+          InformerWatchdog.DEFAULT_BOUND);
+    }
 
     /** With the default access: everything but the health endpoints needs an allowed token. */
     public Settings(
@@ -149,6 +176,7 @@ public final class CloudControllerManager implements AutoCloseable {
   private final List<Controller> running = new ArrayList<>();
   private final Map<String, Boolean> managed = new ConcurrentHashMap<>();
   private SharedInformerFactory informers;
+  private InformerWatchdog watchdog;
   private ManagementServer server;
   private LeaderElection election;
 
@@ -379,6 +407,7 @@ public final class CloudControllerManager implements AutoCloseable {
       return; // stopped while the cloud initialised, without waiting for it
     }
     informers = clients.manager().informers();
+    watchdog = new InformerWatchdog(settings.informerStallBound(), this::informerStopped);
     for (ControllerDescriptor descriptor : controllers) {
       String name = descriptor.name();
       if (!settings.selection().isEnabled(name)) {
@@ -397,10 +426,11 @@ public final class CloudControllerManager implements AutoCloseable {
         exitLater(1);
         return;
       }
+      RecordingInformerFactory controllerInformers = new RecordingInformerFactory(informers);
       ControllerContext context =
           new ControllerContext(
               controllerClient,
-              informers,
+              controllerInformers,
               cloud,
               settings.clusterName(),
               metrics,
@@ -409,7 +439,12 @@ public final class CloudControllerManager implements AutoCloseable {
       try {
         Controller controller = descriptor.factory().create(context);
         running.add(controller);
-        health.add(name, controller::health);
+        // Red while an informer it uses goes without a watch for longer than the bound.
+        Set<SharedIndexInformer<?>> uses = controllerInformers.taken();
+        uses.forEach(watchdog::watch);
+        InformerWatchdog informerHealth = watchdog;
+        health.add(
+            name, () -> HealthChecks.problems(controller.health(), informerHealth.health(uses)));
         String alias = descriptor.alias();
         managed.put(alias, true);
         Gauge.builder(
@@ -441,6 +476,16 @@ public final class CloudControllerManager implements AutoCloseable {
             : String.join(", ", running.stream().map(Controller::name).toList()));
   }
 
+  /**
+   * A shared informer gave up, although it is told to retry every failure: a leader that no longer
+   * sees changes must not hold the Lease with {@code /healthz} green. Exiting lets a standby take
+   * over.
+   */
+  private void informerStopped(String resource, Throwable cause) {
+    log.error("shared informer {} stopped, exiting: {}", resource, cause.toString());
+    exitLater(1);
+  }
+
   /** The short name {@code running_managed_controllers} reports for a controller (A8). */
   private String alias(String name) {
     return controllers.stream()
@@ -469,6 +514,7 @@ public final class CloudControllerManager implements AutoCloseable {
   private void stopControllers(Duration grace) {
     List<Controller> stopping;
     SharedInformerFactory stoppingInformers;
+    InformerWatchdog stoppingWatchdog;
     try {
       if (grace == null) {
         lifecycle.lock();
@@ -485,6 +531,8 @@ public final class CloudControllerManager implements AutoCloseable {
       running.clear();
       stoppingInformers = informers;
       informers = null;
+      stoppingWatchdog = watchdog;
+      watchdog = null;
     } finally {
       lifecycle.unlock();
     }
@@ -527,6 +575,9 @@ public final class CloudControllerManager implements AutoCloseable {
           "{} still finishing work after {} ms; not waiting for them",
           String.join(", ", busy),
           grace.toMillis());
+    }
+    if (stoppingWatchdog != null) {
+      stoppingWatchdog.close();
     }
     if (stoppingInformers != null) {
       stoppingInformers.stopAllRegisteredInformers();

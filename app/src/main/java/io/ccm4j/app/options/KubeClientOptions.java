@@ -1,10 +1,12 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -39,6 +41,17 @@ public final class KubeClientOptions {
   int burst;
 
   @Option(
+      names = "--informer-stall-timeout",
+      paramLabel = "<duration>",
+      defaultValue = "60s",
+      converter = GoDurationConverter.class,
+      description =
+          "How long a shared informer may go without a watch (its reconnects back off up to 32s)"
+              + " before the health checks of the controllers that use it fail; at least 1s."
+              + " Default: ${DEFAULT-VALUE}.")
+  Duration informerStallTimeout;
+
+  @Option(
       names = "--use-service-account-credentials",
       paramLabel = "<bool>",
       arity = "0..1",
@@ -57,6 +70,11 @@ public final class KubeClientOptions {
     }
     if (burst < 1) {
       return Optional.of("--kube-api-burst must be at least 1, got " + burst);
+    }
+    if (informerStallTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+      return Optional.of(
+          "--informer-stall-timeout must be at least 1s, got "
+              + GoDurations.format(informerStallTimeout));
     }
     if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
       return Optional.of("--kubeconfig: cannot read " + kubeconfig);
@@ -88,6 +106,11 @@ public final class KubeClientOptions {
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException(flag + ": cannot read " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /** How long a shared informer may go without a watch before it counts as stalled. */
+  public Duration informerStallTimeout() {
+    return informerStallTimeout;
   }
 
   public double qps() {

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.utils.HttpClientUtils;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
@@ -39,7 +41,8 @@ public final class KubeClients {
 
   /**
    * The same, with the given user agent (set on {@code config}), behind a fence when one is given,
-   * on a shared transport when one is given (else a Vert.x of its own).
+   * on a shared transport when one is given (else a Vert.x of its own); a credential refresh that
+   * fails fails a request, not its caller ({@link CredentialRefresh}).
    */
   public static KubernetesClient create(
       Config config,
@@ -52,12 +55,13 @@ public final class KubeClients {
     RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
     KubernetesClientBuilder builder =
         new KubernetesClientBuilder().withConfig(config).withKubernetesSerialization(SERIALIZATION);
-    if (transport != null) {
-      builder.withHttpClientFactory(transport.httpClients());
-    }
+    HttpClient.Factory httpClients =
+        transport != null ? transport.httpClients() : HttpClientUtils.getHttpClientFactory();
     return builder
+        .withHttpClientFactory(httpClients)
         .withHttpClientBuilderConsumer(
             http -> {
+              CredentialRefresh.install(http, config, httpClients);
               // The fence before the throttle, so a fenced request does not take a token, and
               // after it: a request that waited for its token past the fence is not sent.
               if (fence != null) {
