@@ -29,8 +29,9 @@ import javax.net.ssl.TrustManagerFactory;
 /**
  * An HTTP proxy on loopback in front of the API server that sees what it forwards, unlike {@link
  * PartitionProxy}: the manager talks plain HTTP to it, it talks HTTPS to the API server and passes
- * the manager's own credentials ({@code Authorization}) on. A test can corrupt a frame of the live
- * Node watches, or end every watch (as an API server that restarts does).
+ * the manager's own credentials ({@code Authorization}) on. Like {@code kubectl proxy} it does not
+ * upgrade to WebSocket, so watches run over plain HTTP, one event a line. A test can corrupt a
+ * frame of the live Node watches, or end every watch (as an API server that restarts does).
  */
 final class ApiProxy implements AutoCloseable {
 
@@ -95,6 +96,11 @@ final class ApiProxy implements AutoCloseable {
     return nodeWatchesOpened.get();
   }
 
+  /** Node watches open through this proxy now. */
+  long liveNodeWatches() {
+    return watches.stream().filter(Watch::nodes).count();
+  }
+
   /**
    * Sends every live Node watch half a watch event, a frame its client cannot parse.
    *
@@ -139,6 +145,14 @@ final class ApiProxy implements AutoCloseable {
 
   private void forward(HttpExchange exchange) throws IOException {
     try (exchange) {
+      if ("websocket".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Upgrade"))) {
+        // As kubectl proxy: no WebSocket; a 200 makes fabric8 watch over plain HTTP instead.
+        byte[] refusal =
+            "this proxy does not upgrade to WebSocket\n".getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(200, refusal.length);
+        exchange.getResponseBody().write(refusal);
+        return;
+      }
       URI target = URI.create(upstream + exchange.getRequestURI().toString());
       byte[] body = exchange.getRequestBody().readAllBytes();
       HttpRequest.Builder request =
@@ -185,6 +199,7 @@ final class ApiProxy implements AutoCloseable {
         }
         exchange.sendResponseHeaders(response.statusCode(), 0);
         OutputStream out = exchange.getResponseBody();
+        out.flush(); // a watch's client waits for the headers
         if (!watch || response.statusCode() != 200) {
           in.transferTo(out);
           return;
@@ -194,6 +209,10 @@ final class ApiProxy implements AutoCloseable {
           nodeWatchesOpened.incrementAndGet();
         }
         Watch live = new Watch(nodes, in, out);
+        // fabric8 counts a watch over plain HTTP as watching once a byte of it arrives, and a quiet
+        // API server sends the first only at its first bookmark: a space, which the next event
+        // begins with, is that byte.
+        live.write(new byte[] {' '});
         watches.add(live);
         try {
           copyLines(in, live);
@@ -203,6 +222,9 @@ final class ApiProxy implements AutoCloseable {
       }
     } catch (IOException e) {
       // the client or the API server went away
+    } catch (RuntimeException e) {
+      System.err.println("api-proxy: " + exchange.getRequestURI() + ": " + e);
+      throw e;
     }
   }
 
