@@ -48,12 +48,12 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
 /**
- * Faults injected into a manager under load, each on a control plane of its own (issue 12): the API
- * server or etcd crashes while nodes initialise; the cloud fails and hangs; a flood reaches the
- * serving port; a CNI's NetworkUnavailable conditions make the route controller write every node.
- * The manager runs in this process with a client per concern, as {@code ccm4j run} has, and leader
- * election on. Each scenario returns what it measured; {@code ccm4j bench faults} prints them, the
- * integration tests run them small and check them.
+ * Faults injected into a manager under load, each on a control plane of its own: the API server or
+ * etcd crashes while nodes initialise; the cloud fails and hangs; a flood reaches the serving port;
+ * a CNI's NetworkUnavailable conditions make the route controller write every node. The manager
+ * runs in this process with a client per concern, as {@code ccm4j run} has, and leader election on.
+ * Each scenario returns what it measured; {@code ccm4j bench faults} prints them, the integration
+ * tests run them small and check them.
  */
 public final class FaultsBenchmark {
 

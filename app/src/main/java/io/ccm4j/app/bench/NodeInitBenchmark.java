@@ -164,7 +164,7 @@ public final class NodeInitBenchmark {
       return runs.stream().allMatch(r -> r.initialised() == settings.nodes());
     }
 
-    /** One table, a row per figure and a column per peer, then the targets of issue 13. */
+    /** One table, a row per figure and a column per peer, then its targets. */
     public void print(PrintStream out) {
       Report.print(this, out);
     }
@@ -699,7 +699,7 @@ public final class NodeInitBenchmark {
       }
       Run own = ccm4j.get();
       out.println();
-      out.println("Targets (issue 13):");
+      out.println("Targets:");
       result
           .run(Peer.GO_FLOOR)
           .ifPresent(
