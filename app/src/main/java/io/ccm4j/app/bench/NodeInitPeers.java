@@ -28,7 +28,7 @@ final class NodeInitPeers {
     this.out = out;
   }
 
-  /** Whether the last ccm4j command line uses the launcher's class-data archive. */
+  /** Whether ccm4j was started with the launcher's class-data archive. */
   boolean classDataArchive() {
     return classDataArchive;
   }
