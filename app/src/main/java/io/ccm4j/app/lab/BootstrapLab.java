@@ -110,7 +110,7 @@ public final class BootstrapLab {
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
-    this.machines = new LabNodes(settings, loopback);
+    this.machines = new LabNodes(settings.controlPlaneNodes(), settings.workerNodes(), loopback);
   }
 
   public LabResult run(String scenario, String manifest) throws Exception {

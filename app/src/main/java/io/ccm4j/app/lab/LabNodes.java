@@ -29,11 +29,13 @@ final class LabNodes {
       "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady"
           + " message:cni plugin not initialized";
 
-  private final BootstrapLab.Settings settings;
+  private final int controlPlaneNodes;
+  private final int workerNodes;
   private final String loopback;
 
-  LabNodes(BootstrapLab.Settings settings, String loopback) {
-    this.settings = settings;
+  LabNodes(int controlPlaneNodes, int workerNodes, String loopback) {
+    this.controlPlaneNodes = controlPlaneNodes;
+    this.workerNodes = workerNodes;
     this.loopback = loopback;
   }
 
@@ -68,12 +70,12 @@ final class LabNodes {
   /** The sim cloud's instances: one per node, spread over three zones. */
   String cloudConfig() {
     StringBuilder yaml = new StringBuilder("instances:\n");
-    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
+    for (int i = 0; i < controlPlaneNodes; i++) {
       yaml.append(
           "  - {name: cp-%d, region: lab, zone: lab-%d, instanceType: sim.large, addresses: [%s]}\n"
               .formatted(i, i % 3, controlPlaneIp(i)));
     }
-    for (int i = 0; i < settings.workerNodes(); i++) {
+    for (int i = 0; i < workerNodes; i++) {
       yaml.append(
           "  - {name: worker-%d, region: lab, zone: lab-%d, instanceType: sim.small, addresses: [%s]}\n"
               .formatted(i, i % 3, workerIp(i)));
@@ -99,7 +101,7 @@ final class LabNodes {
       Timeline timeline,
       KubeVirtInfrastructure kubevirt) {
     List<String> names = new ArrayList<>();
-    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
+    for (int i = 0; i < controlPlaneNodes; i++) {
       String name = "cp-" + i;
       kubelets.register(
           onVm(name, controlPlaneIp(i), false, kubevirt)
@@ -121,7 +123,7 @@ final class LabNodes {
       names.add(name);
       timeline.record(name, "kubelet registered (uninitialized, network not ready)");
     }
-    for (int i = 0; i < settings.workerNodes(); i++) {
+    for (int i = 0; i < workerNodes; i++) {
       String name = "worker-" + i;
       kubelets.register(onVm(name, workerIp(i), true, kubevirt).withNotReady(NETWORK_NOT_READY));
       proxies.start(name, workerIp(i));
