@@ -1,6 +1,5 @@
 package io.ccm4j.app.bench;
 
-import io.ccm4j.app.bench.FaultsBenchmark.Settings;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -20,12 +19,16 @@ public sealed interface FaultOutcome
   /** Rows of three cells: the fault, the figure, the detail. */
   List<String[]> rows();
 
-  /** Prints the outcomes as one table; whether every target held. */
-  static boolean print(PrintStream out, Settings settings, List<FaultOutcome> outcomes) {
+  /**
+   * Prints the outcomes as one table, under the manager's {@code --kube-api-qps} and workers;
+   * whether every target held.
+   */
+  static boolean print(
+      PrintStream out, double kubeApiQps, int workers, List<FaultOutcome> outcomes) {
     out.println();
     out.printf(
         "faults: kube-api-qps %s, %d workers, leader election 15s/10s/2s, clients per concern%n",
-        settings.kubeApiQps(), settings.workers());
+        kubeApiQps, workers);
     String format = "| %-46s | %-14s | %s |%n";
     out.printf(format, "fault", "figure", "detail");
     out.printf(format, "-".repeat(46), "-".repeat(14), "---");

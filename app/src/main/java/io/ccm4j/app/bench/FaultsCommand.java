@@ -96,7 +96,7 @@ public final class FaultsCommand implements Callable<Integer> {
             default -> throw new IllegalStateException(scenario);
           });
     }
-    return FaultOutcome.print(System.out, settings(nodes), outcomes) ? 0 : 1;
+    return FaultOutcome.print(System.out, kubeApiQps, workers, outcomes) ? 0 : 1;
   }
 
   private FaultsBenchmark.Settings settings(int nodes) {

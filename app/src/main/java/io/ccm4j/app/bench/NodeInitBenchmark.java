@@ -159,7 +159,7 @@ public final class NodeInitBenchmark {
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  static final String PREFIX = "bench-";
+  private static final String PREFIX = "bench-";
 
   private final Settings settings;
   private final PrintStream out;
@@ -282,7 +282,7 @@ public final class NodeInitBenchmark {
     Path log = dir.resolve(peer.id() + ".log");
     Map<String, Long> registeredAt = new ConcurrentHashMap<>();
     Map<String, Long> untaintedAt = new ConcurrentHashMap<>();
-    SharedIndexInformer<Node> watcher = NodeInitLoad.watchUntaint(admin, untaintedAt);
+    SharedIndexInformer<Node> watcher = NodeInitLoad.watchUntaint(admin, PREFIX, untaintedAt);
     String probe = PREFIX + settings.nodes();
     HttpClient http = LocalManagerHttp.client();
     try (KubeletFleet fleet = new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {

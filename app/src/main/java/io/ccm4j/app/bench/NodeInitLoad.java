@@ -45,14 +45,18 @@ final class NodeInitLoad {
     }
   }
 
+  /**
+   * Notes in {@code untaintedAt} when each node named {@code prefix}… first has no uninitialized
+   * taint.
+   */
   static SharedIndexInformer<Node> watchUntaint(
-      KubernetesClient admin, Map<String, Long> untaintedAt) {
+      KubernetesClient admin, String prefix, Map<String, Long> untaintedAt) {
     return admin
         .nodes()
         .inform(
             new FirstTimeNodes(
                 node ->
-                    node.getMetadata().getName().startsWith(NodeInitBenchmark.PREFIX)
+                    node.getMetadata().getName().startsWith(prefix)
                         && !Taints.hasKey(node, WellKnownTaints.UNINITIALIZED),
                 untaintedAt));
   }
