@@ -108,7 +108,7 @@ class DoctorCommandTest {
         .doesNotContain("seed");
   }
 
-  /** Issue 14: a directory scan reports a bad file in one line and goes on with the rest. */
+  /** A directory scan reports a bad file in one line and goes on with the rest. */
   @Test
   void aDirectoryScanSkipsABadFileAndGoesOn() throws Exception {
     Path directory = Files.createDirectories(temp.resolve("manifests"));
@@ -136,7 +136,7 @@ class DoctorCommandTest {
     assertThat(out.toString()).contains("b-ccm.yaml").contains("tolerate-uninitialized");
   }
 
-  /** Issue 14: --fix is a drop-in: every object of the input, in order; only the CCM changes. */
+  /** --fix is a drop-in: every object of the input, in order; only the CCM changes. */
   @Test
   void theFixKeepsEveryObjectOfTheInputInOrder() throws Exception {
     Path manifest = temp.resolve("vendor.yaml");
@@ -178,9 +178,9 @@ class DoctorCommandTest {
   }
 
   /**
-   * Issue 14, point 2: {@code --static-pod} judges a bare Pod that is not shaped like kubeadm's as
-   * the static pod the user says it is: the scheduling rules and the scalable-workload advice no
-   * longer apply. Without the switch the same Pod is a scheduled pod with a deadlock.
+   * {@code --static-pod} judges a bare Pod that is not shaped like kubeadm's as the static pod the
+   * user says it is: the scheduling rules and the scalable-workload advice no longer apply. Without
+   * the switch the same Pod is a scheduled pod with a deadlock.
    */
   @Test
   void staticPodJudgesABarePodAsAStaticPod() throws Exception {

@@ -24,13 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Faults injected from outside into two {@code ccm4j run} processes that share a Lease, as a
- * cluster runs them: a provider that misbehaves, a network partition (issue 12). Each test prints
- * what it measured. The faults under load are {@code FaultsBenchmarkIT}'s.
+ * cluster runs them: a provider that misbehaves, a network partition. Each test prints what it
+ * measured. The faults under load are {@code FaultsBenchmarkIT}'s.
  */
 @WithControlPlane
 class FaultInjectionIT {
 
-  /** The failover target: a standby leads within this after the leader goes (issue 12). */
+  /** The failover target: a standby leads within this after the leader goes. */
   private static final Duration FAILOVER_TARGET = Duration.ofSeconds(17);
 
   @TempDir Path temp;

@@ -74,7 +74,7 @@ class LabIT {
       assertThat(result.explanation()).isEmpty();
       assertThat(result.timeline().entries())
           .anySatisfy(e -> assertThat(e.what()).isEqualTo("leads"));
-      // Issue 14, point 12: once bootstrapped, a request through the load balancer the CCM
+      // Once bootstrapped, a request through the load balancer the CCM
       // provisioned for a LoadBalancer Service is answered by one of the workers (the
       // control-plane nodes are labelled out of load balancers, as kubeadm does).
       assertThat(result.traffic())
@@ -115,8 +115,8 @@ class LabIT {
   }
 
   /**
-   * Issue 14: with --use-service-account-credentials the lab's managers write as upstream's
-   * ServiceAccounts (node-controller, ...), which the API server's bootstrap policy authorises.
+   * With --use-service-account-credentials the lab's managers write as upstream's ServiceAccounts
+   * (node-controller, ...), which the API server's bootstrap policy authorises.
    */
   @Test
   void serviceAccountCredentialsAreHonoured() throws Exception {
@@ -136,8 +136,8 @@ class LabIT {
   }
 
   /**
-   * Issue 14: another project's CCM manifest (its own image, command and flags): the lab runs
-   * ccm4j's manager on its sim cloud in that pod's place, says so, and judges the bootstrap.
+   * Another project's CCM manifest (its own image, command and flags): the lab runs ccm4j's manager
+   * on its sim cloud in that pod's place, says so, and judges the bootstrap.
    */
   @Test
   void anotherProjectsCcmManifestIsJudgedOnItsSchedulingAndBootstrap() throws Exception {
@@ -166,8 +166,8 @@ class LabIT {
   }
 
   /**
-   * Issue 14's Azure pattern fixed: tolerating network-unavailable, the CCM schedules, hands out
-   * the pod CIDRs and creates the routes, which clear every node's NetworkUnavailable.
+   * The Azure pattern fixed: tolerating network-unavailable, the CCM schedules, hands out the pod
+   * CIDRs and creates the routes, which clear every node's NetworkUnavailable.
    */
   @Test
   void theDoctorsFixOfTheRoutesDeadlockBootstrapsThroughTheRoutes() throws Exception {

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 16, point 5: the lab's {@code kubevirt} scenario bootstraps a tenant cluster whose nodes
- * are VMs of an infrastructure cluster (two real API servers) with the recommended Deployment
- * running {@code --cloud-provider=kubevirt}, and its LoadBalancer Service answers through the
- * infrastructure cluster's load balancer.
+ * The lab's {@code kubevirt} scenario bootstraps a tenant cluster whose nodes are VMs of an
+ * infrastructure cluster (two real API servers) with the recommended Deployment running {@code
+ * --cloud-provider=kubevirt}, and its LoadBalancer Service answers through the infrastructure
+ * cluster's load balancer.
  */
 class LabKubeVirtIT {
 

@@ -177,9 +177,9 @@ class DoctorTest {
   }
 
   /**
-   * Issue 14: on the clusters users run (1.25+) the control-plane nodes carry neither the master
-   * label nor the master taint: tolerating only the old taint, or selecting only the old label,
-   * leaves the pod unschedulable — both are errors.
+   * On the clusters users run (1.25+) the control-plane nodes carry neither the master label nor
+   * the master taint: tolerating only the old taint, or selecting only the old label, leaves the
+   * pod unschedulable — both are errors.
    */
   @Test
   void theMasterTaintOrLabelAloneIsAnError() throws Exception {
@@ -193,7 +193,7 @@ class DoctorTest {
     assertThat(Rule.MASTER_SELECTOR.severity()).isEqualTo(Rule.Severity.ERROR);
   }
 
-  /** Issue 14: a template not yet rendered is one line saying so, not the parser's internals. */
+  /** A template not yet rendered is one line saying so, not the parser's internals. */
   @Test
   void anUnrenderedTemplateIsOneLineSayingSo() throws Exception {
     Path helm = temp.resolve("deployment.yaml");
@@ -230,8 +230,8 @@ class DoctorTest {
   }
 
   /**
-   * Issue 14: one replica is two managers during every rollout that surges (the default): without
-   * leader election that is a finding; host networking with a surge stalls the rollout on a single
+   * One replica is two managers during every rollout that surges (the default): without leader
+   * election that is a finding; host networking with a surge stalls the rollout on a single
    * control-plane node. The fix turns leader election on and rolls out one pod at a time.
    */
   @Test
@@ -274,11 +274,11 @@ class DoctorTest {
   }
 
   /**
-   * Issue 14: the not-ready toleration is an ERROR only when the CCM is on the CNI's critical path
-   * (it needs the pod network, or hands out the pod CIDRs or routes the CNI waits for); a CCM on
-   * the host network that gives the CNI nothing is a WARNING. The message names the missing
-   * effects; a CCM that creates routes must also tolerate network-unavailable; one whose nodes
-   * another component initialises need not tolerate the uninitialized taint.
+   * The not-ready toleration is an ERROR only when the CCM is on the CNI's critical path (it needs
+   * the pod network, or hands out the pod CIDRs or routes the CNI waits for); a CCM on the host
+   * network that gives the CNI nothing is a WARNING. The message names the missing effects; a CCM
+   * that creates routes must also tolerate network-unavailable; one whose nodes another component
+   * initialises need not tolerate the uninitialized taint.
    */
   @Test
   void theCcmsOwnFlagsDecideWhatDeadlocks() throws Exception {
@@ -316,9 +316,9 @@ class DoctorTest {
   }
 
   /**
-   * Issue 14: a bare Pod shaped like a kubeadm static pod (tier: control-plane, the kubeconfigs
-   * from /etc/kubernetes) is judged as a static pod: no scheduling rules, no scalable-workload
-   * advice. A bare Pod without that shape still gets both.
+   * A bare Pod shaped like a kubeadm static pod (tier: control-plane, the kubeconfigs from
+   * /etc/kubernetes) is judged as a static pod: no scheduling rules, no scalable-workload advice. A
+   * bare Pod without that shape still gets both.
    */
   @Test
   void aPodShapedLikeAKubeadmStaticPodIsJudgedAsOne() throws Exception {
@@ -508,7 +508,7 @@ class DoctorTest {
   }
 
   /**
-   * Issue 14: vendors name their CCM containers after the provider; a container passing
+   * Vendors name their CCM containers after the provider; a container passing
    * --cloud-provider=<name> is a CCM unless it is kube-controller-manager, cluster-autoscaler or a
    * node agent. When none is found, the doctor says which workloads pass the flag all the same.
    */

@@ -84,7 +84,7 @@ public final class FaultsCommand implements Callable<Integer> {
                 .formatted(scenario, String.join(", ", SCENARIOS)));
       }
     }
-    List<FaultsBenchmark.Outcome> outcomes = new ArrayList<>();
+    List<FaultOutcome> outcomes = new ArrayList<>();
     for (String scenario : scenarios) {
       outcomes.add(
           switch (scenario) {
@@ -96,7 +96,7 @@ public final class FaultsCommand implements Callable<Integer> {
             default -> throw new IllegalStateException(scenario);
           });
     }
-    return FaultsBenchmark.print(System.out, settings(nodes), outcomes) ? 0 : 1;
+    return FaultOutcome.print(System.out, kubeApiQps, workers, outcomes) ? 0 : 1;
   }
 
   private FaultsBenchmark.Settings settings(int nodes) {

@@ -30,7 +30,7 @@ public final class NodeHealthPassBenchmark {
     public double percentile(double p) {
       double[] sorted = cpuMillis.clone();
       Arrays.sort(sorted);
-      return NodeInitBenchmark.percentile(sorted, p);
+      return NodeInitMeasurements.percentile(sorted, p);
     }
 
     public void print(PrintStream out) {

@@ -4,24 +4,14 @@ import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
-import io.ccm4j.cloudprovider.api.WellKnownLabels;
-import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
-import io.ccm4j.controllers.nodeutil.NodeConditions;
-import io.ccm4j.controllers.nodeutil.NodePatches;
-import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.doctor.CcmWorkload;
-import io.ccm4j.doctor.Doctor;
-import io.ccm4j.doctor.LiveDoctor;
-import io.ccm4j.doctor.ManifestException;
-import io.ccm4j.doctor.Manifests;
-import io.ccm4j.doctor.Rule;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.provider.local.LocalCloud;
 import io.ccm4j.provider.local.LocalCloudProviderFactory;
@@ -30,35 +20,21 @@ import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
-import io.ccm4j.simulator.kubelet.NodeSpec;
-import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.ccm4j.simulator.proxy.KubeProxyFleet;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.TaintBuilder;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -72,12 +48,12 @@ import picocli.CommandLine;
  * CCM manifest under test. When the scheduler binds a ccm4j pod to a node, the lab runs the real
  * manager in-process with that pod's arguments (with host-network semantics: without hostNetwork a
  * pod cannot start before its node's network is ready).
+ *
+ * <p>This class starts the clusters and the managers; the nodes are {@link LabNodes}', the play of
+ * the pods and the CNI {@link LabPodRuntime}'s, the verdict {@link BootstrapVerdict}'s.
  */
 public final class BootstrapLab {
 
-  private static final String NETWORK_NOT_READY =
-      "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady"
-          + " message:cni plugin not initialized";
   private static final String CNI_DAEMONSET =
       """
       apiVersion: apps/v1
@@ -101,9 +77,6 @@ public final class BootstrapLab {
               image: ccm4j/sim-cni:1
       """;
 
-  /** How long a load balancer may take to be provisioned and answer, once bootstrapped. */
-  private static final Duration TRAFFIC_BUDGET = Duration.ofSeconds(30);
-
   /** What to run. */
   public record Settings(int controlPlaneNodes, int workerNodes, Duration timeout) {}
 
@@ -111,11 +84,6 @@ public final class BootstrapLab {
   private final PrintStream out;
   private Timeline timeline = new Timeline();
   private final Map<String, CloudControllerManager> managers = new ConcurrentHashMap<>();
-  private final Set<String> startedPods = ConcurrentHashMap.newKeySet();
-  private final Set<String> cniNodes = ConcurrentHashMap.newKeySet();
-  private final Set<String> networkReady = ConcurrentHashMap.newKeySet();
-  private final Set<String> initialised = ConcurrentHashMap.newKeySet();
-  private final Set<String> reported = ConcurrentHashMap.newKeySet();
   private int managersWithoutElection;
   private final List<ManagerClients> managerClients =
       new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -133,12 +101,16 @@ public final class BootstrapLab {
   /** The infrastructure cluster, when the CCM under test runs the kubevirt provider; else null. */
   private KubeVirtInfrastructure kubevirt;
 
-  /** The files of the Secret volumes the lab mounts for the pods it runs (created when needed). */
-  private Path podFiles;
+  /** The simulated kubelets' container runtime and CNI. */
+  private final LabPodRuntime pods = new LabPodRuntime();
+
+  /** The nodes, their addresses and their instances in the sim cloud. */
+  private final LabNodes machines;
 
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
+    this.machines = new LabNodes(settings.controlPlaneNodes(), settings.workerNodes(), loopback);
   }
 
   public LabResult run(String scenario, String manifest) throws Exception {
@@ -261,104 +233,20 @@ public final class BootstrapLab {
     return infrastructure;
   }
 
-  /**
-   * Whether the CCM of the manifest creates the routes of the pod network (the Azure pattern): the
-   * lab's nodes then start NetworkUnavailable, as such a cluster's do until the routes exist.
-   */
-  private static boolean routedByTheCcm(String manifest) {
-    try {
-      return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
-          .anyMatch(CcmWorkload::createsRoutes);
-    } catch (ManifestException e) {
-      return false; // applying it reports what is wrong with it
-    }
-  }
-
-  /** NetworkUnavailable until the route controller has created each node's route. */
-  private void markNetworkUnavailable(KubernetesClient admin, List<String> nodes) {
-    for (String node : nodes) {
-      NodePatches.patchCondition(
-          admin,
-          node,
-          NodeConditions.NETWORK_UNAVAILABLE,
-          "True",
-          "NoRouteCreated",
-          "waiting for the route of the node's pod CIDR");
-      timeline.record(node, "NetworkUnavailable until its route exists (routes by the CCM)");
-    }
-  }
-
   private String cloudConfig() {
-    StringBuilder yaml = new StringBuilder("instances:\n");
-    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
-      yaml.append(
-          "  - {name: cp-%d, region: lab, zone: lab-%d, instanceType: sim.large, addresses: [%s]}\n"
-              .formatted(i, i % 3, controlPlaneIp(i)));
-    }
-    for (int i = 0; i < settings.workerNodes(); i++) {
-      yaml.append(
-          "  - {name: worker-%d, region: lab, zone: lab-%d, instanceType: sim.small, addresses: [%s]}\n"
-              .formatted(i, i % 3, workerIp(i)));
-    }
-    return yaml.toString();
+    return machines.cloudConfig();
   }
 
-  private String controlPlaneIp(int i) {
-    return loopback + "0." + (10 + i);
-  }
-
-  private String workerIp(int i) {
-    return loopback + "1." + (10 + i);
-  }
-
-  /**
-   * The nodes' kubelets, and on each a kube-proxy serving the node ports on the address the cloud
-   * gives the node (as kube-proxy's DaemonSet runs on the host network, tolerating every taint).
-   */
   private List<String> registerNodes(KubeletFleet kubelets, KubeProxyFleet proxies) {
-    List<String> names = new ArrayList<>();
-    for (int i = 0; i < settings.controlPlaneNodes(); i++) {
-      String name = "cp-" + i;
-      kubelets.register(
-          onVm(name, controlPlaneIp(i), false)
-              .withNotReady(NETWORK_NOT_READY)
-              // as kubeadm labels its control-plane nodes: no load balancer traffic to them
-              .withLabels(
-                  Map.of(
-                      WellKnownLabels.ROLE_CONTROL_PLANE,
-                      "",
-                      WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS,
-                      ""))
-              .withTaints(
-                  List.of(
-                      new TaintBuilder()
-                          .withKey(WellKnownTaints.CONTROL_PLANE)
-                          .withEffect("NoSchedule")
-                          .build())));
-      proxies.start(name, controlPlaneIp(i));
-      names.add(name);
-      timeline.record(name, "kubelet registered (uninitialized, network not ready)");
-    }
-    for (int i = 0; i < settings.workerNodes(); i++) {
-      String name = "worker-" + i;
-      kubelets.register(onVm(name, workerIp(i), true).withNotReady(NETWORK_NOT_READY));
-      proxies.start(name, workerIp(i));
-      names.add(name);
-      timeline.record(name, "kubelet registered (uninitialized, network not ready)");
-    }
-    return names;
+    return machines.register(kubelets, proxies, timeline, kubevirt);
   }
 
-  /**
-   * A node's kubelet; with the KubeVirt infrastructure, on the node's VM: the VM is started first
-   * and the kubelet's {@code --node-ip} is the address its VMI reports.
-   */
-  private NodeSpec onVm(String name, String ip, boolean worker) {
-    if (kubevirt == null) {
-      return NodeSpec.named(name);
-    }
-    kubevirt.startVm(name, ip, worker, worker ? "u1.small" : "u1.large");
-    return NodeSpec.named(name).withNodeIp(ip);
+  private static boolean routedByTheCcm(String manifest) {
+    return LabNodes.routedByTheCcm(manifest);
+  }
+
+  private void markNetworkUnavailable(KubernetesClient admin, List<String> nodes) {
+    LabNodes.markNetworkUnavailable(admin, nodes, timeline);
   }
 
   private static void apply(KubernetesClient admin, String yaml) {
@@ -368,151 +256,32 @@ public final class BootstrapLab {
     }
   }
 
+  /** Until the verdict: the pods and the CNI played, a bound CCM pod started as a manager. */
   private LabResult watch(
       String scenario, KubernetesClient admin, KubeletFleet kubelets, List<String> nodes)
       throws InterruptedException {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    long nextProgress = 0;
-    while (System.nanoTime() < deadline) {
-      runBoundPods(admin);
-      bringUpNetworks(admin, kubelets);
-      int ready = trackNodes(admin, nodes);
-      long active = managers.values().stream().filter(CloudControllerManager::isLeader).count();
-      if (active > 1
-          && admin.leases().inNamespace("kube-system").withName("cloud-controller-manager").get()
-              == null) {
-        double at = timeline.elapsedSeconds();
-        timeline.record("verdict", "collision");
-        return new LabResult(
-            scenario,
-            LabResult.COLLISION,
-            at,
-            List.of(
-                "%d cloud-controller-managers are active at once and none holds the Lease kube-system/cloud-controller-manager"
-                        .formatted(active)
-                    + " (%d run with --leader-elect=false): each initialises nodes and would program load balancers"
-                        .formatted(managersWithoutElection)
-                    + " and routes on its own."),
+    return new BootstrapVerdict(
+            settings.timeout(),
+            out,
             timeline,
-            Optional.empty());
-      }
-      if (ready == nodes.size() && initialised.size() == nodes.size()) {
-        double at = timeline.elapsedSeconds();
-        timeline.record("verdict", "bootstrapped");
-        return new LabResult(
-            scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline, checkTraffic(admin));
-      }
-      if (System.nanoTime() > nextProgress) {
-        List<Pod> ccmPods =
-            admin.pods().inNamespace("kube-system").list().getItems().stream()
-                .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
-                .toList();
-        out.printf(
-            "lab: %5.1f s  nodes initialised %d/%d, Ready %d/%d; CCM pods scheduled %d/%d, managers running %d;"
-                + " uninitialized taints left %d%n",
-            timeline.elapsedSeconds(),
-            initialised.size(),
-            nodes.size(),
-            ready,
-            nodes.size(),
-            ccmPods.stream().filter(p -> p.getSpec().getNodeName() != null).count(),
-            ccmPods.size(),
-            managers.size(),
-            nodes.size() - initialised.size());
-        nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-      }
-      Thread.sleep(200);
-    }
-    List<String> explanation = new ArrayList<>();
-    for (LiveDoctor.Observation observation :
-        new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
-            .diagnose()) {
-      if (observation.severity() == Rule.Severity.ERROR
-          && !observation.what().startsWith("node ")) {
-        explanation.add(observation.what() + ": " + observation.detail());
-      }
-    }
-    double at = timeline.elapsedSeconds();
-    timeline.record("verdict", "deadlocked");
-    return new LabResult(
-        scenario, LabResult.DEADLOCKED, at, explanation, timeline, Optional.empty());
+            kubevirt,
+            managers,
+            () -> managersWithoutElection,
+            () -> serviceControllerRuns,
+            () -> {
+              pods.runBoundPods(admin, timeline, pod -> startManager(admin, pod));
+              pods.bringUpNetworks(admin, kubelets, timeline);
+            })
+        .watch(scenario, admin, nodes);
   }
 
-  /**
-   * After the bootstrap, a request through a load balancer the CCM provisions must reach a node;
-   * not checked when no CCM runs the service controller ({@code --controllers} without it).
-   */
-  private Optional<LabResult.Traffic> checkTraffic(KubernetesClient admin)
-      throws InterruptedException {
-    if (!serviceControllerRuns) {
-      timeline.record("traffic", "not checked: no CCM runs the service controller");
-      return Optional.empty();
-    }
-    LabResult.Traffic traffic =
-        new TrafficCheck(
-                admin,
-                timeline,
-                TRAFFIC_BUDGET,
-                kubevirt == null ? TrafficCheck.Route.LOAD_BALANCER : kubevirt.route())
-            .run();
-    out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), traffic.summary());
-    return Optional.of(traffic);
+  private Optional<List<String>> mountSecrets(
+      KubernetesClient admin, Pod pod, Container container, List<String> args) {
+    return pods.mountSecrets(admin, pod, container, args, timeline);
   }
 
-  /**
-   * The simulated kubelets' container runtime: start what the scheduler bound, if its network
-   * allows.
-   */
-  private void runBoundPods(KubernetesClient admin) {
-    for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
-      String name = pod.getMetadata().getName();
-      String node = pod.getSpec().getNodeName();
-      if (node == null) {
-        recordUnschedulable(pod);
-        continue;
-      }
-      if (startedPods.contains(name)) {
-        continue;
-      }
-      boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
-      if (!hostNetwork && !networkReady.contains(node)) {
-        if (reported.add("waiting/" + name)) {
-          timeline.record(name, "bound to %s, waiting for the pod network".formatted(node));
-        }
-        continue;
-      }
-      startedPods.add(name);
-      admin
-          .pods()
-          .inNamespace("kube-system")
-          .withName(name)
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"},{\"type\":\"PodScheduled\",\"status\":\"True\"}]}}");
-      if (name.startsWith("sim-cni")) {
-        cniNodes.add(node);
-        timeline.record(node, "CNI pod running");
-      } else if (CcmWorkload.runsCcm(pod.getSpec())) {
-        startManager(admin, pod);
-      }
-    }
-  }
-
-  /** A pod the scheduler could not place, once, with the scheduler's words. */
-  private void recordUnschedulable(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return;
-    }
-    pod.getStatus().getConditions().stream()
-        .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
-        .filter(c -> "Unschedulable".equals(c.getReason()))
-        .findFirst()
-        .filter(c -> reported.add("pending/" + pod.getMetadata().getName()))
-        .ifPresent(
-            c ->
-                timeline.record(
-                    pod.getMetadata().getName(), "pending: the scheduler says: " + c.getMessage()));
+  private void deletePodFiles() {
+    pods.deletePodFiles();
   }
 
   /**
@@ -634,138 +403,5 @@ public final class BootstrapLab {
         "ccm4j manager started on %s%s"
             .formatted(
                 pod.getSpec().getNodeName(), election.isEmpty() ? " (no leader election)" : ""));
-  }
-
-  /**
-   * The simulated CNI: a node's network is ready once its CNI pod runs and the node has an address.
-   */
-  private void bringUpNetworks(KubernetesClient admin, KubeletFleet kubelets) {
-    for (String node : cniNodes) {
-      if (networkReady.contains(node)) {
-        continue;
-      }
-      Node current = admin.nodes().withName(node).get();
-      boolean hasAddress =
-          current != null
-              && current.getStatus().getAddresses() != null
-              && current.getStatus().getAddresses().stream()
-                  .anyMatch(a -> "InternalIP".equals(a.getType()));
-      if (hasAddress) {
-        networkReady.add(node);
-        SimulatedKubelet kubelet = kubelets.kubelet(node);
-        kubelet.setReady(true, "kubelet is posting ready status");
-        timeline.record(node, "network ready (CNI has the node address); kubelet Ready");
-      }
-    }
-  }
-
-  private static String label(Node node, String key) {
-    Map<String, String> labels = node.getMetadata().getLabels();
-    return labels == null ? "none" : labels.getOrDefault(key, "none");
-  }
-
-  /**
-   * The kubelet's part for Secret volumes: the Secret's keys become files of a directory of this
-   * machine, and the container's arguments name that directory instead of the mount path. Empty
-   * when a Secret is missing (the pod does not start).
-   */
-  private Optional<List<String>> mountSecrets(
-      KubernetesClient admin, Pod pod, Container container, List<String> args) {
-    List<String> mounted = new ArrayList<>(args);
-    String podName = pod.getMetadata().getName();
-    List<Volume> volumes =
-        pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
-    List<VolumeMount> mounts =
-        container.getVolumeMounts() == null ? List.of() : container.getVolumeMounts();
-    for (VolumeMount mount : mounts) {
-      Optional<Volume> volume =
-          volumes.stream()
-              .filter(v -> v.getName().equals(mount.getName()) && v.getSecret() != null)
-              .findFirst();
-      if (volume.isEmpty()) {
-        continue;
-      }
-      String secretName = volume.get().getSecret().getSecretName();
-      Secret secret =
-          admin.secrets().inNamespace(pod.getMetadata().getNamespace()).withName(secretName).get();
-      if (secret == null) {
-        timeline.record(
-            podName,
-            "cannot start: Secret %s of volume %s not found"
-                .formatted(secretName, mount.getName()));
-        return Optional.empty();
-      }
-      try {
-        Path dir = podFiles().resolve(podName).resolve(mount.getName());
-        Files.createDirectories(dir);
-        if (secret.getData() != null) {
-          for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
-            Files.write(dir.resolve(entry.getKey()), Base64.getDecoder().decode(entry.getValue()));
-          }
-        }
-        String mountPath = mount.getMountPath().replaceAll("/+$", "");
-        mounted.replaceAll(word -> word.replace(mountPath + "/", dir + "/"));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot write the files of Secret " + secretName, e);
-      }
-      timeline.record(
-          podName, "Secret %s mounted at %s".formatted(secretName, mount.getMountPath()));
-    }
-    return Optional.of(mounted);
-  }
-
-  private synchronized Path podFiles() throws IOException {
-    if (podFiles == null) {
-      podFiles = Files.createTempDirectory("ccm4j-lab-pods-");
-    }
-    return podFiles;
-  }
-
-  private synchronized void deletePodFiles() {
-    if (podFiles == null) {
-      return;
-    }
-    try (var paths = Files.walk(podFiles)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // a temporary directory left behind is harmless
-    }
-    podFiles = null;
-  }
-
-  /** Records initialisation and leadership; returns how many nodes are Ready. */
-  private int trackNodes(KubernetesClient admin, List<String> nodes) {
-    int ready = 0;
-    for (String name : nodes) {
-      Node node = admin.nodes().withName(name).get();
-      if (node == null) {
-        continue;
-      }
-      boolean tainted = Taints.hasKey(node, WellKnownTaints.UNINITIALIZED);
-      if (!tainted && initialised.add(name)) {
-        timeline.record(
-            name,
-            kubevirt == null
-                ? "initialised by the CCM (%s)".formatted(node.getSpec().getProviderID())
-                : "initialised from its VMI by the CCM (%s, zone %s, region %s)"
-                    .formatted(
-                        node.getSpec().getProviderID(),
-                        label(node, WellKnownLabels.ZONE),
-                        label(node, WellKnownLabels.REGION)));
-      }
-      boolean isReady =
-          node.getStatus().getConditions().stream()
-              .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-      if (isReady) {
-        ready++;
-      }
-    }
-    managers.forEach(
-        (pod, manager) -> {
-          if (manager.isLeader() && reported.add("leader/" + pod)) {
-            timeline.record(pod, "leads");
-          }
-        });
-    return ready;
   }
 }

@@ -8,9 +8,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link FaultsBenchmark}'s scenarios, small enough for the suite (issue 12); {@code ccm4j bench
- * faults} runs them at full size. Each prints what it measured and checks what must hold whatever
- * the machine: nothing lost, the Lease kept, the bounds respected. How fast is for the benchmark.
+ * {@link FaultsBenchmark}'s scenarios, small enough for the suite; {@code ccm4j bench faults} runs
+ * them at full size. Each prints what it measured and checks what must hold whatever the machine:
+ * nothing lost, the Lease kept, the bounds respected. How fast is for the benchmark.
  */
 class FaultsBenchmarkIT {
 

@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14, point 10: the report's timeline as a real browser lays it out — no label overlaps
- * another or leaves the chart, and no subject runs into the timeline — on a crowded bootstrap: long
- * pod names, bursts of moments a few milliseconds apart, moments at the chart's right edge. {@link
- * LabelLayoutTest} checks the placement rule itself without a browser; {@code LabIT} puts every
- * scenario's real report through the same browser check.
+ * The report's timeline as a real browser lays it out — no label overlaps another or leaves the
+ * chart, and no subject runs into the timeline — on a crowded bootstrap: long pod names, bursts of
+ * moments a few milliseconds apart, moments at the chart's right edge. {@link LabelLayoutTest}
+ * checks the placement rule itself without a browser; {@code LabIT} puts every scenario's real
+ * report through the same browser check.
  */
 class LabReportLayoutIT {
 

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 class LabelLayoutTest {
 
   /**
-   * Issue 14: the first lab report squeezed every event into one column with overlapping labels.
-   * Six long labels at almost the same moment, and some at the right edge: none overlaps another in
-   * its lane, none leaves the chart.
+   * The first lab report squeezed every event into one column with overlapping labels. Six long
+   * labels at almost the same moment, and some at the right edge: none overlaps another in its
+   * lane, none leaves the chart.
    */
   @Test
   void labelsNeverOverlapNorRunOffTheChart() {

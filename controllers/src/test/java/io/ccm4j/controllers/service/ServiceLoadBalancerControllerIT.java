@@ -711,9 +711,8 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
-   * Issue 12 #5: a provider upgrade or a changed cloud-config (another fingerprint) must reach the
-   * load balancers a previous leader ensured; their records vouch only for what they were ensured
-   * with.
+   * A provider upgrade or a changed cloud-config (another fingerprint) must reach the load
+   * balancers a previous leader ensured; their records vouch only for what they were ensured with.
    */
   @Test
   void failover_aProviderWithAnotherFingerprintEnsuresEveryLoadBalancerAgain() throws Exception {
@@ -753,8 +752,8 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
-   * Issue 12 #5: drift in the cloud (a load balancer deleted in the cloud's console) is corrected
-   * by the periodic re-ensure, spread over the resync period, without any change to the Service.
+   * Drift in the cloud (a load balancer deleted in the cloud's console) is corrected by the
+   * periodic re-ensure, spread over the resync period, without any change to the Service.
    */
   @Test
   void resync_aLoadBalancerDeletedInTheCloudIsEnsuredAgainWithinTheResyncPeriod() throws Exception {

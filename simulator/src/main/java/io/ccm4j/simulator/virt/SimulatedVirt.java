@@ -6,11 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,11 +18,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -46,7 +40,8 @@ import java.util.function.BooleanSupplier;
  * launcher pods carry KubeVirt's labels and readiness gate.
  *
  * <p>No controller loop runs: each method makes its changes before it returns, so a test decides
- * exactly when the infrastructure cluster changes.
+ * exactly when the infrastructure cluster changes. The launcher pods are {@link VirtLauncherPods}',
+ * the objects' shapes {@link VirtShapes}'.
  */
 public final class SimulatedVirt {
 
@@ -92,11 +87,13 @@ public final class SimulatedVirt {
   private final KubernetesClient infra;
   private final String namespace;
   private final Map<String, VirtualMachineSpec> specs = new LinkedHashMap<>();
+  private final VirtLauncherPods launcherPods;
 
   /** A simulated KubeVirt for the VMs of one infrastructure namespace (which must exist). */
   public SimulatedVirt(KubernetesClient infra, String namespace) {
     this.infra = infra;
     this.namespace = namespace;
+    this.launcherPods = new VirtLauncherPods(infra, namespace);
     installCrds(infra);
     // virt-launcher pods need the namespace's ServiceAccount, which no controller-manager makes.
     infra
@@ -192,9 +189,9 @@ public final class SimulatedVirt {
     specs.put(spec.name(), spec);
     if (spec.standalone()) {
       GenericKubernetesResource vmi = createVmi(spec, null);
-      Pod pod = createLauncherPod(spec, vmi);
+      Pod pod = launcherPods.create(spec, vmi);
       writeVmiStatus(spec.name(), "Running", spec.infraNode(), spec.ip());
-      markPodRunning(pod, spec.ip());
+      launcherPods.markRunning(pod, spec.ip());
       return;
     }
     GenericKubernetesResource vm =
@@ -210,18 +207,18 @@ public final class SimulatedVirt {
               .withLabels(spec.templateLabels())
               .withFinalizers(VM_CONTROLLER_FINALIZER)
               .build());
-      vm.setAdditionalProperty("spec", vmSpec(spec, "Always"));
+      vm.setAdditionalProperty("spec", VirtShapes.vmSpec(spec, "Always"));
       vm = infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).create();
     } else {
-      vm.setAdditionalProperty("spec", vmSpec(spec, "Always"));
+      vm.setAdditionalProperty("spec", VirtShapes.vmSpec(spec, "Always"));
       vm = infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
     }
     GenericKubernetesResource vmi = createVmi(spec, vm);
-    Pod pod = createLauncherPod(spec, vmi);
+    Pod pod = launcherPods.create(spec, vmi);
     // virt-handler reports the VMI running on the node with the launcher pod's address.
     writeVmiStatus(spec.name(), "Running", spec.infraNode(), spec.ip());
     writeVmStatus(spec.name(), "Running", true, true);
-    markPodRunning(pod, spec.ip());
+    launcherPods.markRunning(pod, spec.ip());
   }
 
   /**
@@ -231,11 +228,11 @@ public final class SimulatedVirt {
   public synchronized void stop(String name) {
     if (specs.get(name).standalone()) {
       writeVmiStatus(name, "Succeeded", specs.get(name).infraNode(), specs.get(name).ip());
-      deletePod(name);
+      launcherPods.delete(name);
       return;
     }
     GenericKubernetesResource vm = vm(name);
-    vm.setAdditionalProperty("spec", vmSpec(specs.get(name), "Halted"));
+    vm.setAdditionalProperty("spec", VirtShapes.vmSpec(specs.get(name), "Halted"));
     infra.genericKubernetesResources(VMS).inNamespace(namespace).resource(vm).update();
     deleteVmi(name);
     writeVmStatus(name, "Stopped", false, false);
@@ -294,7 +291,7 @@ public final class SimulatedVirt {
                   .get()
               != null) {
         writeVmiStatus(spec.name(), "Failed", spec.infraNode(), spec.ip());
-        for (Pod pod : launcherPods(spec.name())) {
+        for (Pod pod : launcherPods.of(spec.name())) {
           pod.getStatus().getConditions().stream()
               .filter(c -> "Ready".equals(c.getType()) || "ContainersReady".equals(c.getType()))
               .forEach(c -> c.setStatus("False"));
@@ -313,8 +310,8 @@ public final class SimulatedVirt {
   /** The VMI now reports {@code ips} on its default interface (a new address, or none). */
   public synchronized void setVmiAddresses(String name, List<String> ips) {
     GenericKubernetesResource vmi = vmi(name);
-    Map<String, Object> status = status(vmi);
-    status.put("interfaces", List.of(defaultInterface(ips)));
+    Map<String, Object> status = VirtShapes.status(vmi);
+    status.put("interfaces", List.of(VirtShapes.defaultInterface(ips)));
     vmi.setAdditionalProperty("status", status);
     infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).update();
   }
@@ -343,88 +340,27 @@ public final class SimulatedVirt {
             .withNamespace(namespace)
             .withLabels(labels)
             .withAnnotations(annotations)
-            .withOwnerReferences(vm == null ? List.of() : List.of(owner(vm)))
+            .withOwnerReferences(vm == null ? List.of() : List.of(VirtShapes.owner(vm)))
             .withFinalizers(
                 vm == null
                     ? List.of(VMI_FINALIZER)
                     : List.of(VM_CONTROLLER_FINALIZER, VMI_FINALIZER))
             .build());
-    vmi.setAdditionalProperty("spec", vmiSpec(spec));
+    vmi.setAdditionalProperty("spec", VirtShapes.vmiSpec(spec));
     vmi = infra.genericKubernetesResources(VMIS).inNamespace(namespace).resource(vmi).create();
     writeVmiStatus(spec.name(), "Scheduling", "", null);
     return vmi;
   }
 
-  private Pod createLauncherPod(VirtualMachineSpec spec, GenericKubernetesResource vmi) {
-    Map<String, String> labels = new LinkedHashMap<>(spec.templateLabels());
-    labels.put(VIRT_LAUNCHER_LABEL, "virt-launcher");
-    labels.put(VM_NAME_LABEL, spec.name());
-    labels.put(CREATED_BY_LABEL, vmi.getMetadata().getUid());
-    return infra
-        .pods()
-        .inNamespace(namespace)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(launcherPodName(spec.name()))
-                .withNamespace(namespace)
-                .withLabels(labels)
-                .withOwnerReferences(owner(vmi))
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(spec.infraNode())
-                .withAutomountServiceAccountToken(false)
-                .addNewReadinessGate()
-                .withConditionType(UNPAUSED_READINESS_GATE)
-                .endReadinessGate()
-                .addNewContainer()
-                .withName("compute")
-                .withImage("quay.io/kubevirt/virt-launcher:simulated")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
-  }
-
-  private void markPodRunning(Pod pod, String ip) {
-    Pod current = infra.pods().resource(pod).get();
-    String now = Instant.now().toString();
-    current.setStatus(
-        new PodStatusBuilder()
-            .withPhase("Running")
-            .withPodIP(ip)
-            .addNewPodIP()
-            .withIp(ip)
-            .endPodIP()
-            .withStartTime(now)
-            .addNewCondition()
-            .withType("Ready")
-            .withStatus("True")
-            .withLastTransitionTime(now)
-            .endCondition()
-            .addNewCondition()
-            .withType("ContainersReady")
-            .withStatus("True")
-            .withLastTransitionTime(now)
-            .endCondition()
-            .addNewCondition()
-            .withType(UNPAUSED_READINESS_GATE)
-            .withStatus("True")
-            .withLastTransitionTime(now)
-            .endCondition()
-            .build());
-    infra.pods().resource(current).updateStatus();
-  }
-
   private void writeVmiStatus(String name, String phase, String nodeName, String ip) {
     GenericKubernetesResource vmi = vmi(name);
-    Map<String, Object> status = status(vmi);
+    Map<String, Object> status = VirtShapes.status(vmi);
     status.put("phase", phase);
     if (nodeName != null && !nodeName.isEmpty()) {
       status.put("nodeName", nodeName);
     }
     if (ip != null) {
-      status.put("interfaces", List.of(defaultInterface(List.of(ip))));
+      status.put("interfaces", List.of(VirtShapes.defaultInterface(List.of(ip))));
     }
     status.put(
         "conditions",
@@ -443,7 +379,7 @@ public final class SimulatedVirt {
 
   private void writeVmStatus(String name, String printableStatus, boolean ready, boolean created) {
     GenericKubernetesResource vm = vm(name);
-    Map<String, Object> status = status(vm);
+    Map<String, Object> status = VirtShapes.status(vm);
     status.put("printableStatus", printableStatus);
     status.put("ready", ready);
     status.put("created", created);
@@ -460,27 +396,15 @@ public final class SimulatedVirt {
     GenericKubernetesResource vmi =
         infra.genericKubernetesResources(VMIS).inNamespace(namespace).withName(name).get();
     if (vmi != null) {
-      String phase = String.valueOf(status(vmi).get("phase"));
+      String phase = String.valueOf(VirtShapes.status(vmi).get("phase"));
       if (!"Succeeded".equals(phase) && !"Failed".equals(phase)) {
         VirtualMachineSpec spec = specs.get(name);
         writeVmiStatus(name, "Succeeded", spec.infraNode(), spec.ip());
       }
     }
-    deletePod(name);
+    launcherPods.delete(name);
     removeFinalizers(VMIS, name);
     awaitGone(VMIS, name);
-  }
-
-  private void deletePod(String name) {
-    infra.pods().inNamespace(namespace).withLabel(VM_NAME_LABEL, name).withGracePeriod(0).delete();
-    // No kubelet runs here: wait until the API server has removed it.
-    await(
-        () -> launcherPods(name).isEmpty(),
-        "virt-launcher pod of " + namespace + "/" + name + " was not deleted");
-  }
-
-  private List<Pod> launcherPods(String name) {
-    return infra.pods().inNamespace(namespace).withLabel(VM_NAME_LABEL, name).list().getItems();
   }
 
   private void removeFinalizers(ResourceDefinitionContext kind, String name) {
@@ -501,7 +425,7 @@ public final class SimulatedVirt {
   }
 
   /** No garbage collector runs here: a deletion is waited for, at most 30 s. */
-  private static void await(BooleanSupplier done, String failure) {
+  static void await(BooleanSupplier done, String failure) {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!done.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -532,82 +456,5 @@ public final class SimulatedVirt {
       throw new IllegalArgumentException("no VirtualMachine " + namespace + "/" + name);
     }
     return vm;
-  }
-
-  private static Map<String, Object> vmSpec(VirtualMachineSpec spec, String runStrategy) {
-    Map<String, Object> vmSpec = new LinkedHashMap<>();
-    vmSpec.put("runStrategy", runStrategy);
-    if (spec.instanceType() != null) {
-      vmSpec.put(
-          "instancetype",
-          Map.of(
-              "name",
-              spec.instanceType(),
-              "kind",
-              spec.namespacedInstanceType()
-                  ? "VirtualMachineInstancetype"
-                  : "VirtualMachineClusterInstancetype"));
-    }
-    vmSpec.put(
-        "template",
-        Map.of(
-            "metadata", Map.of("labels", spec.templateLabels()),
-            "spec", vmiSpec(spec)));
-    return vmSpec;
-  }
-
-  private static Map<String, Object> vmiSpec(VirtualMachineSpec spec) {
-    Map<String, Object> vmiSpec = new LinkedHashMap<>();
-    vmiSpec.put(
-        "domain",
-        Map.of(
-            "devices",
-                Map.of("interfaces", List.of(Map.of("name", "default", "masquerade", Map.of()))),
-            "resources", Map.of("requests", Map.of("memory", "1Gi"))));
-    vmiSpec.put("networks", List.of(Map.of("name", "default", "pod", Map.of())));
-    if (spec.hostname() != null) {
-      vmiSpec.put("hostname", spec.hostname());
-    }
-    return vmiSpec;
-  }
-
-  private static Map<String, Object> defaultInterface(List<String> ips) {
-    Map<String, Object> entry = new LinkedHashMap<>();
-    entry.put("name", "default");
-    entry.put("interfaceName", "eth0");
-    entry.put("infoSource", "domain, guest-agent");
-    if (!ips.isEmpty()) {
-      entry.put("ipAddress", ips.get(0));
-    }
-    entry.put("ipAddresses", new ArrayList<>(ips));
-    return entry;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> status(GenericKubernetesResource resource) {
-    Object status = resource.getAdditionalProperties().get("status");
-    return status instanceof Map<?, ?> map
-        ? new LinkedHashMap<>((Map<String, Object>) map)
-        : new LinkedHashMap<>();
-  }
-
-  private static OwnerReference owner(HasMetadata owner) {
-    return new OwnerReferenceBuilder()
-        .withApiVersion(owner.getApiVersion())
-        .withKind(owner.getKind())
-        .withName(owner.getMetadata().getName())
-        .withUid(owner.getMetadata().getUid())
-        .withController(true)
-        .withBlockOwnerDeletion(true)
-        .build();
-  }
-
-  private static String launcherPodName(String vmName) {
-    String chars = "bcdfghjklmnpqrstvwxz2456789";
-    StringBuilder suffix = new StringBuilder();
-    for (int i = 0; i < 5; i++) {
-      suffix.append(chars.charAt(ThreadLocalRandom.current().nextInt(chars.length())));
-    }
-    return "virt-launcher-" + vmName + "-" + suffix;
   }
 }
