@@ -85,22 +85,25 @@ public final class CcmFlags {
 
   /**
    * Whether {@code --controllers} (upstream's syntax: {@code *}, {@code name}, {@code -name};
-   * default {@code *}) runs the controller known by any of {@code names} (its name and aliases).
+   * default {@code *}) runs the controller known by any of {@code names} (its name and aliases):
+   * the first entry naming it decides, else {@code *} (A7, as ccm4j's own {@code
+   * ControllerSelection}). Names of other CCMs' controllers are passed over, not refused.
    */
   public static boolean runsController(List<String> words, Set<String> names) {
     List<String> selection =
         value(words, "--controllers").map(v -> List.of(v.split(","))).orElse(List.of("*"));
-    boolean enabled = false;
+    boolean star = false;
     for (String item : selection) {
       String name = item.trim();
+      if (names.contains(name)) {
+        return true;
+      }
       if (name.startsWith("-") && names.contains(name.substring(1))) {
         return false;
       }
-      if (name.equals("*") || names.contains(name)) {
-        enabled = true;
-      }
+      star |= name.equals("*");
     }
-    return enabled;
+    return star;
   }
 
   private static boolean isFlag(String word) {

@@ -1,6 +1,8 @@
 package io.ccm4j.doctor;
 
 import com.fasterxml.jackson.databind.JsonMappingException;
+import io.ccm4j.controllers.ControllerDescriptor;
+import io.ccm4j.controllers.Controllers;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -373,15 +375,21 @@ public record CcmWorkload(
    * uninitialized taint.
    */
   public boolean initialisesNodes() {
-    return ccmWords().stream()
-        .anyMatch(
-            words -> CcmFlags.runsController(words, Set.of("cloud-node", "cloud-node-controller")));
+    return ccmWords().stream().anyMatch(words -> runs(words, Controllers.CLOUD_NODE));
+  }
+
+  /** Whether its {@code --controllers} runs the route controller (whatever its other flags). */
+  public boolean runsRouteController() {
+    return ccmWords().stream().anyMatch(words -> runs(words, Controllers.NODE_ROUTE));
   }
 
   /** Whether it hands out pod CIDRs ({@code --allocate-node-cidrs}): the CNI then waits for it. */
   public boolean allocatesNodeCidrs() {
     return ccmWords().stream()
-        .anyMatch(words -> CcmFlags.bool(words, "--allocate-node-cidrs", false));
+        .anyMatch(
+            words ->
+                CcmFlags.bool(words, "--allocate-node-cidrs", false)
+                    && runs(words, Controllers.NODE_IPAM));
   }
 
   /**
@@ -395,8 +403,12 @@ public record CcmWorkload(
             words ->
                 CcmFlags.bool(words, "--allocate-node-cidrs", false)
                     && CcmFlags.bool(words, "--configure-cloud-routes", true)
-                    && CcmFlags.runsController(
-                        words, Set.of("route", "route-controller", "node-route-controller")));
+                    && runs(words, Controllers.NODE_ROUTE));
+  }
+
+  /** Whether the words' {@code --controllers} runs the controller, by its name or alias. */
+  private static boolean runs(List<String> words, ControllerDescriptor controller) {
+    return CcmFlags.runsController(words, Set.of(controller.name(), controller.alias()));
   }
 
   private List<List<String>> ccmWords() {

@@ -2,11 +2,14 @@ package io.ccm4j.doctor;
 
 import static io.ccm4j.doctor.PodSpecs.CONTROL_PLANE;
 import static io.ccm4j.doctor.PodSpecs.NETWORK_UNAVAILABLE;
+import static io.ccm4j.doctor.PodSpecs.NOT_READY_NO_EXECUTE;
+import static io.ccm4j.doctor.PodSpecs.NOT_READY_NO_SCHEDULE;
 import static io.ccm4j.doctor.PodSpecs.UNINITIALIZED;
 import static io.ccm4j.doctor.PodSpecs.hasHostnameAntiAffinity;
 import static io.ccm4j.doctor.PodSpecs.hasRequiredHostnameAntiAffinity;
 import static io.ccm4j.doctor.PodSpecs.mayRunTwo;
 import static io.ccm4j.doctor.PodSpecs.missingNotReadyTolerations;
+import static io.ccm4j.doctor.PodSpecs.nearMisses;
 import static io.ccm4j.doctor.PodSpecs.placement;
 import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
@@ -14,6 +17,7 @@ import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.util.ArrayList;
@@ -81,29 +85,122 @@ final class Checks {
    * A finding, with its severity and wording for this workload where they depend on it: a missing
    * not-ready toleration deadlocks only when the CCM is on the CNI's critical path (it needs the
    * pod network, or hands out the pod CIDRs or routes the CNI waits for); otherwise it delays the
-   * CCM until the CNI is up. The message names the effects that are missing.
+   * CCM until the CNI is up. Host networking and the not-ready toleration break the bootstrap only
+   * when this CCM initialises nodes or hands out what the CNI waits for. A toleration naming the
+   * taint that still does not match it is said so, with why.
    */
   static Finding finding(CcmWorkload workload, Rule rule) {
-    if (rule != Rule.TOLERATE_NOT_READY) {
-      return Finding.of(workload, rule);
-    }
     PodSpec pod = workload.pod();
-    boolean onCniPath =
-        !Boolean.TRUE.equals(pod.getHostNetwork())
-            || workload.allocatesNodeCidrs()
-            || workload.createsRoutes();
-    String consequence =
+    return switch (rule) {
+      case TOLERATE_UNINITIALIZED ->
+          withNearMisses(workload, rule, rule.severity(), rule.consequence(), UNINITIALIZED);
+      case TOLERATE_NETWORK_UNAVAILABLE ->
+          withNearMisses(workload, rule, rule.severity(), rule.consequence(), NETWORK_UNAVAILABLE);
+      case TOLERATE_CONTROL_PLANE ->
+          withNearMisses(workload, rule, rule.severity(), rule.consequence(), CONTROL_PLANE);
+      case TOLERATE_NOT_READY -> notReady(workload);
+      case HOST_NETWORK -> {
+        if (onBootstrapPath(workload)) {
+          yield Finding.of(workload, rule);
+        }
+        yield Finding.of(
+            workload,
+            rule,
+            Rule.Severity.WARNING,
+            NOT_INITIALISING
+                + " without host networking it only starts once the CNI is up, and needs the pod"
+                + " network to reach the cloud and the API server: slower, not a deadlock.");
+      }
+      case CONTROL_PLANE_PLACEMENT ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              rule.consequence(),
+              tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+      case ROLLING_UPDATE ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              placement(pod) == Placement.ANYWHERE
+                  ? rule.consequence()
+                  : rule.consequence()
+                      + " The pod runs on control-plane nodes only: with one control-plane node, one"
+                      + " replica is already that many.");
+      default -> Finding.of(workload, rule);
+    };
+  }
+
+  private static final String NOT_INITIALISING =
+      "This CCM does not initialise nodes (--controllers leaves out cloud-node) and hands out no pod"
+          + " CIDRs or routes, so nothing a new node needs waits for it:";
+
+  private static final String THEN_TOLERATE =
+      " Control-plane nodes carry node-role.kubernetes.io/control-plane:NoSchedule: then tolerate"
+          + " it too (tolerating only node-role.kubernetes.io/master, the taint before Kubernetes"
+          + " 1.25, is not enough).";
+
+  /**
+   * Whether this CCM can hold up a new node: it initialises nodes, or hands out the pod CIDRs or
+   * routes the CNI waits for.
+   */
+  private static boolean onBootstrapPath(CcmWorkload workload) {
+    return workload.initialisesNodes() || workload.allocatesNodeCidrs() || workload.createsRoutes();
+  }
+
+  private static Finding withNearMisses(
+      CcmWorkload workload,
+      Rule rule,
+      Rule.Severity severity,
+      String consequence,
+      Taint... taints) {
+    StringBuilder text = new StringBuilder(consequence);
+    for (Taint taint : taints) {
+      for (String miss : nearMisses(workload.pod(), taint)) {
+        text.append(' ').append(miss);
+      }
+    }
+    return Finding.of(workload, rule, severity, text.toString());
+  }
+
+  private static Finding notReady(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    boolean hostNetwork = Boolean.TRUE.equals(pod.getHostNetwork());
+    boolean handsOut = workload.allocatesNodeCidrs() || workload.createsRoutes();
+    String start =
         "It does not tolerate "
             + String.join(" nor ", missingNotReadyTolerations(workload))
-            + "; new nodes are not ready until the CNI runs. "
+            + "; new nodes are not ready until the CNI runs. ";
+    if (!onBootstrapPath(workload)) {
+      return withNearMisses(
+          workload,
+          Rule.TOLERATE_NOT_READY,
+          Rule.Severity.WARNING,
+          start + NOT_INITIALISING + " it only starts once the CNI has: slower, not a deadlock.",
+          NOT_READY_NO_SCHEDULE,
+          NOT_READY_NO_EXECUTE);
+    }
+    boolean onCniPath = !hostNetwork || handsOut;
+    String consequence =
+        start
             + (onCniPath
                 ? "The CNI waits for this CCM (it needs the pod network, or gives the pod CIDRs or"
                     + " routes the CNI waits for): deadlock."
-                : "The CCM runs on the host network and hands out no pod CIDRs or routes, so it"
-                    + " only starts once the CNI has: slower, not a deadlock, unless the CNI waits"
-                    + " for the node addresses this CCM sets (some do, to pick the node's IP): then"
-                    + " it is one.");
-    return Finding.of(
-        workload, rule, onCniPath ? Rule.Severity.ERROR : Rule.Severity.WARNING, consequence);
+                : "The CCM runs on the host network and hands out no pod CIDRs"
+                    + (workload.runsRouteController()
+                        ? " (so its route controller, which routes only the pod CIDRs of"
+                            + " --allocate-node-cidrs, creates none)"
+                        : " or routes")
+                    + ", so it only starts once the CNI has: slower, not a deadlock, unless the CNI"
+                    + " waits for the node addresses this CCM sets (some do, to pick the node's"
+                    + " IP): then it is one.");
+    return withNearMisses(
+        workload,
+        Rule.TOLERATE_NOT_READY,
+        onCniPath ? Rule.Severity.ERROR : Rule.Severity.WARNING,
+        consequence,
+        NOT_READY_NO_SCHEDULE,
+        NOT_READY_NO_EXECUTE);
   }
 }

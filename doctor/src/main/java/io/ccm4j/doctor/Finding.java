@@ -22,6 +22,12 @@ public record Finding(
 
   /** With the severity and consequence this workload gives the rule. */
   static Finding of(CcmWorkload workload, Rule rule, Rule.Severity severity, String consequence) {
+    return of(workload, rule, severity, consequence, rule.fix());
+  }
+
+  /** With the severity, consequence and fix this workload gives the rule. */
+  static Finding of(
+      CcmWorkload workload, Rule rule, Rule.Severity severity, String consequence, String fix) {
     return new Finding(
         workload.source().file().toString(),
         workload.source().line(),
@@ -32,6 +38,6 @@ public record Finding(
         rule.source().title(),
         rule.source().url(),
         consequence,
-        rule.fix());
+        fix);
   }
 }

@@ -9,6 +9,7 @@ import static io.ccm4j.doctor.PodSpecs.hasHostnameAntiAffinity;
 import static io.ccm4j.doctor.PodSpecs.mayRunTwo;
 import static io.ccm4j.doctor.PodSpecs.placement;
 import static io.ccm4j.doctor.PodSpecs.requiredNodeSelectorTerms;
+import static io.ccm4j.doctor.PodSpecs.requiresLabel;
 import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
@@ -122,10 +124,11 @@ final class Fixes {
   }
 
   /**
-   * Requires the control-plane label, in each of the pod's required node terms (ORed; their
-   * expressions ANDed), or in one new term. Not the master label: every cluster since 1.24 has the
-   * control-plane label, and the API server warns about a selector on the master label. A selector
-   * on the master label alone is dropped: the affinity replaces it.
+   * Requires the control-plane label in each of the pod's required node terms (ORed; their
+   * expressions ANDed), or in one new term, a requirement on the master label becoming one on the
+   * control-plane label ({@code Exists}). Not the master label: every cluster since 1.24 has the
+   * control-plane label, and the API server warns about a selector on the master label. A
+   * nodeSelector on the master label is dropped: the affinity replaces it.
    */
   static void placeOnControlPlane(PodSpec pod) {
     if (pod.getNodeSelector() != null
@@ -137,14 +140,23 @@ final class Fixes {
     List<NodeSelectorTerm> existing = requiredNodeSelectorTerms(pod);
     List<NodeSelectorTerm> terms = new ArrayList<>();
     for (NodeSelectorTerm base : existing.isEmpty() ? List.of(new NodeSelectorTerm()) : existing) {
-      terms.add(
-          new NodeSelectorTermBuilder(base)
-              .addToMatchExpressions(
-                  new NodeSelectorRequirementBuilder()
-                      .withKey(WellKnownLabels.ROLE_CONTROL_PLANE)
-                      .withOperator("Exists")
-                      .build())
-              .build());
+      List<NodeSelectorRequirement> expressions =
+          new ArrayList<>(
+              base.getMatchExpressions() == null ? List.of() : base.getMatchExpressions());
+      expressions.removeIf(r -> r != null && WellKnownLabels.ROLE_MASTER.equals(r.getKey()));
+      if (expressions.stream()
+          .noneMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))) {
+        expressions.add(
+            new NodeSelectorRequirementBuilder()
+                .withKey(WellKnownLabels.ROLE_CONTROL_PLANE)
+                .withOperator("Exists")
+                .build());
+      }
+      NodeSelectorTerm term =
+          new NodeSelectorTermBuilder(base).withMatchExpressions(expressions).build();
+      if (!terms.contains(term)) {
+        terms.add(term);
+      }
     }
     pod.setAffinity(
         new AffinityBuilder(affinityOf(pod))

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * What a CCM workload's pod spec says: which taints it tolerates, where its node selection lets it
@@ -61,10 +60,6 @@ final class PodSpecs {
           .withEffect(WellKnownTaints.EFFECT_NO_SCHEDULE)
           .build();
 
-  /** The labels that mark a control-plane node, either of which places the CCM there. */
-  static final Set<String> CONTROL_PLANE_LABELS =
-      Set.of(WellKnownLabels.ROLE_CONTROL_PLANE, WellKnownLabels.ROLE_MASTER);
-
   /** Where a pod's node selection lets it run. */
   enum Placement {
     CONTROL_PLANE,
@@ -102,31 +97,90 @@ final class PodSpecs {
   }
 
   /**
-   * A nodeSelector on a control-plane role label, or a required node affinity each of whose terms
-   * asks for one ({@code Exists} or {@code In}).
+   * Why each toleration naming the taint's key still does not tolerate it (the real rules: {@code
+   * Exists} matches any value, {@code Equal} (the default) only the taint's value, an empty effect
+   * every effect), one sentence each; empty when none names the key.
+   */
+  static List<String> nearMisses(PodSpec pod, Taint taint) {
+    List<Toleration> tolerations = pod.getTolerations() == null ? List.of() : pod.getTolerations();
+    List<String> misses = new ArrayList<>();
+    for (Toleration t : tolerations) {
+      if (t == null || !taint.getKey().equals(t.getKey()) || Tolerations.tolerates(t, taint)) {
+        continue;
+      }
+      String operator =
+          t.getOperator() == null || t.getOperator().isEmpty() ? "Equal" : t.getOperator();
+      String effect = t.getEffect() == null || t.getEffect().isEmpty() ? "" : t.getEffect();
+      String value = t.getValue() == null ? "" : t.getValue();
+      String taintValue = taint.getValue() == null ? "" : taint.getValue();
+      String why;
+      if (!operator.equals("Equal") && !operator.equals("Exists")) {
+        why = "operator " + operator + " is neither Equal nor Exists";
+      } else if (!effect.isEmpty() && !effect.equals(taint.getEffect())) {
+        why = "the taint's effect is " + taint.getEffect();
+      } else {
+        why =
+            taintValue.isEmpty()
+                ? "the taint's value is empty"
+                : "the taint's value is \"" + taintValue + "\"";
+      }
+      misses.add(
+          "It tolerates %s%s:%s with operator %s, but %s, so it does not match (operator: Exists"
+                  .formatted(
+                      t.getKey(),
+                      value.isEmpty() ? "" : "=" + value,
+                      effect.isEmpty() ? "(all effects)" : effect,
+                      operator,
+                      why)
+              + " matches any value).");
+    }
+    return misses;
+  }
+
+  /**
+   * Where the nodeSelector and the required node affinity (ANDed) let the pod run. A term (the
+   * terms ORed) asking for the master label ({@code Exists} or {@code In}, whatever else it asks)
+   * is master-only: no node of a current cluster has it; one asking for the control-plane label
+   * alone places the pod on control-plane nodes; any other term lets it run anywhere. Preferred
+   * node affinity is only a preference and is not read.
    */
   static Placement placement(PodSpec pod) {
     Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
+    Placement byAffinity = affinityPlacement(requiredNodeSelectorTerms(pod));
+    if (selector.containsKey(WellKnownLabels.ROLE_MASTER) || byAffinity == Placement.MASTER_ONLY) {
+      return Placement.MASTER_ONLY;
+    }
     if (selector.containsKey(WellKnownLabels.ROLE_CONTROL_PLANE)) {
       return Placement.CONTROL_PLANE;
     }
-    if (selector.containsKey(WellKnownLabels.ROLE_MASTER)) {
-      return Placement.MASTER_ONLY;
-    }
-    List<NodeSelectorTerm> terms = requiredNodeSelectorTerms(pod);
-    boolean everyTermOnControlPlane =
-        !terms.isEmpty()
-            && terms.stream()
-                .allMatch(
-                    term ->
-                        term.getMatchExpressions() != null
-                            && term.getMatchExpressions().stream()
-                                .anyMatch(PodSpecs::requiresControlPlaneLabel));
-    return everyTermOnControlPlane ? Placement.CONTROL_PLANE : Placement.ANYWHERE;
+    return byAffinity;
   }
 
-  static boolean requiresControlPlaneLabel(NodeSelectorRequirement requirement) {
-    return CONTROL_PLANE_LABELS.contains(requirement.getKey())
+  private static Placement affinityPlacement(List<NodeSelectorTerm> terms) {
+    if (terms.isEmpty()) {
+      return Placement.ANYWHERE;
+    }
+    List<Placement> each = terms.stream().map(PodSpecs::termPlacement).toList();
+    if (each.contains(Placement.ANYWHERE)) {
+      return Placement.ANYWHERE;
+    }
+    return each.contains(Placement.CONTROL_PLANE) ? Placement.CONTROL_PLANE : Placement.MASTER_ONLY;
+  }
+
+  private static Placement termPlacement(NodeSelectorTerm term) {
+    List<NodeSelectorRequirement> expressions =
+        term.getMatchExpressions() == null ? List.of() : term.getMatchExpressions();
+    if (expressions.stream().anyMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_MASTER))) {
+      return Placement.MASTER_ONLY;
+    }
+    return expressions.stream().anyMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))
+        ? Placement.CONTROL_PLANE
+        : Placement.ANYWHERE;
+  }
+
+  static boolean requiresLabel(NodeSelectorRequirement requirement, String key) {
+    return requirement != null
+        && key.equals(requirement.getKey())
         && ("Exists".equals(requirement.getOperator()) || "In".equals(requirement.getOperator()));
   }
 

@@ -64,8 +64,9 @@ public enum Rule {
       "The pod selects only node-role.kubernetes.io/master, a label kubeadm no longer sets since"
           + " Kubernetes 1.24 (and its taint since 1.25): on the clusters users run no node matches"
           + " and the pod never schedules.",
-      "Select control-plane nodes: a required node affinity with two terms,"
-          + " node-role.kubernetes.io/control-plane Exists or node-role.kubernetes.io/master Exists."),
+      "Select control-plane nodes: node-role.kubernetes.io/control-plane Exists in place of"
+          + " node-role.kubernetes.io/master, in the required node affinity (a nodeSelector on the"
+          + " master label becomes that affinity)."),
   ANTI_AFFINITY(
       "anti-affinity",
       Severity.WARNING,
@@ -78,7 +79,7 @@ public enum Rule {
       Source.CHICKEN_AND_EGG,
       "Host networking, or one replica per node (required anti-affinity), and a rolling update that"
           + " surges: the new pod needs a node where the old one's port or place is free, and with as"
-          + " many eligible nodes as replicas (one control-plane node) it has none; the rollout hangs.",
+          + " many eligible nodes as replicas it has none; the rollout hangs.",
       "Set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1."),
   SCALABLE_WORKLOAD(
       "scalable-workload",

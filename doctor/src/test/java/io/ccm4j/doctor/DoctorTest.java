@@ -659,4 +659,260 @@ class DoctorTest {
 
     assertThat(Doctor.examine(yaml(generated))).extracting(Finding::name).containsOnly("ccm-");
   }
+
+  /**
+   * One replica, rolled out one at a time, with this pod spec (flow YAML, may be empty) and these
+   * arguments: no host networking unless the pod spec says so.
+   */
+  private static String single(String pod, String args) {
+    return """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {replicas: 1, %s, selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {%s containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim, %s]}]}}}
+        """
+        .formatted(ONE_AT_A_TIME, pod.isEmpty() ? "" : pod + ",", args);
+  }
+
+  private static Finding only(List<Finding> findings, String rule) {
+    return findings.stream().filter(f -> f.rule().equals(rule)).findFirst().orElseThrow();
+  }
+
+  /**
+   * The required node affinity is read like the nodeSelector: a term (terms ORed, expressions
+   * ANDed) on the master label is master-only, however the label is asked for; a control-plane term
+   * next to it is enough; a preferred affinity is only a preference.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "master Exists            | {matchExpressions: [{key: node-role.kubernetes.io/master, operator: Exists}]}                      |        | master-selector",
+        "master In ''             | {matchExpressions: [{key: node-role.kubernetes.io/master, operator: In, values: ['']}]}              |        | master-selector",
+        "master In true           | {matchExpressions: [{key: node-role.kubernetes.io/master, operator: In, values: ['true']}]}          |        | master-selector",
+        "master AND control-plane | {matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: Exists}, {key: node-role.kubernetes.io/master, operator: Exists}]} | | master-selector",
+        "master OR control-plane  | {matchExpressions: [{key: node-role.kubernetes.io/master, operator: Exists}]}, {matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]} | |",
+        "preferred master         | {matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]}               | preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: node-role.kubernetes.io/master, operator: Exists}]}}] |",
+      })
+  void aRequiredNodeAffinityOnTheMasterLabelIsMasterOnlyAndTheFixRewritesIt(
+      String name, String terms, String preferred, String expected) throws Exception {
+    String nodeAffinity =
+        "nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: ["
+            + terms
+            + "]}"
+            + (preferred == null ? "" : ", " + preferred)
+            + "}";
+    String manifest =
+        recommendedWith("affinity: {" + nodeAffinity + ", " + HOSTNAME_ANTI_AFFINITY + "}");
+
+    assertThat(rules(manifest))
+        .containsExactlyElementsOf(expected == null ? List.of() : List.of(expected));
+
+    CcmWorkload fixed = fixed(manifest).getFirst();
+    assertThat(Doctor.check(fixed)).as(name).isEmpty();
+    if (expected != null) {
+      assertThat(
+              fixed
+                  .pod()
+                  .getAffinity()
+                  .getNodeAffinity()
+                  .getRequiredDuringSchedulingIgnoredDuringExecution()
+                  .getNodeSelectorTerms())
+          .singleElement()
+          .satisfies(
+              term ->
+                  assertThat(term.getMatchExpressions())
+                      .extracting(r -> r.getKey() + " " + r.getOperator())
+                      .containsExactly("node-role.kubernetes.io/control-plane Exists"));
+    }
+  }
+
+  /** A DaemonSet placed by a required affinity on the master label only, as many publish. */
+  @Test
+  void aMasterAffinityDaemonSetIsNotCleanAndItsFixSchedulesOnCurrentClusters() throws Exception {
+    String daemonSet =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: example-cloud-controller-manager, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {k8s-app: example-ccm}}
+          template:
+            metadata: {labels: {k8s-app: example-ccm}}
+            spec:
+              hostNetwork: true
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                    - matchExpressions:
+                      - {key: node-role.kubernetes.io/master, operator: Exists}
+              tolerations:
+              - {key: node.cloudprovider.kubernetes.io/uninitialized, value: "true", effect: NoSchedule}
+              - {key: node-role.kubernetes.io/master, effect: NoSchedule}
+              - {key: node.kubernetes.io/not-ready, operator: Exists}
+              containers:
+              - name: cloud-controller-manager
+                image: example/cloud-controller-manager:v1.0.0
+                args: [--cloud-provider=example, --leader-elect=true]
+        """;
+
+    assertThat(errors(Doctor.examine(yaml(daemonSet))))
+        .containsExactlyInAnyOrder("master-selector", "tolerate-control-plane");
+    CcmWorkload fixed = fixed(daemonSet).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    io.fabric8.kubernetes.api.model.Node controlPlane =
+        new io.fabric8.kubernetes.api.model.NodeBuilder()
+            .withNewMetadata()
+            .withName("cp-1")
+            .addToLabels("node-role.kubernetes.io/control-plane", "")
+            .endMetadata()
+            .build();
+    assertThat(NodePlacement.allows(fixed.pod(), controlPlane)).isTrue();
+  }
+
+  /**
+   * The real matching rules (Equal, the default, compares values; the uninitialized taint's value
+   * is "true", the control-plane taint's is empty; an empty effect matches every effect), and a
+   * toleration naming the taint that cannot match is said so, with why.
+   */
+  @Test
+  void aTolerationThatCannotMatchItsTaintIsNamedWithWhy() throws Exception {
+    String placement = "affinity: {" + CONTROL_PLANE_AFFINITY + ", " + HOSTNAME_ANTI_AFFINITY + "}";
+    String equalTrue =
+        deployment(
+            ONE_AT_A_TIME,
+            "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, value: 'true',"
+                + " effect: NoSchedule}, {key: node-role.kubernetes.io/control-plane, value: 'true',"
+                + " effect: NoSchedule}, {key: node.kubernetes.io/not-ready, operator: Exists}], "
+                + placement,
+            "--leader-elect=true");
+
+    List<Finding> findings = Doctor.examine(yaml(equalTrue));
+    assertThat(findings).extracting(Finding::rule).containsExactly("tolerate-control-plane");
+    assertThat(findings.getFirst().consequence())
+        .contains(
+            "It tolerates node-role.kubernetes.io/control-plane=true:NoSchedule with operator"
+                + " Equal, but the taint's value is empty");
+    assertThat(Doctor.check(fixed(equalTrue).getFirst())).isEmpty();
+
+    String wrongValueAndEffect =
+        deployment(
+            ONE_AT_A_TIME,
+            "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, value: 'yes'},"
+                + " {key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists, effect:"
+                + " NoExecute}, {key: node-role.kubernetes.io/control-plane, operator: Exists},"
+                + " {key: node.kubernetes.io/not-ready, operator: Exists}], "
+                + placement,
+            "--leader-elect=true");
+    Finding uninitialized =
+        only(Doctor.examine(yaml(wrongValueAndEffect)), "tolerate-uninitialized");
+    assertThat(uninitialized.consequence())
+        .contains(
+            "It tolerates node.cloudprovider.kubernetes.io/uninitialized=yes:(all effects) with"
+                + " operator Equal, but the taint's value is \"true\"")
+        .contains(
+            "It tolerates node.cloudprovider.kubernetes.io/uninitialized:NoExecute with operator"
+                + " Exists, but the taint's effect is NoSchedule");
+  }
+
+  /**
+   * A CCM that does not initialise nodes (and hands out no pod CIDRs or routes) cannot hold up a
+   * new node: without host networking or the not-ready toleration it starts late, no deadlock.
+   * Upstream's names and aliases and ccm4j's long names count; the first entry naming a controller
+   * decides.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "'--controllers=*,-cloud-node', WARNING",
+    "'--controllers=service,route', WARNING",
+    "'--controllers=*,-cloud-node-controller', WARNING",
+    "'--controllers=-cloud-node,cloud-node,*', WARNING",
+    "'--controllers=cloud-node-controller', ERROR",
+    "'--controllers=cloud-node,-cloud-node', ERROR",
+    "'--controllers=*', ERROR",
+    "'--controllers=-cloud-node,nodeipam', ERROR",
+  })
+  void aCcmThatInitialisesNoNodesCannotDeadlockTheBootstrap(String controllers, String severity)
+      throws Exception {
+    String args =
+        "\""
+            + controllers
+            + "\""
+            + (controllers.contains("nodeipam") ? ", --allocate-node-cidrs" : "");
+    String manifest =
+        single(
+            "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists},"
+                + " {key: node-role.kubernetes.io/control-plane, operator: Exists}, {key:"
+                + " node.kubernetes.io/network-unavailable, operator: Exists}], affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + "}",
+            args);
+
+    List<Finding> findings = Doctor.examine(yaml(manifest));
+    assertThat(findings).extracting(Finding::rule).contains("host-network", "tolerate-not-ready");
+    for (String rule : List.of("host-network", "tolerate-not-ready")) {
+      Finding finding = only(findings, rule);
+      assertThat(finding.severity()).as(rule).isEqualTo(Rule.Severity.valueOf(severity));
+      if (severity.equals("WARNING")) {
+        assertThat(finding.consequence()).contains("This CCM does not initialise nodes");
+      } else {
+        assertThat(finding.consequence()).doesNotContain("does not initialise nodes");
+      }
+    }
+  }
+
+  /**
+   * The wording follows the CCM: a route controller that is on is not said to be off; the rollout
+   * of pods not placed on control-plane nodes is not explained by control-plane nodes; a CCM told
+   * to select control-plane nodes, tolerating only the old master taint, is told to tolerate the
+   * control-plane taint (which the fix adds).
+   */
+  @Test
+  void theMessagesSayWhatThisCcmDoes() throws Exception {
+    String routeControllerOn =
+        single(
+            "hostNetwork: true, tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized,"
+                + " operator: Exists}, {key: node-role.kubernetes.io/control-plane, operator:"
+                + " Exists}], affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + "}",
+            "'--controllers=cloud-node,route'");
+    Finding notReady = only(Doctor.examine(yaml(routeControllerOn)), "tolerate-not-ready");
+    assertThat(notReady.consequence())
+        .contains("its route controller, which routes only the pod CIDRs of --allocate-node-cidrs")
+        .doesNotContain("no pod CIDRs or routes");
+    String noRouteController = routeControllerOn.replace("cloud-node,route", "cloud-node");
+    assertThat(only(Doctor.examine(yaml(noRouteController)), "tolerate-not-ready").consequence())
+        .contains("hands out no pod CIDRs or routes");
+
+    String anywhere =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {replicas: 1, selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {hostNetwork: true, %s, containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim]}]}}}
+        """
+            .formatted(
+                "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator:"
+                    + " Exists}, {key: node-role.kubernetes.io/master, operator: Exists, effect:"
+                    + " NoSchedule}, {key: node.kubernetes.io/not-ready, operator: Exists}]");
+    List<Finding> findings = Doctor.examine(yaml(anywhere));
+    assertThat(only(findings, "rolling-update").consequence()).doesNotContain("control-plane");
+    assertThat(only(findings, "control-plane-placement").fix())
+        .contains("node-role.kubernetes.io/control-plane:NoSchedule: then tolerate it too")
+        .contains("tolerating only node-role.kubernetes.io/master");
+    CcmWorkload fixed = fixed(anywhere).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(PodSpecs.tolerates(fixed.pod(), PodSpecs.CONTROL_PLANE)).isTrue();
+
+    String onControlPlane =
+        anywhere.replace(
+            "spec: {hostNetwork: true,",
+            "spec: {hostNetwork: true, affinity: {" + CONTROL_PLANE_AFFINITY + "},");
+    assertThat(only(Doctor.examine(yaml(onControlPlane)), "rolling-update").consequence())
+        .contains("with one control-plane node");
+  }
 }
