@@ -304,6 +304,42 @@ class InformerFaultsIT {
         admin.resource(object).createOr(existing -> existing.update());
       }
     }
+    // The shipped Role grants the Lease kube-system/cloud-controller-manager only; each test here
+    // campaigns for a Lease of its own.
+    String testLeases = SERVICE_ACCOUNT + ":informer-faults-leases";
+    admin
+        .rbac()
+        .roles()
+        .inNamespace("kube-system")
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.RoleBuilder()
+                .withNewMetadata()
+                .withName(testLeases)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("coordination.k8s.io")
+                .withResources("leases")
+                .withVerbs("get", "list", "watch", "create", "update", "patch")
+                .endRule()
+                .build())
+        .createOr(existing -> existing.update());
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace("kube-system")
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(testLeases)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", testLeases)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(SERVICE_ACCOUNT)
+                .withNamespace("kube-system")
+                .endSubject()
+                .build())
+        .createOr(existing -> existing.update());
   }
 
   /** The shipped ClusterRole, bound to another ServiceAccount in kube-system. */
