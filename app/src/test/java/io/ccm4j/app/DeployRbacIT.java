@@ -227,13 +227,7 @@ class DeployRbacIT {
 
   /** Node IPAM and routes on, so their writes run under the ServiceAccount too. */
   private static ControllerSettings withPodNetwork(ControllerSettings settings) {
-    return new ControllerSettings(
-        settings.concurrentNodeSyncs(),
-        settings.concurrentNodeStatusUpdates(),
-        settings.nodeStatusUpdateFrequency(),
-        settings.nodeMonitorPeriod(),
-        settings.concurrentServiceSyncs(),
-        settings.nodeHealth(),
+    return settings.withNetwork(
         new NetworkSettings(
             NetworkSettings.parseDualStack("10.120.0.0/16"),
             true,

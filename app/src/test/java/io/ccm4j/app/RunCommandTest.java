@@ -293,11 +293,7 @@ class RunCommandTest {
     }
   }
 
-  /**
-   * A flag's default is spelled in its {@code defaultValue} and a setting's in its {@code
-   * defaults()}: they must say the same, but for the deliberate difference of
-   * --concurrent-node-syncs (10; upstream's, and the settings', 1).
-   */
+  /** A flag's default is the settings record's {@code defaults()}: written once, read by both. */
   @org.junit.jupiter.api.Test
   void theFlagsDefaultToTheSettingsDefaults() {
     RunCommand run = new RunCommand();
@@ -305,11 +301,7 @@ class RunCommandTest {
 
     io.ccm4j.controllers.ControllerSettings defaults =
         io.ccm4j.controllers.ControllerSettings.defaults();
-    assertThat(run.settings().controllers())
-        .usingRecursiveComparison()
-        .ignoringFields("concurrentNodeSyncs")
-        .isEqualTo(defaults);
-    assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
+    assertThat(run.settings().controllers()).usingRecursiveComparison().isEqualTo(defaults);
     assertThat(run.settings().informerStallBound())
         .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
   }

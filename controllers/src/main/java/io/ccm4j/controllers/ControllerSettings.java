@@ -30,34 +30,11 @@ public record ControllerSettings(
     NetworkSettings network,
     Duration loadBalancerResyncPeriod) {
 
-  /** {@code --load-balancer-resync-period}'s default. */
-  public static final Duration DEFAULT_LOAD_BALANCER_RESYNC_PERIOD = Duration.ofHours(1);
-
   /**
    * The shortest resync period the flag accepts: below it the re-ensures would come close to a
    * storm (tests use shorter ones).
    */
   public static final Duration MIN_LOAD_BALANCER_RESYNC_PERIOD = Duration.ofMinutes(1);
-
-  /** With the default load balancer resync period. */
-  public ControllerSettings(
-      int concurrentNodeSyncs,
-      int concurrentNodeStatusUpdates,
-      Duration nodeStatusUpdateFrequency,
-      Duration nodeMonitorPeriod,
-      int concurrentServiceSyncs,
-      NodeHealthSettings nodeHealth,
-      NetworkSettings network) {
-    this(
-        concurrentNodeSyncs,
-        concurrentNodeStatusUpdates,
-        nodeStatusUpdateFrequency,
-        nodeMonitorPeriod,
-        concurrentServiceSyncs,
-        nodeHealth,
-        network,
-        DEFAULT_LOAD_BALANCER_RESYNC_PERIOD);
-  }
 
   public ControllerSettings {
     if (concurrentNodeSyncs < 1 || concurrentServiceSyncs < 1 || concurrentNodeStatusUpdates < 0) {
@@ -71,16 +48,118 @@ public record ControllerSettings(
     }
   }
 
-  /** Upstream's defaults, except the node-init workers (see {@code ControllerOptions}). */
+  /**
+   * ccm4j's defaults, each written only here (the flags read them): upstream's, except 10 node-init
+   * workers where upstream has 1, which makes a 1,000-node scale-up wait minutes for its taints,
+   * and a load balancer resync of 1h (ccm4j's own).
+   */
   public static ControllerSettings defaults() {
     return new ControllerSettings(
-        1,
+        10,
         0,
         Duration.ofMinutes(5),
         Duration.ofSeconds(5),
         1,
         NodeHealthSettings.defaults(),
-        NetworkSettings.defaults());
+        NetworkSettings.defaults(),
+        Duration.ofHours(1));
+  }
+
+  public ControllerSettings withConcurrentNodeSyncs(int value) {
+    return new ControllerSettings(
+        value,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withConcurrentNodeStatusUpdates(int value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        value,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withNodeStatusUpdateFrequency(Duration value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        value,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  /** The cloud-node-lifecycle pass's period; the node-lifecycle controller's is its own. */
+  public ControllerSettings withNodeMonitorPeriod(Duration value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        value,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withConcurrentServiceSyncs(int value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        value,
+        nodeHealth,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withNodeHealth(NodeHealthSettings value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        value,
+        network,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withNetwork(NetworkSettings value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        value,
+        loadBalancerResyncPeriod);
+  }
+
+  public ControllerSettings withLoadBalancerResyncPeriod(Duration value) {
+    return new ControllerSettings(
+        concurrentNodeSyncs,
+        concurrentNodeStatusUpdates,
+        nodeStatusUpdateFrequency,
+        nodeMonitorPeriod,
+        concurrentServiceSyncs,
+        nodeHealth,
+        network,
+        value);
   }
 
   /** The parallelism of the address refresh, with 0 resolved (N13). */

@@ -10,7 +10,6 @@ import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -698,14 +697,10 @@ public final class FaultsBenchmark {
                   cloud,
                   "kubernetes",
                   ControllerSelection.parse(controllers, Set.of()),
-                  new ControllerSettings(
-                      settings.workers(),
-                      0,
-                      Duration.ofMinutes(5),
-                      Duration.ofSeconds(5),
-                      settings.workers(),
-                      NodeHealthSettings.defaults(),
-                      network),
+                  ControllerSettings.defaults()
+                      .withConcurrentNodeSyncs(settings.workers())
+                      .withConcurrentServiceSyncs(settings.workers())
+                      .withNetwork(network),
                   Optional.of(
                       new LeaderElection.Settings(
                           WellKnownNamespaces.KUBE_SYSTEM,

@@ -7,8 +7,6 @@ import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -282,14 +280,9 @@ public final class ServiceFailoverBenchmark {
             cloud,
             "kubernetes",
             ControllerSelection.parse(List.of(Controllers.SERVICE_LB.name())),
-            new ControllerSettings(
-                1,
-                0,
-                Duration.ofMinutes(5),
-                Duration.ofSeconds(5),
-                settings.workers(),
-                NodeHealthSettings.defaults(),
-                NetworkSettings.defaults()),
+            ControllerSettings.defaults()
+                .withConcurrentNodeSyncs(1)
+                .withConcurrentServiceSyncs(settings.workers()),
             Optional.of(
                 new LeaderElection.Settings(
                     WellKnownNamespaces.KUBE_SYSTEM,

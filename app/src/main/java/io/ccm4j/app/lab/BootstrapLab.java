@@ -8,7 +8,6 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
@@ -195,14 +194,11 @@ public final class BootstrapLab {
           new BenchContext(
               admin,
               cloud,
-              new ControllerSettings(
-                  1,
-                  0,
-                  Duration.ofMinutes(5),
-                  health.monitorPeriod(),
-                  1,
-                  health,
-                  NetworkSettings.defaults()))) {
+              ControllerSettings.defaults()
+                  .withConcurrentNodeSyncs(1)
+                  .withNodeMonitorPeriod(health.monitorPeriod())
+                  .withNodeHealth(health),
+              Controllers.NODE_LIFECYCLE)) {
         NodeLifecycleController nodeLifecycle =
             new NodeLifecycleController(nodeControllers.context);
         nodeControllers.context.informers().startAllRegisteredInformers().get();

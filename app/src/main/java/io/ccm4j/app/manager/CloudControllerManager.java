@@ -12,8 +12,8 @@ import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.runtime.client.InformerWatchdog;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
-import io.ccm4j.runtime.cloud.CloudFence;
 import io.ccm4j.runtime.client.RecordingInformerFactory;
+import io.ccm4j.runtime.cloud.CloudFence;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -429,12 +429,13 @@ public final class CloudControllerManager implements AutoCloseable {
       RecordingInformerFactory controllerInformers = new RecordingInformerFactory(informers);
       ControllerContext context =
           new ControllerContext(
+              name,
               controllerClient,
               controllerInformers,
               cloud,
               settings.clusterName(),
               metrics,
-              component -> recorders.computeIfAbsent(component, this::newRecorder),
+              recorders.computeIfAbsent(descriptor.eventSource(), this::newRecorder),
               settings.controllers());
       try {
         Controller controller = descriptor.factory().create(context);

@@ -193,21 +193,22 @@ public final class ControllerOptions {
    * @param network the pod network's settings, from their own flag group
    */
   public ControllerSettings settings(NetworkSettings network) {
-    return new ControllerSettings(
-        concurrentNodeSyncs,
-        concurrentNodeStatusUpdates,
-        nodeStatusUpdateFrequency,
-        nodeMonitorPeriod,
-        concurrentServiceSyncs,
-        new NodeHealthSettings(
-            nodeMonitorPeriod,
-            nodeMonitorGracePeriod,
-            nodeStartupGracePeriod,
-            nodeEvictionRate,
-            secondaryNodeEvictionRate,
-            unhealthyZoneThreshold,
-            largeClusterSizeThreshold),
-        network,
-        loadBalancerResyncPeriod);
+    return ControllerSettings.defaults()
+        .withConcurrentNodeSyncs(concurrentNodeSyncs)
+        .withConcurrentNodeStatusUpdates(concurrentNodeStatusUpdates)
+        .withNodeStatusUpdateFrequency(nodeStatusUpdateFrequency)
+        .withNodeMonitorPeriod(nodeMonitorPeriod)
+        .withConcurrentServiceSyncs(concurrentServiceSyncs)
+        .withNodeHealth(
+            new NodeHealthSettings(
+                nodeMonitorPeriod,
+                nodeMonitorGracePeriod,
+                nodeStartupGracePeriod,
+                nodeEvictionRate,
+                secondaryNodeEvictionRate,
+                unhealthyZoneThreshold,
+                largeClusterSizeThreshold))
+        .withNetwork(network)
+        .withLoadBalancerResyncPeriod(loadBalancerResyncPeriod);
   }
 }

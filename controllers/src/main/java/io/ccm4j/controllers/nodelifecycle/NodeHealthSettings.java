@@ -28,6 +28,7 @@ public record NodeHealthSettings(
     float unhealthyZoneThreshold,
     int largeClusterSizeThreshold) {
 
+  /** Upstream's defaults, each written only here (the flags read them). */
   public static NodeHealthSettings defaults() {
     return new NodeHealthSettings(
         Duration.ofSeconds(5),
@@ -37,5 +38,82 @@ public record NodeHealthSettings(
         0.01,
         0.55f,
         50);
+  }
+
+  public NodeHealthSettings withMonitorPeriod(Duration value) {
+    return new NodeHealthSettings(
+        value,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withMonitorGracePeriod(Duration value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        value,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withStartupGracePeriod(Duration value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        value,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withEvictionRate(double value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        value,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withSecondaryEvictionRate(double value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        value,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withUnhealthyZoneThreshold(float value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        value,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withLargeClusterSizeThreshold(int value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        value);
   }
 }

@@ -10,7 +10,6 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -95,6 +94,7 @@ public final class ServiceLoadBalancerController implements Controller {
   private final KubernetesClient client;
   private final LoadBalancer balancer;
   private final String clusterName;
+  private final String name;
   private final EventRecorder events;
   private final ServiceControllerMetrics metrics;
   private final SharedIndexInformer<Service> services;
@@ -140,7 +140,8 @@ public final class ServiceLoadBalancerController implements Controller {
             runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
     this.client = context.client();
     this.clusterName = context.clusterName();
-    this.events = context.eventRecorders().apply(Controllers.SERVICE_LB.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.metrics = new ServiceControllerMetrics(context.metrics());
     int workers = context.settings().concurrentServiceSyncs();
     this.serviceQueue =
@@ -152,10 +153,9 @@ public final class ServiceLoadBalancerController implements Controller {
         new WorkQueue<>(
             "node", RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY), context.metrics());
     this.serviceWorkers =
-        new QueueWorkers<>(Controllers.SERVICE_LB.name(), serviceQueue, this::syncService, workers);
+        new QueueWorkers<>(context.name(), serviceQueue, this::syncService, workers);
     // S8: one node worker; its fan-out over services uses the same number of threads.
-    this.nodeWorker =
-        new QueueWorkers<>(Controllers.SERVICE_LB.name() + "-nodes", nodeQueue, this::syncNodes, 1);
+    this.nodeWorker = new QueueWorkers<>(context.name() + "-nodes", nodeQueue, this::syncNodes, 1);
     this.nodeSyncPool =
         Executors.newFixedThreadPool(
             workers,
@@ -211,7 +211,7 @@ public final class ServiceLoadBalancerController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.SERVICE_LB.name();
+    return name;
   }
 
   /** S8: the manager has waited for the caches; start the service workers and the node worker. */
