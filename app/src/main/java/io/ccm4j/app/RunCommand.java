@@ -14,7 +14,6 @@ import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
@@ -83,7 +82,7 @@ public final class RunCommand implements Callable<Integer> {
         ManagerClients.create(
             kube.clientConfig(), kube.qps(), kube.burst(), kube.useServiceAccountCredentials());
     CloudControllerManager manager =
-        new CloudControllerManager(clients, settings, Controllers.ALL, System::exit);
+        CloudControllerManager.builder(clients).settings(settings).exit(System::exit).build();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -171,16 +170,16 @@ public final class RunCommand implements Callable<Integer> {
       }
       log.warn("cloud provider {} has no cluster ID; running untagged", cloud.cloudProvider());
     }
-    return new CloudControllerManager.Settings(
-        provider,
-        cloud.clusterName(),
-        controllers.selection(),
-        controllers.settings(network.settings()),
-        leaderElection.settings(),
-        serving.address(),
-        keys,
-        access,
-        kube.informerStallTimeout());
+    return CloudControllerManager.settings()
+        .cloud(provider)
+        .clusterName(cloud.clusterName())
+        .selection(controllers.selection())
+        .controllers(controllers.settings(network.settings()))
+        .leaderElection(leaderElection.settings())
+        .serving(serving.address(), keys)
+        .servingAccess(access)
+        .informerStallBound(kube.informerStallTimeout())
+        .buildSettings();
   }
 
   private CloudProvider createProvider() {

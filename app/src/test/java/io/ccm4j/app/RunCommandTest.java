@@ -302,8 +302,31 @@ class RunCommandTest {
     io.ccm4j.controllers.ControllerSettings defaults =
         io.ccm4j.controllers.ControllerSettings.defaults();
     assertThat(run.settings().controllers()).usingRecursiveComparison().isEqualTo(defaults);
+    assertThat(run.settings().leaderElection().orElseThrow())
+        .usingRecursiveComparison()
+        .ignoringFields("identity")
+        .isEqualTo(io.ccm4j.runtime.leaderelection.LeaderElection.Settings.defaults("any"));
     assertThat(run.settings().informerStallBound())
         .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
+  }
+
+  /** What a manager built in process leaves unset is what {@code ccm4j run} defaults to. */
+  @org.junit.jupiter.api.Test
+  void theBuilderDefaultsToTheFlagsDefaults() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run).parseArgs("--cloud-provider=fake");
+    io.ccm4j.app.manager.CloudControllerManager.Settings flags = run.settings();
+
+    io.ccm4j.app.manager.CloudControllerManager.Settings built =
+        io.ccm4j.app.manager.CloudControllerManager.settings().cloud(flags.cloud()).buildSettings();
+
+    // In process there is no leader election and no serving port unless asked for.
+    assertThat(built)
+        .usingRecursiveComparison()
+        .ignoringFields("leaderElection", "servingAddress", "servingKeys")
+        .isEqualTo(flags);
+    assertThat(built.leaderElection()).isEmpty();
+    assertThat(built.servingAddress()).isEmpty();
   }
 
   @org.junit.jupiter.api.Test

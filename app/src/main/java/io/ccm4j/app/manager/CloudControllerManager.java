@@ -99,7 +99,10 @@ public final class CloudControllerManager implements AutoCloseable {
    */
   static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Everything the manager runs with, validated. */
+  /**
+   * Everything the manager runs with, validated: built by {@link #builder} or from the flags by
+   * {@code RunCommand.settings()}.
+   */
   public record Settings(
       CloudProvider cloud,
       String clusterName,
@@ -109,50 +112,7 @@ public final class CloudControllerManager implements AutoCloseable {
       Optional<InetSocketAddress> servingAddress,
       ServingKeys servingKeys,
       ServingAccess servingAccess,
-      Duration informerStallBound) {
-
-    /** With the default bound for an informer without a watch. */
-    public Settings(
-        CloudProvider cloud,
-        String clusterName,
-        ControllerSelection selection,
-        ControllerSettings controllers,
-        Optional<LeaderElection.Settings> leaderElection,
-        Optional<InetSocketAddress> servingAddress,
-        ServingKeys servingKeys,
-        ServingAccess servingAccess) {
-      this(
-          cloud,
-          clusterName,
-          selection,
-          controllers,
-          leaderElection,
-          servingAddress,
-          servingKeys,
-          servingAccess,
-          InformerWatchdog.DEFAULT_BOUND);
-    }
-
-    /** With the default access: everything but the health endpoints needs an allowed token. */
-    public Settings(
-        CloudProvider cloud,
-        String clusterName,
-        ControllerSelection selection,
-        ControllerSettings controllers,
-        Optional<LeaderElection.Settings> leaderElection,
-        Optional<InetSocketAddress> servingAddress,
-        ServingKeys servingKeys) {
-      this(
-          cloud,
-          clusterName,
-          selection,
-          controllers,
-          leaderElection,
-          servingAddress,
-          servingKeys,
-          ServingAccess.defaults());
-    }
-  }
+      Duration informerStallBound) {}
 
   private final ManagerClients clients;
   private final Settings settings;
@@ -180,18 +140,21 @@ public final class CloudControllerManager implements AutoCloseable {
   private ManagementServer server;
   private LeaderElection election;
 
+  /** A manager using one client for everything (tests, the lab, benchmarks). */
+  public static CloudControllerManagerBuilder builder(KubernetesClient client) {
+    return new CloudControllerManagerBuilder(ManagerClients.sharing(client));
+  }
+
+  /** A manager with a client per concern (the caller closes them after the manager). */
+  public static CloudControllerManagerBuilder builder(ManagerClients clients) {
+    return new CloudControllerManagerBuilder(clients);
+  }
+
   /**
-   * One client for everything (tests, the lab, benchmarks).
-   *
-   * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
-   * @param exit called with 1 when leadership is lost; {@code System::exit} in production
+   * Settings alone, built as a manager is ({@link CloudControllerManagerBuilder#buildSettings}).
    */
-  public CloudControllerManager(
-      KubernetesClient client,
-      Settings settings,
-      List<ControllerDescriptor> controllers,
-      IntConsumer exit) {
-    this(ManagerClients.sharing(client), settings, controllers, exit);
+  public static CloudControllerManagerBuilder settings() {
+    return new CloudControllerManagerBuilder(null);
   }
 
   /**
@@ -199,7 +162,7 @@ public final class CloudControllerManager implements AutoCloseable {
    * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
    * @param exit called with 1 when leadership is lost; {@code System::exit} in production
    */
-  public CloudControllerManager(
+  CloudControllerManager(
       ManagerClients clients,
       Settings settings,
       List<ControllerDescriptor> controllers,

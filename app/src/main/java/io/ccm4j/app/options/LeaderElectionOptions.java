@@ -13,9 +13,6 @@ import picocli.CommandLine.Option;
 /** Leader election on a Lease (A5, §5). */
 public final class LeaderElectionOptions {
 
-  /** Upstream's tolerance for an overdue renewal before the health check fails. */
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(20);
-
   @Option(
       names = "--leader-elect",
       arity = "0..1",
@@ -100,14 +97,12 @@ public final class LeaderElectionOptions {
       return Optional.empty();
     }
     return Optional.of(
-        new LeaderElection.Settings(
-            resourceNamespace,
-            resourceName,
-            identity(),
-            leaseDuration,
-            renewDeadline,
-            retryPeriod,
-            HEALTH_TIMEOUT));
+        LeaderElection.Settings.defaults(identity())
+            .withNamespace(resourceNamespace)
+            .withName(resourceName)
+            .withLeaseDuration(leaseDuration)
+            .withRenewDeadline(renewDeadline)
+            .withRetryPeriod(retryPeriod));
   }
 
   /** {@code hostname_uuid}, as upstream builds it. */
