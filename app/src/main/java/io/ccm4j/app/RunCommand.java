@@ -10,6 +10,7 @@ import io.ccm4j.app.options.LeaderElectionOptions;
 import io.ccm4j.app.options.LoggingOptions;
 import io.ccm4j.app.options.NetworkOptions;
 import io.ccm4j.app.options.ServingOptions;
+import io.ccm4j.app.options.SettingsDefaults;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviders;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Spec;
     name = "run",
     description = "Run the cloud-controller-manager against a cluster.",
     resourceBundle = "io.ccm4j.app.options.RunHelp",
+    defaultValueProvider = SettingsDefaults.class,
     sortOptions = false,
     mixinStandardHelpOptions = true)
 public final class RunCommand implements Callable<Integer> {

@@ -310,6 +310,51 @@ class RunCommandTest {
         .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
   }
 
+  /**
+   * The defaults read from the settings records print in the help as they did when each flag
+   * spelled its own.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "--concurrent-node-syncs, 10",
+    "--concurrent-node-status-updates, 0",
+    "--node-status-update-frequency, 5m",
+    "--node-monitor-period, 5s",
+    "--node-monitor-grace-period, 50s",
+    "--node-startup-grace-period, 60s",
+    "--node-eviction-rate, 0.1",
+    "--secondary-node-eviction-rate, 0.01",
+    "--unhealthy-zone-threshold, 0.55",
+    "--large-cluster-size-threshold, 50",
+    "--concurrent-service-syncs, 1",
+    "--load-balancer-resync-period, 1h",
+    "--configure-cloud-routes, true",
+    "--route-reconciliation-period, 10s",
+    "--allocate-node-cidrs, false",
+    "--leader-elect-lease-duration, 15s",
+    "--leader-elect-renew-deadline, 10s",
+    "--leader-elect-retry-period, 2s",
+    "--leader-elect-resource-name, cloud-controller-manager",
+    "--leader-elect-resource-namespace, kube-system",
+    "--informer-stall-timeout, 60s"
+  })
+  void helpPrintsEachDefaultAsBefore(String flag, String printed) {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    // The option's entry: from its line to the next option's (continuations are indented more).
+    java.util.regex.Matcher entry =
+        java.util.regex.Pattern.compile(
+                "(?ms)^ {1,8}" + java.util.regex.Pattern.quote(flag) + "\\b.*?(?=^ {1,8}-|\\z)")
+            .matcher(out.toString());
+    assertThat(entry.find()).as(flag).isTrue();
+    assertThat(entry.group().replaceAll("\\s+", " "))
+        .containsPattern("Default: " + java.util.regex.Pattern.quote(printed) + "[. ]");
+  }
+
   /** What a manager built in process leaves unset is what {@code ccm4j run} defaults to. */
   @org.junit.jupiter.api.Test
   void theBuilderDefaultsToTheFlagsDefaults() {

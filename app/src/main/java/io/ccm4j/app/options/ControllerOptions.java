@@ -24,7 +24,6 @@ public final class ControllerOptions {
   @Option(
       names = "--concurrent-node-syncs",
       paramLabel = "<n>",
-      defaultValue = "10",
       description =
           "Workers initialising nodes (cloud-node-controller). Default: ${DEFAULT-VALUE}"
               + " (upstream: 1, which makes a 1,000-node scale-up wait minutes for its taints).")
@@ -33,7 +32,6 @@ public final class ControllerOptions {
   @Option(
       names = "--concurrent-node-status-updates",
       paramLabel = "<n>",
-      defaultValue = "0",
       description =
           "Parallelism of the periodic node address refresh; 0 uses --concurrent-node-syncs."
               + " Default: ${DEFAULT-VALUE}.")
@@ -42,7 +40,6 @@ public final class ControllerOptions {
   @Option(
       names = "--node-status-update-frequency",
       paramLabel = "<duration>",
-      defaultValue = "5m",
       converter = GoDurationConverter.class,
       description =
           "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
@@ -51,7 +48,6 @@ public final class ControllerOptions {
   @Option(
       names = "--node-monitor-period",
       paramLabel = "<duration>",
-      defaultValue = "5s",
       converter = GoDurationConverter.class,
       description =
           "How often the cloud-node-lifecycle controller checks NotReady nodes against the cloud."
@@ -61,7 +57,6 @@ public final class ControllerOptions {
   @Option(
       names = "--node-monitor-grace-period",
       paramLabel = "<duration>",
-      defaultValue = "50s",
       converter = GoDurationConverter.class,
       description =
           "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: ${DEFAULT-VALUE}.")
@@ -70,7 +65,6 @@ public final class ControllerOptions {
   @Option(
       names = "--node-startup-grace-period",
       paramLabel = "<duration>",
-      defaultValue = "60s",
       converter = GoDurationConverter.class,
       description =
           "node-lifecycle: the same for a node that never reported. Default: ${DEFAULT-VALUE}.")
@@ -79,7 +73,6 @@ public final class ControllerOptions {
   @Option(
       names = "--node-eviction-rate",
       paramLabel = "<qps>",
-      defaultValue = "0.1",
       description =
           "node-lifecycle: NoExecute tainting rate per zone (nodes/s) in a healthy zone. Default: ${DEFAULT-VALUE}.")
   double nodeEvictionRate;
@@ -87,7 +80,6 @@ public final class ControllerOptions {
   @Option(
       names = "--secondary-node-eviction-rate",
       paramLabel = "<qps>",
-      defaultValue = "0.01",
       description =
           "node-lifecycle: the rate in a partially disrupted zone larger than"
               + " --large-cluster-size-threshold (smaller ones stop). Default: ${DEFAULT-VALUE}.")
@@ -96,7 +88,6 @@ public final class ControllerOptions {
   @Option(
       names = "--unhealthy-zone-threshold",
       paramLabel = "<fraction>",
-      defaultValue = "0.55",
       description =
           "node-lifecycle: share of NotReady nodes (at least 3) that makes a zone partially"
               + " disrupted. Default: ${DEFAULT-VALUE}.")
@@ -105,7 +96,6 @@ public final class ControllerOptions {
   @Option(
       names = "--large-cluster-size-threshold",
       paramLabel = "<n>",
-      defaultValue = "50",
       description =
           "node-lifecycle: a zone with more nodes than this keeps the secondary rate when"
               + " partially disrupted. Default: ${DEFAULT-VALUE}.")
@@ -114,7 +104,6 @@ public final class ControllerOptions {
   @Option(
       names = "--concurrent-service-syncs",
       paramLabel = "<n>",
-      defaultValue = "1",
       description =
           "Workers syncing load balancers (service-lb-controller). Default: ${DEFAULT-VALUE}.")
   int concurrentServiceSyncs;
@@ -122,7 +111,6 @@ public final class ControllerOptions {
   @Option(
       names = "--load-balancer-resync-period",
       paramLabel = "<duration>",
-      defaultValue = "1h",
       converter = GoDurationConverter.class,
       description =
           "service-lb-controller: every load balancer is ensured again once per this period,"

@@ -1,7 +1,5 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.cloudprovider.api.WellKnownComponents;
-import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -26,7 +24,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-lease-duration",
       paramLabel = "<duration>",
-      defaultValue = "15s",
       converter = GoDurationConverter.class,
       description =
           "How long others wait before taking over a lease that is not renewed. Default: ${DEFAULT-VALUE}.")
@@ -35,7 +32,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-renew-deadline",
       paramLabel = "<duration>",
-      defaultValue = "10s",
       converter = GoDurationConverter.class,
       description =
           "How long the leader keeps trying to renew before it gives up. Default: ${DEFAULT-VALUE}.")
@@ -44,7 +40,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-retry-period",
       paramLabel = "<duration>",
-      defaultValue = "2s",
       converter = GoDurationConverter.class,
       description = "How often to try to acquire or renew. Default: ${DEFAULT-VALUE}.")
   Duration retryPeriod;
@@ -59,14 +54,12 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-resource-name",
       paramLabel = "<name>",
-      defaultValue = WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
       description = "The name of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceName;
 
   @Option(
       names = "--leader-elect-resource-namespace",
       paramLabel = "<namespace>",
-      defaultValue = WellKnownNamespaces.KUBE_SYSTEM,
       description = "The namespace of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceNamespace;
 
