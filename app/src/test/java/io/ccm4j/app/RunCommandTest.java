@@ -355,6 +355,31 @@ class RunCommandTest {
         .containsPattern("Default: " + java.util.regex.Pattern.quote(printed) + "[. ]");
   }
 
+  /** Each controller's flags come under its own heading (cloud-provider's options groups). */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "cloud-node-controller:, --concurrent-node-syncs",
+    "cloud-node-controller:, --node-status-update-frequency",
+    "cloud-node-lifecycle-controller:, --node-monitor-period",
+    "service-lb-controller:, --concurrent-service-syncs",
+    "service-lb-controller:, --load-balancer-resync-period",
+    "node-lifecycle-controller (off unless named in --controllers):, --node-eviction-rate",
+    "node-lifecycle-controller (off unless named in --controllers):, --large-cluster-size-threshold"
+  })
+  void helpListsEachControllersFlagsUnderItsName(String heading, String flag) {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    String help = out.toString();
+    int at = help.indexOf("\n" + heading + "\n");
+    assertThat(at).as(heading).isNotNegative();
+    int end = help.indexOf("\n\n", at + heading.length() + 2);
+    assertThat(help.substring(at, end < 0 ? help.length() : end)).contains(flag + "=");
+  }
+
   /** What a manager built in process leaves unset is what {@code ccm4j run} defaults to. */
   @org.junit.jupiter.api.Test
   void theBuilderDefaultsToTheFlagsDefaults() {

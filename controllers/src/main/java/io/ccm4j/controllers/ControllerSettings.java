@@ -54,13 +54,14 @@ public record ControllerSettings(
    * and a load balancer resync of 1h (ccm4j's own).
    */
   public static ControllerSettings defaults() {
+    NodeHealthSettings nodeHealth = NodeHealthSettings.defaults();
     return new ControllerSettings(
         10,
         0,
         Duration.ofMinutes(5),
-        Duration.ofSeconds(5),
+        nodeHealth.monitorPeriod(), // one --node-monitor-period for both lifecycle controllers
         1,
-        NodeHealthSettings.defaults(),
+        nodeHealth,
         NetworkSettings.defaults(),
         Duration.ofHours(1));
   }

@@ -1,0 +1,36 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.controllers.ControllerSettings;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * cloud-node-lifecycle-controller's flag; node-lifecycle-controller checks health at the same
+ * period.
+ */
+public final class CloudNodeLifecycleOptions {
+
+  @Option(
+      names = "--node-monitor-period",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description =
+          "How often the cloud-node-lifecycle controller checks NotReady nodes against the cloud."
+              + " Default: ${DEFAULT-VALUE}.")
+  Duration nodeMonitorPeriod;
+
+  public Optional<String> validate() {
+    if (!nodeMonitorPeriod.isPositive()) {
+      return Optional.of("--node-monitor-period must be greater than 0");
+    }
+    return Optional.empty();
+  }
+
+  /** {@code settings} with this group's flag applied (to both controllers that read it). */
+  public ControllerSettings applyTo(ControllerSettings settings) {
+    return settings
+        .withNodeMonitorPeriod(nodeMonitorPeriod)
+        .withNodeHealth(settings.nodeHealth().withMonitorPeriod(nodeMonitorPeriod));
+  }
+}
