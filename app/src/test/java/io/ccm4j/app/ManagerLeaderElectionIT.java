@@ -266,9 +266,7 @@ class ManagerLeaderElectionIT {
         .leaderElection(
             LeaderElection.Settings.defaults("short_" + UUID.randomUUID())
                 .withName(lease)
-                .withLeaseDuration(Duration.ofSeconds(4))
-                .withRenewDeadline(Duration.ofSeconds(3))
-                .withRetryPeriod(Duration.ofSeconds(1)))
+                .withTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1)))
         .buildSettings();
   }
 

@@ -380,6 +380,27 @@ class RunCommandTest {
     assertThat(help.substring(at, end < 0 ? help.length() : end)).contains(flag + "=");
   }
 
+  /**
+   * A Lease shorter than the default renew deadline, with a shorter deadline, is taken as given.
+   */
+  @org.junit.jupiter.api.Test
+  void aShortLeaseWithAShorterRenewDeadlineIsAccepted() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run)
+        .parseArgs(
+            "--cloud-provider=fake",
+            "--leader-elect-lease-duration=4s",
+            "--leader-elect-renew-deadline=3s",
+            "--leader-elect-retry-period=1s");
+
+    io.ccm4j.runtime.leaderelection.LeaderElection.Settings election =
+        run.settings().leaderElection().orElseThrow();
+
+    assertThat(election.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(4));
+    assertThat(election.renewDeadline()).isEqualTo(java.time.Duration.ofSeconds(3));
+    assertThat(election.retryPeriod()).isEqualTo(java.time.Duration.ofSeconds(1));
+  }
+
   /** What a manager built in process leaves unset is what {@code ccm4j run} defaults to. */
   @org.junit.jupiter.api.Test
   void theBuilderDefaultsToTheFlagsDefaults() {

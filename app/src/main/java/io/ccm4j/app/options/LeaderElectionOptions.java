@@ -93,9 +93,7 @@ public final class LeaderElectionOptions {
         LeaderElection.Settings.defaults(identity())
             .withNamespace(resourceNamespace)
             .withName(resourceName)
-            .withLeaseDuration(leaseDuration)
-            .withRenewDeadline(renewDeadline)
-            .withRetryPeriod(retryPeriod));
+            .withTimings(leaseDuration, renewDeadline, retryPeriod));
   }
 
   /** {@code hostname_uuid}, as upstream builds it. */

@@ -120,19 +120,14 @@ public final class LeaderElection implements AutoCloseable {
           namespace, name, value, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
     }
 
-    public Settings withLeaseDuration(Duration value) {
+    /**
+     * The three timings at once: one at a time, a shorter lease would first meet the old renew
+     * deadline.
+     */
+    public Settings withTimings(
+        Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
       return new Settings(
-          namespace, name, identity, value, renewDeadline, retryPeriod, healthTimeout);
-    }
-
-    public Settings withRenewDeadline(Duration value) {
-      return new Settings(
-          namespace, name, identity, leaseDuration, value, retryPeriod, healthTimeout);
-    }
-
-    public Settings withRetryPeriod(Duration value) {
-      return new Settings(
-          namespace, name, identity, leaseDuration, renewDeadline, value, healthTimeout);
+          namespace, name, identity, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
     }
 
     public Settings withHealthTimeout(Duration value) {
