@@ -55,6 +55,46 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--load-balancer-resync-period=30s"),
             "--load-balancer-resync-period must be 0 (off) or at least 1m, got 30s"),
         Arguments.of(
+            "node status update workers negative",
+            List.of("--cloud-provider=fake", "--concurrent-node-status-updates=-1"),
+            "--concurrent-node-status-updates must not be negative, got -1"),
+        Arguments.of(
+            "address refresh period 0",
+            List.of("--cloud-provider=fake", "--node-status-update-frequency=0s"),
+            "--node-status-update-frequency must be greater than 0"),
+        Arguments.of(
+            "node monitor period 0",
+            List.of("--cloud-provider=fake", "--node-monitor-period=0s"),
+            "--node-monitor-period must be greater than 0"),
+        Arguments.of(
+            "node monitor grace period 0",
+            List.of("--cloud-provider=fake", "--node-monitor-grace-period=0s"),
+            "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0"),
+        Arguments.of(
+            "node startup grace period 0",
+            List.of("--cloud-provider=fake", "--node-startup-grace-period=0s"),
+            "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0"),
+        Arguments.of(
+            "eviction rate negative",
+            List.of("--cloud-provider=fake", "--node-eviction-rate=-1"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
+        Arguments.of(
+            "secondary eviction rate negative",
+            List.of("--cloud-provider=fake", "--secondary-node-eviction-rate=-0.5"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
+        Arguments.of(
+            "unhealthy zone threshold 0",
+            List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=0"),
+            "--unhealthy-zone-threshold must be in (0, 1], got 0.0"),
+        Arguments.of(
+            "unhealthy zone threshold over 1",
+            List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=1.5"),
+            "--unhealthy-zone-threshold must be in (0, 1], got 1.5"),
+        Arguments.of(
+            "large cluster threshold negative",
+            List.of("--cloud-provider=fake", "--large-cluster-size-threshold=-1"),
+            "--large-cluster-size-threshold must not be negative, got -1"),
+        Arguments.of(
             "lock other than leases",
             List.of("--cloud-provider=fake", "--leader-elect-resource-lock=configmaps"),
             "--leader-elect-resource-lock: resourceLock value must be \"leases\""),

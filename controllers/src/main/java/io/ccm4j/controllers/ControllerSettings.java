@@ -36,15 +36,34 @@ public record ControllerSettings(
    */
   public static final Duration MIN_LOAD_BALANCER_RESYNC_PERIOD = Duration.ofMinutes(1);
 
+  /**
+   * The one check of each setting; its messages name the flag, since {@code ccm4j run} reports them
+   * as they are (the flag groups' {@code validate()} builds the record).
+   */
   public ControllerSettings {
-    if (concurrentNodeSyncs < 1 || concurrentServiceSyncs < 1 || concurrentNodeStatusUpdates < 0) {
-      throw new IllegalArgumentException("controller concurrency must be at least 1");
+    // Upstream never validates this (§8.6): 0 silently starts no workers.
+    if (concurrentNodeSyncs < 1) {
+      throw new IllegalArgumentException(
+          "--concurrent-node-syncs must be greater than 0, got " + concurrentNodeSyncs);
     }
-    if (!nodeStatusUpdateFrequency.isPositive() || !nodeMonitorPeriod.isPositive()) {
-      throw new IllegalArgumentException("controller periods must be positive");
+    if (concurrentNodeStatusUpdates < 0) {
+      throw new IllegalArgumentException(
+          "--concurrent-node-status-updates must not be negative, got "
+              + concurrentNodeStatusUpdates);
+    }
+    if (!nodeStatusUpdateFrequency.isPositive()) {
+      throw new IllegalArgumentException("--node-status-update-frequency must be greater than 0");
+    }
+    if (!nodeMonitorPeriod.isPositive()) {
+      throw new IllegalArgumentException("--node-monitor-period must be greater than 0");
+    }
+    if (concurrentServiceSyncs < 1) {
+      throw new IllegalArgumentException(
+          "--concurrent-service-syncs must be greater than 0, got " + concurrentServiceSyncs);
     }
     if (loadBalancerResyncPeriod.isNegative()) {
-      throw new IllegalArgumentException("the load balancer resync period must not be negative");
+      // The flag also refuses less than MIN_LOAD_BALANCER_RESYNC_PERIOD (tests use less).
+      throw new IllegalArgumentException("--load-balancer-resync-period must not be negative");
     }
   }
 

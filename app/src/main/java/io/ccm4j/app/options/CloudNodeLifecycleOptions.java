@@ -20,11 +20,14 @@ public final class CloudNodeLifecycleOptions {
               + " Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorPeriod;
 
+  /** The records' own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
-    if (!nodeMonitorPeriod.isPositive()) {
-      return Optional.of("--node-monitor-period must be greater than 0");
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
-    return Optional.empty();
   }
 
   /** {@code settings} with this group's flag applied (to both controllers that read it). */

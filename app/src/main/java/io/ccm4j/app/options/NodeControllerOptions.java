@@ -32,21 +32,14 @@ public final class NodeControllerOptions {
           "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
   Duration nodeStatusUpdateFrequency;
 
+  /** The records' own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
-    // Upstream never validates this (§8.6): 0 silently starts no workers.
-    if (concurrentNodeSyncs < 1) {
-      return Optional.of(
-          "--concurrent-node-syncs must be greater than 0, got " + concurrentNodeSyncs);
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
-    if (concurrentNodeStatusUpdates < 0) {
-      return Optional.of(
-          "--concurrent-node-status-updates must not be negative, got "
-              + concurrentNodeStatusUpdates);
-    }
-    if (!nodeStatusUpdateFrequency.isPositive()) {
-      return Optional.of("--node-status-update-frequency must be greater than 0");
-    }
-    return Optional.empty();
   }
 
   /** {@code settings} with this group's flags applied. */

@@ -55,24 +55,14 @@ public final class NodeLifecycleOptions {
               + " partially disrupted. Default: ${DEFAULT-VALUE}.")
   int largeClusterSizeThreshold;
 
+  /** The records' own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
-    if (!nodeMonitorGracePeriod.isPositive() || !nodeStartupGracePeriod.isPositive()) {
-      return Optional.of(
-          "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0");
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
-    if (nodeEvictionRate < 0 || secondaryNodeEvictionRate < 0) {
-      return Optional.of(
-          "--node-eviction-rate and --secondary-node-eviction-rate must not be negative");
-    }
-    if (unhealthyZoneThreshold <= 0 || unhealthyZoneThreshold > 1) {
-      return Optional.of(
-          "--unhealthy-zone-threshold must be in (0, 1], got " + unhealthyZoneThreshold);
-    }
-    if (largeClusterSizeThreshold < 0) {
-      return Optional.of(
-          "--large-cluster-size-threshold must not be negative, got " + largeClusterSizeThreshold);
-    }
-    return Optional.empty();
   }
 
   /** {@code settings} with this group's flags applied. */

@@ -27,11 +27,9 @@ public final class ServiceControllerOptions {
               + " otherwise at least 1m. Default: ${DEFAULT-VALUE}.")
   Duration loadBalancerResyncPeriod;
 
+  /** The records' own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
-    if (concurrentServiceSyncs < 1) {
-      return Optional.of(
-          "--concurrent-service-syncs must be greater than 0, got " + concurrentServiceSyncs);
-    }
+    // ccm4j's policy for the flag, not a property of the setting: tests resync faster.
     if (loadBalancerResyncPeriod.isNegative()
         || (!loadBalancerResyncPeriod.isZero()
             && loadBalancerResyncPeriod.compareTo(
@@ -41,7 +39,12 @@ public final class ServiceControllerOptions {
           "--load-balancer-resync-period must be 0 (off) or at least 1m, got "
               + GoDurations.format(loadBalancerResyncPeriod));
     }
-    return Optional.empty();
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
   }
 
   /** {@code settings} with this group's flags applied. */

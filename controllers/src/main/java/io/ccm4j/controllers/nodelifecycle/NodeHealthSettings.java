@@ -28,6 +28,29 @@ public record NodeHealthSettings(
     float unhealthyZoneThreshold,
     int largeClusterSizeThreshold) {
 
+  /** The one check of each setting; its messages name the flag ({@code ccm4j run} prints them). */
+  public NodeHealthSettings {
+    if (!monitorPeriod.isPositive()) {
+      throw new IllegalArgumentException("--node-monitor-period must be greater than 0");
+    }
+    if (!monitorGracePeriod.isPositive() || !startupGracePeriod.isPositive()) {
+      throw new IllegalArgumentException(
+          "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0");
+    }
+    if (evictionRate < 0 || secondaryEvictionRate < 0) {
+      throw new IllegalArgumentException(
+          "--node-eviction-rate and --secondary-node-eviction-rate must not be negative");
+    }
+    if (unhealthyZoneThreshold <= 0 || unhealthyZoneThreshold > 1) {
+      throw new IllegalArgumentException(
+          "--unhealthy-zone-threshold must be in (0, 1], got " + unhealthyZoneThreshold);
+    }
+    if (largeClusterSizeThreshold < 0) {
+      throw new IllegalArgumentException(
+          "--large-cluster-size-threshold must not be negative, got " + largeClusterSizeThreshold);
+    }
+  }
+
   /** Upstream's defaults, each written only here (the flags read them). */
   public static NodeHealthSettings defaults() {
     return new NodeHealthSettings(
