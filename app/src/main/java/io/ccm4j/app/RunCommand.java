@@ -2,6 +2,7 @@ package io.ccm4j.app;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.app.manager.ExitOnFatalError;
+import io.ccm4j.app.options.CloudNodeLifecycleOptions;
 import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.CompatibilityOptions;
 import io.ccm4j.app.options.ControllerOptions;
@@ -9,12 +10,16 @@ import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.app.options.LeaderElectionOptions;
 import io.ccm4j.app.options.LoggingOptions;
 import io.ccm4j.app.options.NetworkOptions;
+import io.ccm4j.app.options.NodeControllerOptions;
+import io.ccm4j.app.options.NodeLifecycleOptions;
+import io.ccm4j.app.options.ServiceControllerOptions;
 import io.ccm4j.app.options.ServingOptions;
+import io.ccm4j.app.options.SettingsDefaults;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
-import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
@@ -36,6 +41,7 @@ import picocli.CommandLine.Spec;
     name = "run",
     description = "Run the cloud-controller-manager against a cluster.",
     resourceBundle = "io.ccm4j.app.options.RunHelp",
+    defaultValueProvider = SettingsDefaults.class,
     sortOptions = false,
     mixinStandardHelpOptions = true)
 public final class RunCommand implements Callable<Integer> {
@@ -53,25 +59,40 @@ public final class RunCommand implements Callable<Integer> {
   @ArgGroup(validate = false, heading = "%nControllers:%n", order = 3)
   ControllerOptions controllers = new ControllerOptions();
 
-  @ArgGroup(validate = false, heading = "%nLeader election:%n", order = 4)
+  @ArgGroup(validate = false, heading = "%ncloud-node-controller:%n", order = 4)
+  NodeControllerOptions nodeController = new NodeControllerOptions();
+
+  @ArgGroup(validate = false, heading = "%ncloud-node-lifecycle-controller:%n", order = 5)
+  CloudNodeLifecycleOptions cloudNodeLifecycle = new CloudNodeLifecycleOptions();
+
+  @ArgGroup(validate = false, heading = "%nservice-lb-controller:%n", order = 6)
+  ServiceControllerOptions serviceController = new ServiceControllerOptions();
+
+  @ArgGroup(
+      validate = false,
+      heading = "%nnode-lifecycle-controller (off unless named in --controllers):%n",
+      order = 7)
+  NodeLifecycleOptions nodeLifecycle = new NodeLifecycleOptions();
+
+  @ArgGroup(validate = false, heading = "%nLeader election:%n", order = 8)
   LeaderElectionOptions leaderElection = new LeaderElectionOptions();
 
-  @ArgGroup(validate = false, heading = "%nServing (health and metrics):%n", order = 5)
+  @ArgGroup(validate = false, heading = "%nServing (health and metrics):%n", order = 9)
   ServingOptions serving = new ServingOptions();
 
   @ArgGroup(
       validate = false,
       heading = "%nPod network (node-route-controller, node-ipam-controller):%n",
-      order = 6)
+      order = 10)
   NetworkOptions network = new NetworkOptions();
 
-  @ArgGroup(validate = false, heading = "%nLogging:%n", order = 7)
+  @ArgGroup(validate = false, heading = "%nLogging:%n", order = 11)
   LoggingOptions logging = new LoggingOptions();
 
   @ArgGroup(
       validate = false,
       heading = "%nUpstream flags without effect here (accepted so upstream manifests run):%n",
-      order = 8)
+      order = 12)
   CompatibilityOptions compatibility = new CompatibilityOptions();
 
   @Override
@@ -83,7 +104,7 @@ public final class RunCommand implements Callable<Integer> {
         ManagerClients.create(
             kube.clientConfig(), kube.qps(), kube.burst(), kube.useServiceAccountCredentials());
     CloudControllerManager manager =
-        new CloudControllerManager(clients, settings, Controllers.ALL, System::exit);
+        CloudControllerManager.builder(clients).settings(settings).exit(System::exit).build();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -137,6 +158,10 @@ public final class RunCommand implements Callable<Integer> {
             replacement == null ? cloud::validate : cloud::validateRest,
             kube::validate,
             controllers::validate,
+            nodeController::validate,
+            cloudNodeLifecycle::validate,
+            nodeLifecycle::validate,
+            serviceController::validate,
             leaderElection::validate,
             serving::validate,
             network::validate,
@@ -171,16 +196,25 @@ public final class RunCommand implements Callable<Integer> {
       }
       log.warn("cloud provider {} has no cluster ID; running untagged", cloud.cloudProvider());
     }
-    return new CloudControllerManager.Settings(
-        provider,
-        cloud.clusterName(),
-        controllers.selection(),
-        controllers.settings(network.settings()),
-        leaderElection.settings(),
-        serving.address(),
-        keys,
-        access,
-        kube.informerStallTimeout());
+    return CloudControllerManager.settings()
+        .cloud(provider)
+        .clusterName(cloud.clusterName())
+        .selection(controllers.selection())
+        .controllers(controllerSettings())
+        .leaderElection(leaderElection.settings())
+        .serving(serving.address(), keys)
+        .servingAccess(access)
+        .informerStallBound(kube.informerStallTimeout())
+        .buildSettings();
+  }
+
+  /** Each controller's flag group applied to the records' defaults. */
+  private ControllerSettings controllerSettings() {
+    ControllerSettings settings = ControllerSettings.defaults().withNetwork(network.settings());
+    settings = nodeController.applyTo(settings);
+    settings = nodeLifecycle.applyTo(settings);
+    settings = cloudNodeLifecycle.applyTo(settings);
+    return serviceController.applyTo(settings);
   }
 
   private CloudProvider createProvider() {

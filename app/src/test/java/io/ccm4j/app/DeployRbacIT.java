@@ -73,25 +73,16 @@ class DeployRbacIT {
           .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(403));
 
       var settings =
-          new CloudControllerManager.Settings(
-              SimCloudProviderFactory.fromYaml(
-                  "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)),
-              "kubernetes",
-              ControllerSelection.parse(List.of("*")),
-              withPodNetwork(ControllerSettings.defaults()),
-              Optional.of(
-                  new LeaderElection.Settings(
-                      "kube-system",
-                      "cloud-controller-manager",
-                      "rbac-test_" + UUID.randomUUID(),
-                      Duration.ofSeconds(15),
-                      Duration.ofSeconds(10),
-                      Duration.ofSeconds(2),
-                      Duration.ofSeconds(20))),
-              Optional.empty(),
-              null);
+          CloudControllerManager.settings()
+              .cloud(
+                  SimCloudProviderFactory.fromYaml(
+                      "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)))
+              .selection(ControllerSelection.parse(List.of("*")))
+              .controllers(withPodNetwork(ControllerSettings.defaults()))
+              .leaderElection(LeaderElection.Settings.defaults("rbac-test_" + UUID.randomUUID()))
+              .buildSettings();
       try (CloudControllerManager manager =
-          new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
+          CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
         manager.start();
         await("leads with the Role for its Lease")
             .atMost(30, TimeUnit.SECONDS)
@@ -227,13 +218,7 @@ class DeployRbacIT {
 
   /** Node IPAM and routes on, so their writes run under the ServiceAccount too. */
   private static ControllerSettings withPodNetwork(ControllerSettings settings) {
-    return new ControllerSettings(
-        settings.concurrentNodeSyncs(),
-        settings.concurrentNodeStatusUpdates(),
-        settings.nodeStatusUpdateFrequency(),
-        settings.nodeMonitorPeriod(),
-        settings.concurrentServiceSyncs(),
-        settings.nodeHealth(),
+    return settings.withNetwork(
         new NetworkSettings(
             NetworkSettings.parseDualStack("10.120.0.0/16"),
             true,

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
@@ -108,18 +107,13 @@ class LoadBalancerTrafficIT {
     RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
     CloudControllerManager.Settings flags = run.settings();
     manager =
-        new CloudControllerManager(
-            client,
-            new CloudControllerManager.Settings(
-                flags.cloud(),
-                flags.clusterName(),
-                flags.selection(),
-                flags.controllers(),
-                Optional.empty(),
-                Optional.empty(),
-                flags.servingKeys()),
-            Controllers.ALL,
-            code -> {});
+        CloudControllerManager.builder(client)
+            .cloud(flags.cloud())
+            .clusterName(flags.clusterName())
+            .selection(flags.selection())
+            .controllers(flags.controllers())
+            .exit(code -> {})
+            .build();
     manager.start();
   }
 

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.local.LocalCloud;
@@ -15,7 +14,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
@@ -40,18 +38,16 @@ class LocalCloudProviderIT {
     CloudControllerManager.Settings flags = run.settings();
     assertThat(flags.cloud()).isInstanceOf(LocalCloud.class);
     CloudControllerManager.Settings settings =
-        new CloudControllerManager.Settings(
-            flags.cloud(),
-            flags.clusterName(),
-            flags.selection(),
-            flags.controllers(),
-            Optional.empty(),
-            Optional.empty(),
-            flags.servingKeys());
+        CloudControllerManager.settings()
+            .cloud(flags.cloud())
+            .clusterName(flags.clusterName())
+            .selection(flags.selection())
+            .controllers(flags.controllers())
+            .buildSettings();
     String name = "local-" + UUID.randomUUID().toString().substring(0, 6);
     String ip = "127.55." + ThreadLocalRandom.current().nextInt(1, 250) + ".1";
     try (CloudControllerManager manager =
-            new CloudControllerManager(client, settings, Controllers.ALL, code -> {});
+            CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build();
         KubeletFleet kubelets =
             new KubeletFleet(client, KubeletFleet.Options.withoutHeartbeats())) {
       manager.start();

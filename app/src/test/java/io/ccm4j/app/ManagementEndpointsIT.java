@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.DelegatedAccess;
@@ -32,26 +31,22 @@ class ManagementEndpointsIT {
     String lease = "ccm-health-" + UUID.randomUUID().toString().substring(0, 8);
     FakeCloudProvider cloud = new FakeCloudProvider();
     var settings =
-        new CloudControllerManager.Settings(
-            cloud,
-            "kubernetes",
-            ControllerSelection.parse(List.of("*"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.of(
-                new LeaderElection.Settings(
-                    "kube-system",
-                    lease,
-                    "test_" + UUID.randomUUID(),
-                    Duration.ofSeconds(15),
-                    Duration.ofSeconds(10),
-                    Duration.ofSeconds(2),
-                    Duration.ofSeconds(20))),
-            Optional.of(new InetSocketAddress("127.0.0.1", 0)),
-            ServingKeys.selfSigned(),
-            // Served without a token here (a prefix for the health checks); see below for tokens.
-            ServingAccess.allowing(List.of("/healthz*", "/readyz", "/livez", "/metrics")));
+        CloudControllerManager.settings()
+            .cloud(cloud)
+            .selection(ControllerSelection.parse(List.of("*"), Set.of()))
+            .controllers(ControllerSettings.defaults())
+            .leaderElection(
+                LeaderElection.Settings.defaults("test_" + UUID.randomUUID()).withName(lease))
+            .serving(
+                new InetSocketAddress("127.0.0.1", 0),
+                ServingKeys
+                    .selfSigned()) // Served without a token here (a prefix for the health checks);
+            // see below for tokens.
+            .servingAccess(
+                ServingAccess.allowing(List.of("/healthz*", "/readyz", "/livez", "/metrics")))
+            .buildSettings();
     try (CloudControllerManager manager =
-        new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
+        CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
       var endpoint = management(manager.servingAddress().orElseThrow());
@@ -87,21 +82,19 @@ class ManagementEndpointsIT {
     String lease = "ccm-auth-" + UUID.randomUUID().toString().substring(0, 8);
     String scraper = "scraper-" + UUID.randomUUID().toString().substring(0, 8);
     var settings =
-        new CloudControllerManager.Settings(
-            new FakeCloudProvider(),
-            "kubernetes",
-            ControllerSelection.parse(List.of("*"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.empty(),
-            Optional.of(new InetSocketAddress("127.0.0.1", 0)),
-            ServingKeys.selfSigned());
+        CloudControllerManager.settings()
+            .cloud(new FakeCloudProvider())
+            .selection(ControllerSelection.parse(List.of("*"), Set.of()))
+            .controllers(ControllerSettings.defaults())
+            .serving(new InetSocketAddress("127.0.0.1", 0), ServingKeys.selfSigned())
+            .buildSettings();
     assertThat(settings.servingAccess().alwaysAllowPaths())
         .containsExactly("/healthz", "/readyz", "/livez");
     ServiceAccounts.create(client, "default", scraper);
     String token = ServiceAccounts.token(client, "default", scraper);
     String user = "system:serviceaccount:default:" + scraper;
     try (CloudControllerManager manager =
-        new CloudControllerManager(client, settings, Controllers.ALL, code -> {})) {
+        CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
       manager.start();
       var endpoint = management(manager.servingAddress().orElseThrow());
 

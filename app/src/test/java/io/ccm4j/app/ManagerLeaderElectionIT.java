@@ -10,11 +10,10 @@ import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.client.ManagerClients;
-import io.ccm4j.runtime.serving.ServingKeys;
+import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -131,14 +130,14 @@ class ManagerLeaderElectionIT {
     AtomicLong exitedAt = new AtomicLong();
     String service = "stuck-" + UUID.randomUUID().toString().substring(0, 8);
     CloudControllerManager manager =
-        new CloudControllerManager(
-            client,
-            settings,
-            Controllers.ALL,
-            code -> {
-              exitedAt.compareAndSet(0, System.nanoTime());
-              exitCode.compareAndSet(-1, code);
-            });
+        CloudControllerManager.builder(client)
+            .settings(settings)
+            .exit(
+                code -> {
+                  exitedAt.compareAndSet(0, System.nanoTime());
+                  exitCode.compareAndSet(-1, code);
+                })
+            .build();
     try {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
@@ -187,8 +186,10 @@ class ManagerLeaderElectionIT {
     String service = "fenced-" + UUID.randomUUID().toString().substring(0, 8);
     try (ManagerClients clients = ManagerClients.create(client.getConfiguration(), 20, 30, false);
         CloudControllerManager manager =
-            new CloudControllerManager(
-                clients, settings, Controllers.ALL, code -> exitCode.compareAndSet(-1, code))) {
+            CloudControllerManager.builder(clients)
+                .settings(settings)
+                .exit(code -> exitCode.compareAndSet(-1, code))
+                .build()) {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
       client
@@ -244,8 +245,10 @@ class ManagerLeaderElectionIT {
     var settings = withShortLease(throwing, "cloud-node", lease);
     AtomicInteger exitCode = new AtomicInteger(-1);
     try (CloudControllerManager manager =
-        new CloudControllerManager(
-            client, settings, Controllers.ALL, code -> exitCode.compareAndSet(-1, code))) {
+        CloudControllerManager.builder(client)
+            .settings(settings)
+            .exit(code -> exitCode.compareAndSet(-1, code))
+            .build()) {
       manager.start();
 
       await("the leader exits").atMost(15, TimeUnit.SECONDS).until(() -> exitCode.get() != -1);
@@ -256,22 +259,15 @@ class ManagerLeaderElectionIT {
   /** One controller on {@code cloud}, leading {@code lease} for 4 s (renew deadline 3 s). */
   private static CloudControllerManager.Settings withShortLease(
       CloudProvider cloud, String controller, String lease) {
-    return new CloudControllerManager.Settings(
-        cloud,
-        "kubernetes",
-        ControllerSelection.parse(List.of(controller), Set.of()),
-        ControllerSettings.defaults(),
-        Optional.of(
-            new io.ccm4j.runtime.leaderelection.LeaderElection.Settings(
-                "kube-system",
-                lease,
-                "short_" + UUID.randomUUID(),
-                Duration.ofSeconds(4),
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(20))),
-        Optional.empty(),
-        ServingKeys.selfSigned());
+    return CloudControllerManager.settings()
+        .cloud(cloud)
+        .selection(ControllerSelection.parse(List.of(controller), Set.of()))
+        .controllers(ControllerSettings.defaults())
+        .leaderElection(
+            LeaderElection.Settings.defaults("short_" + UUID.randomUUID())
+                .withName(lease)
+                .withTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1)))
+        .buildSettings();
   }
 
   private static void takeOver(KubernetesClient client, String lease) {

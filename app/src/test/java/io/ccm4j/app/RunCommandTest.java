@@ -55,6 +55,46 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--load-balancer-resync-period=30s"),
             "--load-balancer-resync-period must be 0 (off) or at least 1m, got 30s"),
         Arguments.of(
+            "node status update workers negative",
+            List.of("--cloud-provider=fake", "--concurrent-node-status-updates=-1"),
+            "--concurrent-node-status-updates must not be negative, got -1"),
+        Arguments.of(
+            "address refresh period 0",
+            List.of("--cloud-provider=fake", "--node-status-update-frequency=0s"),
+            "--node-status-update-frequency must be greater than 0"),
+        Arguments.of(
+            "node monitor period 0",
+            List.of("--cloud-provider=fake", "--node-monitor-period=0s"),
+            "--node-monitor-period must be greater than 0"),
+        Arguments.of(
+            "node monitor grace period 0",
+            List.of("--cloud-provider=fake", "--node-monitor-grace-period=0s"),
+            "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0"),
+        Arguments.of(
+            "node startup grace period 0",
+            List.of("--cloud-provider=fake", "--node-startup-grace-period=0s"),
+            "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0"),
+        Arguments.of(
+            "eviction rate negative",
+            List.of("--cloud-provider=fake", "--node-eviction-rate=-1"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
+        Arguments.of(
+            "secondary eviction rate negative",
+            List.of("--cloud-provider=fake", "--secondary-node-eviction-rate=-0.5"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
+        Arguments.of(
+            "unhealthy zone threshold 0",
+            List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=0"),
+            "--unhealthy-zone-threshold must be in (0, 1], got 0.0"),
+        Arguments.of(
+            "unhealthy zone threshold over 1",
+            List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=1.5"),
+            "--unhealthy-zone-threshold must be in (0, 1], got 1.5"),
+        Arguments.of(
+            "large cluster threshold negative",
+            List.of("--cloud-provider=fake", "--large-cluster-size-threshold=-1"),
+            "--large-cluster-size-threshold must not be negative, got -1"),
+        Arguments.of(
             "lock other than leases",
             List.of("--cloud-provider=fake", "--leader-elect-resource-lock=configmaps"),
             "--leader-elect-resource-lock: resourceLock value must be \"leases\""),
@@ -293,11 +333,7 @@ class RunCommandTest {
     }
   }
 
-  /**
-   * A flag's default is spelled in its {@code defaultValue} and a setting's in its {@code
-   * defaults()}: they must say the same, but for the deliberate difference of
-   * --concurrent-node-syncs (10; upstream's, and the settings', 1).
-   */
+  /** A flag's default is the settings record's {@code defaults()}: written once, read by both. */
   @org.junit.jupiter.api.Test
   void theFlagsDefaultToTheSettingsDefaults() {
     RunCommand run = new RunCommand();
@@ -305,13 +341,123 @@ class RunCommandTest {
 
     io.ccm4j.controllers.ControllerSettings defaults =
         io.ccm4j.controllers.ControllerSettings.defaults();
-    assertThat(run.settings().controllers())
+    assertThat(run.settings().controllers()).usingRecursiveComparison().isEqualTo(defaults);
+    assertThat(run.settings().leaderElection().orElseThrow())
         .usingRecursiveComparison()
-        .ignoringFields("concurrentNodeSyncs")
-        .isEqualTo(defaults);
-    assertThat(run.settings().controllers().concurrentNodeSyncs()).isEqualTo(10);
+        .ignoringFields("identity")
+        .isEqualTo(io.ccm4j.runtime.leaderelection.LeaderElection.Settings.defaults("any"));
     assertThat(run.settings().informerStallBound())
         .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
+  }
+
+  /**
+   * The defaults read from the settings records print in the help as they did when each flag
+   * spelled its own.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "--concurrent-node-syncs, 10",
+    "--concurrent-node-status-updates, 0",
+    "--node-status-update-frequency, 5m",
+    "--node-monitor-period, 5s",
+    "--node-monitor-grace-period, 50s",
+    "--node-startup-grace-period, 60s",
+    "--node-eviction-rate, 0.1",
+    "--secondary-node-eviction-rate, 0.01",
+    "--unhealthy-zone-threshold, 0.55",
+    "--large-cluster-size-threshold, 50",
+    "--concurrent-service-syncs, 1",
+    "--load-balancer-resync-period, 1h",
+    "--configure-cloud-routes, true",
+    "--route-reconciliation-period, 10s",
+    "--allocate-node-cidrs, false",
+    "--leader-elect-lease-duration, 15s",
+    "--leader-elect-renew-deadline, 10s",
+    "--leader-elect-retry-period, 2s",
+    "--leader-elect-resource-name, cloud-controller-manager",
+    "--leader-elect-resource-namespace, kube-system",
+    "--informer-stall-timeout, 60s"
+  })
+  void helpPrintsEachDefaultAsBefore(String flag, String printed) {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    // The option's entry: from its line to the next option's (continuations are indented more).
+    java.util.regex.Matcher entry =
+        java.util.regex.Pattern.compile(
+                "(?ms)^ {1,8}" + java.util.regex.Pattern.quote(flag) + "\\b.*?(?=^ {1,8}-|\\z)")
+            .matcher(out.toString());
+    assertThat(entry.find()).as(flag).isTrue();
+    assertThat(entry.group().replaceAll("\\s+", " "))
+        .containsPattern("Default: " + java.util.regex.Pattern.quote(printed) + "[. ]");
+  }
+
+  /** Each controller's flags come under its own heading (cloud-provider's options groups). */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "cloud-node-controller:, --concurrent-node-syncs",
+    "cloud-node-controller:, --node-status-update-frequency",
+    "cloud-node-lifecycle-controller:, --node-monitor-period",
+    "service-lb-controller:, --concurrent-service-syncs",
+    "service-lb-controller:, --load-balancer-resync-period",
+    "node-lifecycle-controller (off unless named in --controllers):, --node-eviction-rate",
+    "node-lifecycle-controller (off unless named in --controllers):, --large-cluster-size-threshold"
+  })
+  void helpListsEachControllersFlagsUnderItsName(String heading, String flag) {
+    StringWriter out = new StringWriter();
+    picocli.CommandLine line = new picocli.CommandLine(new Ccm4j());
+    line.setOut(new PrintWriter(out, true));
+
+    assertThat(line.execute("run", "--help")).isZero();
+
+    String help = out.toString();
+    int at = help.indexOf("\n" + heading + "\n");
+    assertThat(at).as(heading).isNotNegative();
+    int end = help.indexOf("\n\n", at + heading.length() + 2);
+    assertThat(help.substring(at, end < 0 ? help.length() : end)).contains(flag + "=");
+  }
+
+  /**
+   * A Lease shorter than the default renew deadline, with a shorter deadline, is taken as given.
+   */
+  @org.junit.jupiter.api.Test
+  void aShortLeaseWithAShorterRenewDeadlineIsAccepted() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run)
+        .parseArgs(
+            "--cloud-provider=fake",
+            "--leader-elect-lease-duration=4s",
+            "--leader-elect-renew-deadline=3s",
+            "--leader-elect-retry-period=1s");
+
+    io.ccm4j.runtime.leaderelection.LeaderElection.Settings election =
+        run.settings().leaderElection().orElseThrow();
+
+    assertThat(election.leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(4));
+    assertThat(election.renewDeadline()).isEqualTo(java.time.Duration.ofSeconds(3));
+    assertThat(election.retryPeriod()).isEqualTo(java.time.Duration.ofSeconds(1));
+  }
+
+  /** What a manager built in process leaves unset is what {@code ccm4j run} defaults to. */
+  @org.junit.jupiter.api.Test
+  void theBuilderDefaultsToTheFlagsDefaults() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run).parseArgs("--cloud-provider=fake");
+    io.ccm4j.app.manager.CloudControllerManager.Settings flags = run.settings();
+
+    io.ccm4j.app.manager.CloudControllerManager.Settings built =
+        io.ccm4j.app.manager.CloudControllerManager.settings().cloud(flags.cloud()).buildSettings();
+
+    // In process there is no leader election and no serving port unless asked for.
+    assertThat(built)
+        .usingRecursiveComparison()
+        .ignoringFields("leaderElection", "servingAddress", "servingKeys")
+        .isEqualTo(flags);
+    assertThat(built.leaderElection()).isEmpty();
+    assertThat(built.servingAddress()).isEmpty();
   }
 
   @org.junit.jupiter.api.Test

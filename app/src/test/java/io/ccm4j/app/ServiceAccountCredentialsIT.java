@@ -28,7 +28,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -108,24 +107,22 @@ class ServiceAccountCredentialsIT {
                         ServiceAccounts.token(admin, "kube-system", managerAccount))))
             .build();
     var settings =
-        new CloudControllerManager.Settings(
-            SimCloudProviderFactory.fromYaml(
-                "instances: [{name: %s, zone: z1, addresses: [10.9.1.1]}]".formatted(node)),
-            "kubernetes",
-            ControllerSelection.parse(List.of("cloud-node"), Set.of()),
-            ControllerSettings.defaults(),
-            Optional.empty(),
-            Optional.empty(),
-            null);
+        CloudControllerManager.settings()
+            .cloud(
+                SimCloudProviderFactory.fromYaml(
+                    "instances: [{name: %s, zone: z1, addresses: [10.9.1.1]}]".formatted(node)))
+            .selection(ControllerSelection.parse(List.of("cloud-node"), Set.of()))
+            .controllers(ControllerSettings.defaults())
+            .buildSettings();
     try (asManager;
         ServiceAccountClients serviceAccounts = new ServiceAccountClients(asManager, 20, 30);
         KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults());
         CloudControllerManager manager =
-            new CloudControllerManager(
-                ManagerClients.sharing(admin, serviceAccounts::forController),
-                settings,
-                Controllers.ALL,
-                code -> {})) {
+            CloudControllerManager.builder(
+                    ManagerClients.sharing(admin, serviceAccounts::forController))
+                .settings(settings)
+                .exit(code -> {})
+                .build()) {
       manager.start();
       await("the controller's ServiceAccount is created")
           .atMost(30, TimeUnit.SECONDS)

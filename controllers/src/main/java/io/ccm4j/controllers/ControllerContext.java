@@ -5,20 +5,25 @@ import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.function.Function;
 
 /**
- * What a controller is built from. Informers come from the shared factory, so controllers watching
+ * What a controller is built from, handed to it by the manager (upstream's {@code
+ * ControllerInitContext}): a controller learns its own name and event recorder here and never reads
+ * the {@link Controllers} registry. Informers come from the shared factory, so controllers watching
  * the same kind share one watch and one cache; the manager starts the factory after every
  * controller has registered its handlers.
  *
- * @param eventRecorders an event recorder for a component name ({@code cloud-node-controller}, ...)
+ * @param name the controller's canonical name ({@link ControllerDescriptor#name()}): its queue's
+ *     and health check's name
+ * @param events the recorder for the controller's event source ({@link
+ *     ControllerDescriptor#eventSource()})
  */
 public record ControllerContext(
+    String name,
     KubernetesClient client,
     SharedInformerFactory informers,
     CloudProvider cloud,
     String clusterName,
     MeterRegistry metrics,
-    Function<String, EventRecorder> eventRecorders,
+    EventRecorder events,
     ControllerSettings settings) {}

@@ -18,7 +18,8 @@ public final class ControllerHarness implements AutoCloseable {
 
   private final KubernetesClient client;
   private final SharedInformerFactory informers;
-  private final ControllerContext context;
+  private final CloudProvider cloud;
+  private final ControllerSettings settings;
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   private final List<Controller> controllers = new ArrayList<>();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
@@ -27,29 +28,30 @@ public final class ControllerHarness implements AutoCloseable {
       KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
     this.client = client;
     this.informers = client.informers();
-    this.context =
-        new ControllerContext(
-            client,
-            informers,
-            cloud,
-            "kubernetes",
-            metrics,
-            component ->
-                recorders.computeIfAbsent(
-                    component, c -> new KubernetesEventRecorder(client, c, "test")),
-            settings);
+    this.cloud = cloud;
+    this.settings = settings;
   }
 
-  public ControllerContext context() {
-    return context;
+  /** What the manager hands the controller {@code descriptor} describes. */
+  public ControllerContext context(ControllerDescriptor descriptor) {
+    return new ControllerContext(
+        descriptor.name(),
+        client,
+        informers,
+        cloud,
+        "kubernetes",
+        metrics,
+        recorders.computeIfAbsent(
+            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")),
+        settings);
   }
 
   /**
    * Builds the controllers, starts the informers, waits for their caches, starts the controllers.
    */
-  public ControllerHarness start(ControllerFactory... factories) throws Exception {
-    for (ControllerFactory factory : factories) {
-      controllers.add(factory.create(context));
+  public ControllerHarness start(ControllerDescriptor... descriptors) throws Exception {
+    for (ControllerDescriptor descriptor : descriptors) {
+      controllers.add(descriptor.factory().create(context(descriptor)));
     }
     informers.startAllRegisteredInformers().get(60, TimeUnit.SECONDS);
     controllers.forEach(Controller::start);

@@ -17,6 +17,6 @@ public final class OfflineContext {
 
   public static ControllerContext of(CloudProvider cloud, ControllerSettings settings) {
     return new ControllerContext(
-        null, null, cloud, "kubernetes", new SimpleMeterRegistry(), component -> null, settings);
+        "offline", null, null, cloud, "kubernetes", new SimpleMeterRegistry(), null, settings);
   }
 }

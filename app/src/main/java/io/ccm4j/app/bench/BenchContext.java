@@ -2,6 +2,7 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,17 +16,22 @@ public final class BenchContext implements AutoCloseable {
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   public final ControllerContext context;
 
-  public BenchContext(KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
+  /** The context the manager would hand the controller {@code descriptor} describes. */
+  public BenchContext(
+      KubernetesClient client,
+      CloudProvider cloud,
+      ControllerSettings settings,
+      ControllerDescriptor descriptor) {
     this.context =
         new ControllerContext(
+            descriptor.name(),
             client,
             client.informers(),
             cloud,
             "kubernetes",
             new SimpleMeterRegistry(),
-            component ->
-                recorders.computeIfAbsent(
-                    component, c -> new KubernetesEventRecorder(client, c, "bench")),
+            recorders.computeIfAbsent(
+                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")),
             settings);
   }
 

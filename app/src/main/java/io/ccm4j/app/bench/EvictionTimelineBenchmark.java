@@ -3,7 +3,7 @@ package io.ccm4j.app.bench;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -123,18 +123,18 @@ public final class EvictionTimelineBenchmark {
           zones * nodesPerZone, zones);
 
       ControllerSettings controllerSettings =
-          new ControllerSettings(
-              1,
-              0,
-              Duration.ofMinutes(5),
-              settings.monitorPeriod(),
-              1,
-              settings,
-              NetworkSettings.defaults());
+          ControllerSettings.defaults()
+              .withConcurrentNodeSyncs(1)
+              .withNodeMonitorPeriod(settings.monitorPeriod())
+              .withNodeHealth(settings);
       Map<String, Long> taintedAt = new ConcurrentHashMap<>();
       Map<String, Long> evictedAt = new ConcurrentHashMap<>();
       try (BenchContext bench =
-          new BenchContext(admin, SimCloudProviderFactory.fromYaml(""), controllerSettings)) {
+          new BenchContext(
+              admin,
+              SimCloudProviderFactory.fromYaml(""),
+              controllerSettings,
+              Controllers.NODE_LIFECYCLE)) {
         NodeLifecycleController controller = new NodeLifecycleController(bench.context);
         SharedIndexInformer<Node> nodes = admin.nodes().inform(recordTaints(taintedAt));
         SharedIndexInformer<Pod> pods =

@@ -5,11 +5,10 @@ import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -18,6 +17,7 @@ import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.ServingAccess;
+import io.ccm4j.runtime.serving.LocalManagerHttp;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -28,7 +28,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -428,34 +427,18 @@ public final class FaultsBenchmark {
               false);
       List<Integer> exits = new CopyOnWriteArrayList<>();
       CloudControllerManager manager =
-          new CloudControllerManager(
-              clients,
-              new CloudControllerManager.Settings(
-                  cloud,
-                  "kubernetes",
-                  ControllerSelection.parse(controllers, Set.of()),
-                  new ControllerSettings(
-                      settings.workers(),
-                      0,
-                      Duration.ofMinutes(5),
-                      Duration.ofSeconds(5),
-                      settings.workers(),
-                      NodeHealthSettings.defaults(),
-                      network),
-                  Optional.of(
-                      new LeaderElection.Settings(
-                          WellKnownNamespaces.KUBE_SYSTEM,
-                          WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
-                          "faults_" + UUID.randomUUID(),
-                          Duration.ofSeconds(15),
-                          Duration.ofSeconds(10),
-                          Duration.ofSeconds(2),
-                          Duration.ofSeconds(20))),
-                  Optional.of(new InetSocketAddress("127.0.0.1", 0)),
-                  ServingKeys.selfSigned(),
-                  ServingAccess.defaults()),
-              Controllers.ALL,
-              exits::add);
+          CloudControllerManager.builder(clients)
+              .cloud(cloud)
+              .selection(ControllerSelection.parse(controllers, Set.of()))
+              .controllers(
+                  ControllerSettings.defaults()
+                      .withConcurrentNodeSyncs(settings.workers())
+                      .withConcurrentServiceSyncs(settings.workers())
+                      .withNetwork(network))
+              .leaderElection(LeaderElection.Settings.defaults("faults_" + UUID.randomUUID()))
+              .serving(new InetSocketAddress("127.0.0.1", 0), ServingKeys.selfSigned())
+              .exit(exits::add)
+              .build();
       manager.start();
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (!manager.isLeader()) {

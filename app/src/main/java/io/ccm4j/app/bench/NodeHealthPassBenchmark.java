@@ -2,7 +2,7 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controlplane.LocalControlPlane;
@@ -80,16 +80,10 @@ public final class NodeHealthPassBenchmark {
               0.55f,
               50);
       ControllerSettings settings =
-          new ControllerSettings(
-              1,
-              0,
-              Duration.ofMinutes(5),
-              Duration.ofSeconds(5),
-              1,
-              health,
-              NetworkSettings.defaults());
+          ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNodeHealth(health);
       try (BenchContext bench =
-          new BenchContext(admin, SimCloudProviderFactory.fromYaml(""), settings)) {
+          new BenchContext(
+              admin, SimCloudProviderFactory.fromYaml(""), settings, Controllers.NODE_LIFECYCLE)) {
         NodeLifecycleController controller = new NodeLifecycleController(bench.context);
         bench.context.informers().startAllRegisteredInformers().get(2, TimeUnit.MINUTES);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();

@@ -2,13 +2,8 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
-import io.ccm4j.cloudprovider.api.WellKnownComponents;
-import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
-import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -277,36 +272,17 @@ public final class ServiceFailoverBenchmark {
             settings.kubeApiQps(),
             (int) Math.max(1, settings.kubeApiQps() * 1.5));
     clients.add(client);
-    CloudControllerManager.Settings managerSettings =
-        new CloudControllerManager.Settings(
-            cloud,
-            "kubernetes",
-            ControllerSelection.parse(List.of(Controllers.SERVICE_LB.name())),
-            new ControllerSettings(
-                1,
-                0,
-                Duration.ofMinutes(5),
-                Duration.ofSeconds(5),
-                settings.workers(),
-                NodeHealthSettings.defaults(),
-                NetworkSettings.defaults()),
-            Optional.of(
-                new LeaderElection.Settings(
-                    WellKnownNamespaces.KUBE_SYSTEM,
-                    WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
-                    name + "_" + UUID.randomUUID(),
-                    Duration.ofSeconds(15),
-                    Duration.ofSeconds(10),
-                    Duration.ofSeconds(2),
-                    Duration.ofSeconds(20))),
-            Optional.empty(),
-            null);
     CloudControllerManager manager =
-        new CloudControllerManager(
-            client,
-            managerSettings,
-            Controllers.ALL,
-            code -> out.printf("manager %s exited with %d%n", name, code));
+        CloudControllerManager.builder(client)
+            .cloud(cloud)
+            .selection(Controllers.SERVICE_LB.name())
+            .controllers(
+                ControllerSettings.defaults()
+                    .withConcurrentNodeSyncs(1)
+                    .withConcurrentServiceSyncs(settings.workers()))
+            .leaderElection(LeaderElection.Settings.defaults(name + "_" + UUID.randomUUID()))
+            .exit(code -> out.printf("manager %s exited with %d%n", name, code))
+            .build();
     manager.start();
     return manager;
   }

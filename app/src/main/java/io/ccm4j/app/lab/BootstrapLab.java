@@ -6,7 +6,6 @@ import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
@@ -167,14 +166,11 @@ public final class BootstrapLab {
           new BenchContext(
               admin,
               cloud,
-              new ControllerSettings(
-                  1,
-                  0,
-                  Duration.ofMinutes(5),
-                  health.monitorPeriod(),
-                  1,
-                  health,
-                  NetworkSettings.defaults()))) {
+              ControllerSettings.defaults()
+                  .withConcurrentNodeSyncs(1)
+                  .withNodeMonitorPeriod(health.monitorPeriod())
+                  .withNodeHealth(health),
+              Controllers.NODE_LIFECYCLE)) {
         NodeLifecycleController nodeLifecycle =
             new NodeLifecycleController(nodeControllers.context);
         nodeControllers.context.informers().startAllRegisteredInformers().get();
@@ -347,33 +343,13 @@ public final class BootstrapLab {
     }
     // The lab's cloud and identity; no serving port, since every "node" shares this host.
     Optional<LeaderElection.Settings> election =
-        parsed
-            .leaderElection()
-            .map(
-                le ->
-                    new LeaderElection.Settings(
-                        le.namespace(),
-                        le.name(),
-                        name + "_" + UUID.randomUUID(),
-                        le.leaseDuration(),
-                        le.renewDeadline(),
-                        le.retryPeriod(),
-                        le.healthTimeout()));
+        parsed.leaderElection().map(le -> le.withIdentity(name + "_" + UUID.randomUUID()));
     if (ownCloud) {
       timeline.record(
           name,
           "cloud: %s, the infrastructure cluster's namespace %s"
               .formatted(KubeVirtInfrastructure.PROVIDER, KubeVirtInfrastructure.NAMESPACE));
     }
-    CloudControllerManager.Settings settings =
-        new CloudControllerManager.Settings(
-            parsed.cloud(),
-            parsed.clusterName(),
-            parsed.selection(),
-            parsed.controllers(),
-            election,
-            Optional.empty(),
-            parsed.servingKeys());
     // --use-service-account-credentials: each controller writes as upstream's ServiceAccount for
     // it (node-controller, service-controller, route-controller), with tokens the manager requests.
     ManagerClients clients =
@@ -382,11 +358,12 @@ public final class BootstrapLab {
             : ManagerClients.sharing(admin);
     managerClients.add(clients);
     CloudControllerManager manager =
-        new CloudControllerManager(
-            clients,
-            settings,
-            Controllers.ALL,
-            code -> timeline.record(name, "manager exited with " + code));
+        CloudControllerManager.builder(clients)
+            .settings(parsed)
+            .leaderElection(election)
+            .noServing()
+            .exit(code -> timeline.record(name, "manager exited with " + code))
+            .build();
     if (asServiceAccounts) {
       timeline.record(name, "controllers write as their ServiceAccounts in kube-system");
     }

@@ -3,7 +3,6 @@ package io.ccm4j.app.lab;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.manager.CloudControllerManager;
-import io.ccm4j.controllers.Controllers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,20 +26,13 @@ public final class InProcessManager {
     CommandLine.ParseResult parsed =
         new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
     RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-    CloudControllerManager.Settings settings = run.settings();
     CloudControllerManager manager =
-        new CloudControllerManager(
-            client,
-            new CloudControllerManager.Settings(
-                settings.cloud(),
-                settings.clusterName(),
-                settings.selection(),
-                settings.controllers(),
-                Optional.empty(),
-                Optional.empty(),
-                settings.servingKeys()),
-            Controllers.ALL,
-            code -> {});
+        CloudControllerManager.builder(client)
+            .settings(run.settings())
+            .leaderElection(Optional.empty())
+            .noServing()
+            .exit(code -> {})
+            .build();
     manager.start();
     return manager;
   }

@@ -10,19 +10,14 @@ import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.runtime.client.InformerWatchdog;
-import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.client.RecordingInformerFactory;
 import io.ccm4j.runtime.cloud.CloudFence;
 import io.ccm4j.runtime.controller.Controller;
-import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
-import io.ccm4j.runtime.serving.DelegatedAccess;
-import io.ccm4j.runtime.serving.ManagementServer;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -33,14 +28,9 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,7 +89,10 @@ public final class CloudControllerManager implements AutoCloseable {
    */
   static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Everything the manager runs with, validated. */
+  /**
+   * Everything the manager runs with, validated: built by {@link #builder} or from the flags by
+   * {@code RunCommand.settings()}.
+   */
   public record Settings(
       CloudProvider cloud,
       String clusterName,
@@ -109,60 +102,17 @@ public final class CloudControllerManager implements AutoCloseable {
       Optional<InetSocketAddress> servingAddress,
       ServingKeys servingKeys,
       ServingAccess servingAccess,
-      Duration informerStallBound) {
-
-    /** With the default bound for an informer without a watch. */
-    public Settings(
-        CloudProvider cloud,
-        String clusterName,
-        ControllerSelection selection,
-        ControllerSettings controllers,
-        Optional<LeaderElection.Settings> leaderElection,
-        Optional<InetSocketAddress> servingAddress,
-        ServingKeys servingKeys,
-        ServingAccess servingAccess) {
-      this(
-          cloud,
-          clusterName,
-          selection,
-          controllers,
-          leaderElection,
-          servingAddress,
-          servingKeys,
-          servingAccess,
-          InformerWatchdog.DEFAULT_BOUND);
-    }
-
-    /** With the default access: everything but the health endpoints needs an allowed token. */
-    public Settings(
-        CloudProvider cloud,
-        String clusterName,
-        ControllerSelection selection,
-        ControllerSettings controllers,
-        Optional<LeaderElection.Settings> leaderElection,
-        Optional<InetSocketAddress> servingAddress,
-        ServingKeys servingKeys) {
-      this(
-          cloud,
-          clusterName,
-          selection,
-          controllers,
-          leaderElection,
-          servingAddress,
-          servingKeys,
-          ServingAccess.defaults());
-    }
-  }
+      Duration informerStallBound) {}
 
   private final ManagerClients clients;
   private final Settings settings;
+  private final EventRecorders events;
   // Every controller's cloud calls pass it: closed when this instance may no longer lead.
   private final CloudFence cloudFence = new CloudFence();
   private final CloudProvider cloud;
   private volatile boolean cloudWritesAwaited;
   private final List<ControllerDescriptor> controllers;
   private final IntConsumer exit;
-  private final List<KubernetesClient> reviewClients = new ArrayList<>();
   private final PrometheusMeterRegistry metrics =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HealthChecks health = new HealthChecks();
@@ -172,26 +122,28 @@ public final class CloudControllerManager implements AutoCloseable {
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile boolean leaseLost;
   private volatile Thread starter;
-  private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   private final List<Controller> running = new ArrayList<>();
   private final Map<String, Boolean> managed = new ConcurrentHashMap<>();
   private SharedInformerFactory informers;
   private InformerWatchdog watchdog;
-  private ManagementServer server;
+  private ManagementServing serving;
   private LeaderElection election;
 
+  /** A manager using one client for everything (tests, the lab, benchmarks). */
+  public static CloudControllerManagerBuilder builder(KubernetesClient client) {
+    return new CloudControllerManagerBuilder(ManagerClients.sharing(client));
+  }
+
+  /** A manager with a client per concern (the caller closes them after the manager). */
+  public static CloudControllerManagerBuilder builder(ManagerClients clients) {
+    return new CloudControllerManagerBuilder(clients);
+  }
+
   /**
-   * One client for everything (tests, the lab, benchmarks).
-   *
-   * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
-   * @param exit called with 1 when leadership is lost; {@code System::exit} in production
+   * Settings alone, built as a manager is ({@link CloudControllerManagerBuilder#buildSettings}).
    */
-  public CloudControllerManager(
-      KubernetesClient client,
-      Settings settings,
-      List<ControllerDescriptor> controllers,
-      IntConsumer exit) {
-    this(ManagerClients.sharing(client), settings, controllers, exit);
+  public static CloudControllerManagerBuilder settings() {
+    return new CloudControllerManagerBuilder(null);
   }
 
   /**
@@ -199,13 +151,14 @@ public final class CloudControllerManager implements AutoCloseable {
    * @param controllers the controllers it may run ({@code Controllers.ALL}), in start order
    * @param exit called with 1 when leadership is lost; {@code System::exit} in production
    */
-  public CloudControllerManager(
+  CloudControllerManager(
       ManagerClients clients,
       Settings settings,
       List<ControllerDescriptor> controllers,
       IntConsumer exit) {
     this.clients = clients;
     this.settings = settings;
+    this.events = new EventRecorders(clients.manager());
     this.cloud = cloudFence.guard(settings.cloud());
     this.controllers = controllers;
     this.exit = exit;
@@ -220,23 +173,7 @@ public final class CloudControllerManager implements AutoCloseable {
    */
   public void start() {
     if (settings.servingAddress().isPresent()) {
-      try {
-        server =
-            new ManagementServer(
-                settings.servingAddress().get(),
-                settings.servingKeys(),
-                health,
-                metrics,
-                new DelegatedAccess(
-                    reviewClient(settings.servingAccess().authentication()),
-                    reviewClient(settings.servingAccess().authorization()),
-                    settings.servingAccess().alwaysAllowPaths(),
-                    metrics));
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "cannot serve on %s: %s".formatted(settings.servingAddress().get(), e.getMessage()), e);
-      }
-      log.info("serving health and metrics on https://{}", server.address());
+      serving = ManagementServing.open(settings, health, metrics, clients);
     }
     if (settings.leaderElection().isEmpty()) {
       startControllers();
@@ -279,17 +216,6 @@ public final class CloudControllerManager implements AutoCloseable {
         .description("1 while this instance holds the leader Lease")
         .register(metrics);
     election.start();
-  }
-
-  /** The reviews' own client, or one for the given kubeconfig (closed with the manager). */
-  private KubernetesClient reviewClient(Optional<Config> config) {
-    if (config.isEmpty()) {
-      return clients.reviews();
-    }
-    KubernetesClient own =
-        KubeClients.create(config.get(), ManagerClients.REVIEW_QPS, ManagerClients.REVIEW_BURST);
-    reviewClients.add(own);
-    return own;
   }
 
   /**
@@ -429,12 +355,13 @@ public final class CloudControllerManager implements AutoCloseable {
       RecordingInformerFactory controllerInformers = new RecordingInformerFactory(informers);
       ControllerContext context =
           new ControllerContext(
+              name,
               controllerClient,
               controllerInformers,
               cloud,
               settings.clusterName(),
               metrics,
-              component -> recorders.computeIfAbsent(component, this::newRecorder),
+              events.forSource(descriptor.eventSource()),
               settings.controllers());
       try {
         Controller controller = descriptor.factory().create(context);
@@ -461,7 +388,7 @@ public final class CloudControllerManager implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       log.error("informer caches did not sync: {}", e.getMessage());
       stopControllers(null);
-      closeRecordersAndCloud(false, CLOSE_TIMEOUT);
+      events.closeWith(null, CLOSE_TIMEOUT);
       exitLater(1);
       return;
     } catch (InterruptedException e) {
@@ -493,16 +420,6 @@ public final class CloudControllerManager implements AutoCloseable {
         .map(ControllerDescriptor::alias)
         .findFirst()
         .orElse(name);
-  }
-
-  private KubernetesEventRecorder newRecorder(String component) {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      host = "unknown";
-    }
-    return new KubernetesEventRecorder(clients.manager(), component, host);
   }
 
   /**
@@ -603,62 +520,13 @@ public final class CloudControllerManager implements AutoCloseable {
     }
   }
 
-  /**
-   * Writes the pending events of every recorder and, when asked, closes the cloud provider, all at
-   * once, each on a thread of its own, within one {@code bound} ({@link #CLOSE_TIMEOUT}, or what is
-   * left before a lost Lease may pass): a provider whose close hangs, or an API server that does
-   * not answer, cannot hold the process.
-   */
-  private synchronized void closeRecordersAndCloud(boolean closeCloud, Duration bound) {
-    long deadline = System.nanoTime() + bound.toNanos();
-    Map<String, Thread> closing = new LinkedHashMap<>();
-    recorders.forEach(
-        (component, recorder) ->
-            closing.put(
-                "events of " + component,
-                Thread.ofPlatform()
-                    .daemon()
-                    .name("ccm4j-flush-events-" + component)
-                    .start(
-                        () -> {
-                          try {
-                            recorder.close(bound);
-                          } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                          }
-                        })));
-    recorders.clear();
-    if (closeCloud) {
-      closing.put(
-          "cloud provider " + cloud.providerName(),
-          Thread.ofPlatform().daemon().name("ccm4j-close-cloud").start(cloud::close));
-    }
-    List<String> unfinished = new ArrayList<>();
-    try {
-      for (Map.Entry<String, Thread> entry : closing.entrySet()) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !entry.getValue().join(Duration.ofNanos(left))) {
-          unfinished.add(entry.getKey());
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (!unfinished.isEmpty()) {
-      log.warn(
-          "not closed within {} ms, going on without: {}",
-          bound.toMillis(),
-          String.join(", ", unfinished));
-    }
-  }
-
   public boolean isLeader() {
     return election == null ? !closed.get() : election.isLeader();
   }
 
   /** The serving address, with the port chosen when 0 was asked for. */
   public Optional<InetSocketAddress> servingAddress() {
-    return Optional.ofNullable(server).map(ManagementServer::address);
+    return Optional.ofNullable(serving).map(ManagementServing::address);
   }
 
   public HealthChecks health() {
@@ -716,10 +584,9 @@ public final class CloudControllerManager implements AutoCloseable {
                 + " once this process has exited");
       }
     }
-    closeRecordersAndCloud(true, closeBound);
-    if (server != null) {
-      server.close();
+    events.closeWith(cloud, closeBound);
+    if (serving != null) {
+      serving.close();
     }
-    reviewClients.forEach(KubernetesClient::close);
   }
 }

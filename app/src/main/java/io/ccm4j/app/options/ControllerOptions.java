@@ -1,16 +1,15 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.controllers.ControllerSelection;
-import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** Which controllers run, and how many workers each gets. */
+/**
+ * Which controllers run; each controller's own flags are in its group ({@link
+ * NodeControllerOptions}, {@link CloudNodeLifecycleOptions}, {@link ServiceControllerOptions},
+ * {@link NodeLifecycleOptions}, {@link NetworkOptions}).
+ */
 public final class ControllerOptions {
 
   @Option(
@@ -21,193 +20,16 @@ public final class ControllerOptions {
       descriptionKey = "controllers") // RunHelp: the names come from Controllers.ALL
   List<String> controllers;
 
-  @Option(
-      names = "--concurrent-node-syncs",
-      paramLabel = "<n>",
-      defaultValue = "10",
-      description =
-          "Workers initialising nodes (cloud-node-controller). Default: ${DEFAULT-VALUE}"
-              + " (upstream: 1, which makes a 1,000-node scale-up wait minutes for its taints).")
-  int concurrentNodeSyncs;
-
-  @Option(
-      names = "--concurrent-node-status-updates",
-      paramLabel = "<n>",
-      defaultValue = "0",
-      description =
-          "Parallelism of the periodic node address refresh; 0 uses --concurrent-node-syncs."
-              + " Default: ${DEFAULT-VALUE}.")
-  int concurrentNodeStatusUpdates;
-
-  @Option(
-      names = "--node-status-update-frequency",
-      paramLabel = "<duration>",
-      defaultValue = "5m",
-      converter = GoDurationConverter.class,
-      description =
-          "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
-  Duration nodeStatusUpdateFrequency;
-
-  @Option(
-      names = "--node-monitor-period",
-      paramLabel = "<duration>",
-      defaultValue = "5s",
-      converter = GoDurationConverter.class,
-      description =
-          "How often the cloud-node-lifecycle controller checks NotReady nodes against the cloud."
-              + " Default: ${DEFAULT-VALUE}.")
-  Duration nodeMonitorPeriod;
-
-  @Option(
-      names = "--node-monitor-grace-period",
-      paramLabel = "<duration>",
-      defaultValue = "50s",
-      converter = GoDurationConverter.class,
-      description =
-          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: ${DEFAULT-VALUE}.")
-  Duration nodeMonitorGracePeriod;
-
-  @Option(
-      names = "--node-startup-grace-period",
-      paramLabel = "<duration>",
-      defaultValue = "60s",
-      converter = GoDurationConverter.class,
-      description =
-          "node-lifecycle: the same for a node that never reported. Default: ${DEFAULT-VALUE}.")
-  Duration nodeStartupGracePeriod;
-
-  @Option(
-      names = "--node-eviction-rate",
-      paramLabel = "<qps>",
-      defaultValue = "0.1",
-      description =
-          "node-lifecycle: NoExecute tainting rate per zone (nodes/s) in a healthy zone. Default: ${DEFAULT-VALUE}.")
-  double nodeEvictionRate;
-
-  @Option(
-      names = "--secondary-node-eviction-rate",
-      paramLabel = "<qps>",
-      defaultValue = "0.01",
-      description =
-          "node-lifecycle: the rate in a partially disrupted zone larger than"
-              + " --large-cluster-size-threshold (smaller ones stop). Default: ${DEFAULT-VALUE}.")
-  double secondaryNodeEvictionRate;
-
-  @Option(
-      names = "--unhealthy-zone-threshold",
-      paramLabel = "<fraction>",
-      defaultValue = "0.55",
-      description =
-          "node-lifecycle: share of NotReady nodes (at least 3) that makes a zone partially"
-              + " disrupted. Default: ${DEFAULT-VALUE}.")
-  float unhealthyZoneThreshold;
-
-  @Option(
-      names = "--large-cluster-size-threshold",
-      paramLabel = "<n>",
-      defaultValue = "50",
-      description =
-          "node-lifecycle: a zone with more nodes than this keeps the secondary rate when"
-              + " partially disrupted. Default: ${DEFAULT-VALUE}.")
-  int largeClusterSizeThreshold;
-
-  @Option(
-      names = "--concurrent-service-syncs",
-      paramLabel = "<n>",
-      defaultValue = "1",
-      description =
-          "Workers syncing load balancers (service-lb-controller). Default: ${DEFAULT-VALUE}.")
-  int concurrentServiceSyncs;
-
-  @Option(
-      names = "--load-balancer-resync-period",
-      paramLabel = "<duration>",
-      defaultValue = "1h",
-      converter = GoDurationConverter.class,
-      description =
-          "service-lb-controller: every load balancer is ensured again once per this period,"
-              + " spread evenly over it, so drift in the cloud is corrected at a bounded rate"
-              + " (ccm4j's; upstream ensures all of them at each start instead). 0 turns it off;"
-              + " otherwise at least 1m. Default: ${DEFAULT-VALUE}.")
-  Duration loadBalancerResyncPeriod;
-
   public Optional<String> validate() {
     try {
       selection();
     } catch (IllegalArgumentException e) {
       return Optional.of("--controllers: " + e.getMessage());
     }
-    // Upstream never validates this (§8.6): 0 silently starts no workers.
-    if (concurrentNodeSyncs < 1) {
-      return Optional.of(
-          "--concurrent-node-syncs must be greater than 0, got " + concurrentNodeSyncs);
-    }
-    if (concurrentNodeStatusUpdates < 0) {
-      return Optional.of(
-          "--concurrent-node-status-updates must not be negative, got "
-              + concurrentNodeStatusUpdates);
-    }
-    if (!nodeStatusUpdateFrequency.isPositive()) {
-      return Optional.of("--node-status-update-frequency must be greater than 0");
-    }
-    if (!nodeMonitorPeriod.isPositive()) {
-      return Optional.of("--node-monitor-period must be greater than 0");
-    }
-    if (!nodeMonitorGracePeriod.isPositive() || !nodeStartupGracePeriod.isPositive()) {
-      return Optional.of(
-          "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0");
-    }
-    if (nodeEvictionRate < 0 || secondaryNodeEvictionRate < 0) {
-      return Optional.of(
-          "--node-eviction-rate and --secondary-node-eviction-rate must not be negative");
-    }
-    if (unhealthyZoneThreshold <= 0 || unhealthyZoneThreshold > 1) {
-      return Optional.of(
-          "--unhealthy-zone-threshold must be in (0, 1], got " + unhealthyZoneThreshold);
-    }
-    if (largeClusterSizeThreshold < 0) {
-      return Optional.of(
-          "--large-cluster-size-threshold must not be negative, got " + largeClusterSizeThreshold);
-    }
-    if (concurrentServiceSyncs < 1) {
-      return Optional.of(
-          "--concurrent-service-syncs must be greater than 0, got " + concurrentServiceSyncs);
-    }
-    if (loadBalancerResyncPeriod.isNegative()
-        || (!loadBalancerResyncPeriod.isZero()
-            && loadBalancerResyncPeriod.compareTo(
-                    ControllerSettings.MIN_LOAD_BALANCER_RESYNC_PERIOD)
-                < 0)) {
-      return Optional.of(
-          "--load-balancer-resync-period must be 0 (off) or at least 1m, got "
-              + GoDurations.format(loadBalancerResyncPeriod));
-    }
     return Optional.empty();
   }
 
   public ControllerSelection selection() {
     return ControllerSelection.parse(controllers);
-  }
-
-  /**
-   * @param network the pod network's settings, from their own flag group
-   */
-  public ControllerSettings settings(NetworkSettings network) {
-    return new ControllerSettings(
-        concurrentNodeSyncs,
-        concurrentNodeStatusUpdates,
-        nodeStatusUpdateFrequency,
-        nodeMonitorPeriod,
-        concurrentServiceSyncs,
-        new NodeHealthSettings(
-            nodeMonitorPeriod,
-            nodeMonitorGracePeriod,
-            nodeStartupGracePeriod,
-            nodeEvictionRate,
-            secondaryNodeEvictionRate,
-            unhealthyZoneThreshold,
-            largeClusterSizeThreshold),
-        network,
-        loadBalancerResyncPeriod);
   }
 }

@@ -43,7 +43,6 @@ public final class KubeClientOptions {
   @Option(
       names = "--informer-stall-timeout",
       paramLabel = "<duration>",
-      defaultValue = "60s",
       converter = GoDurationConverter.class,
       description =
           "How long a shared informer may go without a watch (its reconnects back off up to 32s)"

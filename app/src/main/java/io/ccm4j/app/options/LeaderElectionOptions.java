@@ -1,7 +1,5 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.cloudprovider.api.WellKnownComponents;
-import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -12,9 +10,6 @@ import picocli.CommandLine.Option;
 
 /** Leader election on a Lease (A5, §5). */
 public final class LeaderElectionOptions {
-
-  /** Upstream's tolerance for an overdue renewal before the health check fails. */
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(20);
 
   @Option(
       names = "--leader-elect",
@@ -29,7 +24,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-lease-duration",
       paramLabel = "<duration>",
-      defaultValue = "15s",
       converter = GoDurationConverter.class,
       description =
           "How long others wait before taking over a lease that is not renewed. Default: ${DEFAULT-VALUE}.")
@@ -38,7 +32,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-renew-deadline",
       paramLabel = "<duration>",
-      defaultValue = "10s",
       converter = GoDurationConverter.class,
       description =
           "How long the leader keeps trying to renew before it gives up. Default: ${DEFAULT-VALUE}.")
@@ -47,7 +40,6 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-retry-period",
       paramLabel = "<duration>",
-      defaultValue = "2s",
       converter = GoDurationConverter.class,
       description = "How often to try to acquire or renew. Default: ${DEFAULT-VALUE}.")
   Duration retryPeriod;
@@ -62,14 +54,12 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect-resource-name",
       paramLabel = "<name>",
-      defaultValue = WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
       description = "The name of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceName;
 
   @Option(
       names = "--leader-elect-resource-namespace",
       paramLabel = "<namespace>",
-      defaultValue = WellKnownNamespaces.KUBE_SYSTEM,
       description = "The namespace of the Lease. Default: ${DEFAULT-VALUE}.")
   String resourceNamespace;
 
@@ -100,14 +90,10 @@ public final class LeaderElectionOptions {
       return Optional.empty();
     }
     return Optional.of(
-        new LeaderElection.Settings(
-            resourceNamespace,
-            resourceName,
-            identity(),
-            leaseDuration,
-            renewDeadline,
-            retryPeriod,
-            HEALTH_TIMEOUT));
+        LeaderElection.Settings.defaults(identity())
+            .withNamespace(resourceNamespace)
+            .withName(resourceName)
+            .withTimings(leaseDuration, renewDeadline, retryPeriod));
   }
 
   /** {@code hostname_uuid}, as upstream builds it. */

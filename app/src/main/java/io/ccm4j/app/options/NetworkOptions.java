@@ -24,7 +24,6 @@ public final class NetworkOptions {
   @Option(
       names = "--configure-cloud-routes",
       arity = "0..1",
-      defaultValue = "true",
       fallbackValue = "true",
       paramLabel = "<bool>",
       description =
@@ -35,7 +34,6 @@ public final class NetworkOptions {
   @Option(
       names = "--route-reconciliation-period",
       paramLabel = "<duration>",
-      defaultValue = "10s",
       converter = GoDurationConverter.class,
       description =
           "How often the cloud routes are reconciled, counted from the start of each pass."
@@ -45,7 +43,6 @@ public final class NetworkOptions {
   @Option(
       names = "--allocate-node-cidrs",
       arity = "0..1",
-      defaultValue = "false",
       fallbackValue = "true",
       paramLabel = "<bool>",
       description =

@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,18 +54,13 @@ class CloudControllerManagerTest {
             .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:9").build())
             .build()) {
       CloudControllerManager manager =
-          new CloudControllerManager(
-              client,
-              new CloudControllerManager.Settings(
-                  cloud,
-                  "kubernetes",
-                  ControllerSelection.parse(List.of("*"), Set.of()),
-                  ControllerSettings.defaults(),
-                  Optional.empty(),
-                  Optional.empty(),
-                  ServingKeys.selfSigned()),
-              List.of(),
-              code -> {});
+          CloudControllerManager.builder(client)
+              .cloud(cloud)
+              .selection(ControllerSelection.parse(List.of("*"), Set.of()))
+              .controllers(ControllerSettings.defaults())
+              .registry(List.of())
+              .exit(code -> {})
+              .build();
       manager.start();
       await().atMost(Duration.ofSeconds(10)).untilTrue(cloud.initialised);
 

@@ -6,7 +6,6 @@ import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -49,6 +48,7 @@ public final class CloudNodeLifecycleController implements Controller {
 
   private final KubernetesClient client;
   private final InstancesV2 instances;
+  private final String name;
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
   private final Duration period;
@@ -66,7 +66,8 @@ public final class CloudNodeLifecycleController implements Controller {
                     new ControllerUnavailableException(
                         "cloud provider does not support instances"));
     this.client = context.client();
-    this.events = context.eventRecorders().apply(Controllers.CLOUD_NODE_LIFECYCLE.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.period = context.settings().nodeMonitorPeriod();
     this.loop =
@@ -76,7 +77,7 @@ public final class CloudNodeLifecycleController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.CLOUD_NODE_LIFECYCLE.name();
+    return name;
   }
 
   /** L2: a pass now, then one a period after each pass ends. */

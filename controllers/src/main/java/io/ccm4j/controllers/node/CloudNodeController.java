@@ -10,7 +10,6 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -59,6 +58,7 @@ public final class CloudNodeController implements Controller {
   private final InstancesV2 instances;
   private final Optional<Zones> zones;
   private final ControllerSettings settings;
+  private final String name;
   private final EventRecorder events;
   private final NodeControllerMetrics metrics;
   private final SharedIndexInformer<Node> nodes;
@@ -81,12 +81,12 @@ public final class CloudNodeController implements Controller {
     this.zones = context.cloud().zones();
     this.client = context.client();
     this.settings = context.settings();
-    this.events = context.eventRecorders().apply(Controllers.CLOUD_NODE.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.metrics = new NodeControllerMetrics(context.metrics());
     this.queue = new WorkQueue<>("Nodes", RateLimiters.controllerDefault(), context.metrics());
     this.workers =
-        new QueueWorkers<>(
-            Controllers.CLOUD_NODE.name(), queue, this::syncNode, settings.concurrentNodeSyncs());
+        new QueueWorkers<>(context.name(), queue, this::syncNode, settings.concurrentNodeSyncs());
     this.statusLoop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("cloud-node-status").unstarted(runnable));
@@ -115,7 +115,7 @@ public final class CloudNodeController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.CLOUD_NODE.name();
+    return name;
   }
 
   /** N3: the address refresh runs now and then a period after each pass ends; then the workers. */

@@ -3,7 +3,6 @@ package io.ccm4j.controllers.nodeipam;
 import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodePatches;
@@ -52,6 +51,7 @@ public final class NodeIpamController implements Controller {
 
   private final KubernetesClient client;
   private final RangeAllocator allocator;
+  private final String name;
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
   private final WorkQueue<String> queue;
@@ -81,9 +81,10 @@ public final class NodeIpamController implements Controller {
       throw new ControllerUnavailableException(e.getMessage());
     }
     this.client = context.client();
-    this.events = context.eventRecorders().apply(Controllers.NODE_IPAM.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.queue = new WorkQueue<>(QUEUE, RateLimiters.controllerDefault(), context.metrics());
-    this.workers = new QueueWorkers<>(Controllers.NODE_IPAM.name(), queue, this::syncNode, WORKERS);
+    this.workers = new QueueWorkers<>(context.name(), queue, this::syncNode, WORKERS);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     new NodeIpamControllerMetrics(context.metrics(), allocator);
     nodes.addEventHandler(
@@ -110,7 +111,7 @@ public final class NodeIpamController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.NODE_IPAM.name();
+    return name;
   }
 
   /**

@@ -28,6 +28,30 @@ public record NodeHealthSettings(
     float unhealthyZoneThreshold,
     int largeClusterSizeThreshold) {
 
+  /** The one check of each setting; its messages name the flag ({@code ccm4j run} prints them). */
+  public NodeHealthSettings {
+    if (!monitorPeriod.isPositive()) {
+      throw new IllegalArgumentException("--node-monitor-period must be greater than 0");
+    }
+    if (!monitorGracePeriod.isPositive() || !startupGracePeriod.isPositive()) {
+      throw new IllegalArgumentException(
+          "--node-monitor-grace-period and --node-startup-grace-period must be greater than 0");
+    }
+    if (evictionRate < 0 || secondaryEvictionRate < 0) {
+      throw new IllegalArgumentException(
+          "--node-eviction-rate and --secondary-node-eviction-rate must not be negative");
+    }
+    if (unhealthyZoneThreshold <= 0 || unhealthyZoneThreshold > 1) {
+      throw new IllegalArgumentException(
+          "--unhealthy-zone-threshold must be in (0, 1], got " + unhealthyZoneThreshold);
+    }
+    if (largeClusterSizeThreshold < 0) {
+      throw new IllegalArgumentException(
+          "--large-cluster-size-threshold must not be negative, got " + largeClusterSizeThreshold);
+    }
+  }
+
+  /** Upstream's defaults, each written only here (the flags read them). */
   public static NodeHealthSettings defaults() {
     return new NodeHealthSettings(
         Duration.ofSeconds(5),
@@ -37,5 +61,82 @@ public record NodeHealthSettings(
         0.01,
         0.55f,
         50);
+  }
+
+  public NodeHealthSettings withMonitorPeriod(Duration value) {
+    return new NodeHealthSettings(
+        value,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withMonitorGracePeriod(Duration value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        value,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withStartupGracePeriod(Duration value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        value,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withEvictionRate(double value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        value,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withSecondaryEvictionRate(double value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        value,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withUnhealthyZoneThreshold(float value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        value,
+        largeClusterSizeThreshold);
+  }
+
+  public NodeHealthSettings withLargeClusterSizeThreshold(int value) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        monitorGracePeriod,
+        startupGracePeriod,
+        evictionRate,
+        secondaryEvictionRate,
+        unhealthyZoneThreshold,
+        value);
   }
 }

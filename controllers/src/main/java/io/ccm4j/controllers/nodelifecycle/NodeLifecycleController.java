@@ -4,7 +4,6 @@ import io.ccm4j.cloudprovider.api.ConditionStatus;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodelifecycle.TaintEvictionKey.NodeChanged;
 import io.ccm4j.controllers.nodelifecycle.TaintEvictionKey.PodBound;
@@ -64,6 +63,7 @@ public final class NodeLifecycleController implements Controller {
   private final KubernetesClient client;
   private final NodeHealthSettings settings;
   private final InstantSource clock;
+  private final String name;
   private final EventRecorder events;
   private final MeterRegistry metrics;
   private final NodeLifecycleControllerMetrics lifecycleMetrics;
@@ -100,7 +100,8 @@ public final class NodeLifecycleController implements Controller {
     this.settings = settings;
     this.rates = ZoneEvictionRate.of(settings);
     this.clock = clock;
-    this.events = context.eventRecorders().apply(Controllers.NODE_LIFECYCLE.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.metrics = context.metrics();
     this.lifecycleMetrics = new NodeLifecycleControllerMetrics(metrics);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
@@ -184,7 +185,7 @@ public final class NodeLifecycleController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.NODE_LIFECYCLE.name();
+    return name;
   }
 
   @Override

@@ -7,7 +7,6 @@ import io.ccm4j.cloudprovider.Routes;
 import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
@@ -87,6 +86,7 @@ public final class NodeRouteController implements Controller {
   private final String clusterName;
   private final List<Cidr> clusterCidrs;
   private final Duration period;
+  private final String name;
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
   private final NodeRouteControllerMetrics metrics;
@@ -126,7 +126,8 @@ public final class NodeRouteController implements Controller {
     this.clusterName = context.clusterName();
     this.clusterCidrs = network.clusterCidrs();
     this.period = network.routeReconciliationPeriod();
-    this.events = context.eventRecorders().apply(Controllers.NODE_ROUTE.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.metrics = new NodeRouteControllerMetrics(context.metrics());
     this.loop =
@@ -136,7 +137,7 @@ public final class NodeRouteController implements Controller {
       this.queue = new WorkQueue<>("Routes", watchRateLimiter(), context.metrics());
       this.worker =
           new QueueWorkers<>(
-              Controllers.NODE_ROUTE.name(),
+              context.name(),
               queue,
               key -> {
                 queue.forget(key); // R3: before the pass, so no event is lost while it runs
@@ -209,7 +210,7 @@ public final class NodeRouteController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.NODE_ROUTE.name();
+    return name;
   }
 
   /**

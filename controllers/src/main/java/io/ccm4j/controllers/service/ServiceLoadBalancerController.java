@@ -10,7 +10,6 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
-import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -27,18 +26,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -95,6 +90,7 @@ public final class ServiceLoadBalancerController implements Controller {
   private final KubernetesClient client;
   private final LoadBalancer balancer;
   private final String clusterName;
+  private final String name;
   private final EventRecorder events;
   private final ServiceControllerMetrics metrics;
   private final SharedIndexInformer<Service> services;
@@ -104,6 +100,7 @@ public final class ServiceLoadBalancerController implements Controller {
   private final QueueWorkers<String> serviceWorkers;
   private final QueueWorkers<String> nodeWorker;
   private final ExecutorService nodeSyncPool;
+  private final LoadBalancerNodeSync nodeSync;
 
   /** Services synced by this instance, as last seen (S9, S10, S15); keyed {@code ns/name}. */
   private final Map<String, Service> cache = new ConcurrentHashMap<>();
@@ -140,7 +137,8 @@ public final class ServiceLoadBalancerController implements Controller {
             runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
     this.client = context.client();
     this.clusterName = context.clusterName();
-    this.events = context.eventRecorders().apply(Controllers.SERVICE_LB.eventSource());
+    this.name = context.name();
+    this.events = context.events();
     this.metrics = new ServiceControllerMetrics(context.metrics());
     int workers = context.settings().concurrentServiceSyncs();
     this.serviceQueue =
@@ -152,16 +150,29 @@ public final class ServiceLoadBalancerController implements Controller {
         new WorkQueue<>(
             "node", RateLimiters.exponential(MIN_RETRY_DELAY, MAX_RETRY_DELAY), context.metrics());
     this.serviceWorkers =
-        new QueueWorkers<>(Controllers.SERVICE_LB.name(), serviceQueue, this::syncService, workers);
+        new QueueWorkers<>(context.name(), serviceQueue, this::syncService, workers);
     // S8: one node worker; its fan-out over services uses the same number of threads.
-    this.nodeWorker =
-        new QueueWorkers<>(Controllers.SERVICE_LB.name() + "-nodes", nodeQueue, this::syncNodes, 1);
+    this.nodeWorker = new QueueWorkers<>(context.name() + "-nodes", nodeQueue, this::syncNodes, 1);
     this.nodeSyncPool =
         Executors.newFixedThreadPool(
             workers,
             runnable -> Thread.ofPlatform().name("service-lb-node-sync").unstarted(runnable));
     this.services = SharedInformers.of(context.informers(), Service.class);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
+    this.nodeSync =
+        new LoadBalancerNodeSync(
+            client,
+            balancer,
+            clusterName,
+            events,
+            metrics,
+            services,
+            nodes,
+            serviceQueue,
+            nodeSyncPool,
+            cache,
+            lastSyncedNodes,
+            records);
     services.addEventHandlerWithResyncPeriod(
         new ResourceEventHandler<>() {
           @Override
@@ -211,7 +222,7 @@ public final class ServiceLoadBalancerController implements Controller {
 
   @Override
   public String name() {
-    return Controllers.SERVICE_LB.name();
+    return name;
   }
 
   /** S8: the manager has waited for the caches; start the service workers and the node worker. */
@@ -473,7 +484,7 @@ public final class ServiceLoadBalancerController implements Controller {
     lastSyncedNodes.put(key, nodeSet);
     AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet, fingerprint);
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
-      if (!updateBackends(service, nodeSet)) {
+      if (!nodeSync.updateBackends(service, nodeSet)) {
         return false; // as after a failed node sync: a full ensure (S15)
       }
       writeStatus(service, existing.get(), now);
@@ -513,156 +524,9 @@ public final class ServiceLoadBalancerController implements Controller {
     }
   }
 
-  /** S15: one pass over every synced Service. */
+  /** S15: one pass over every synced Service ({@link LoadBalancerNodeSync}). */
   void syncNodes(String ignoredKey) throws InterruptedException {
-    long started = System.nanoTime();
-    List<Service> synced = List.copyOf(cache.values());
-    List<Future<Boolean>> results = new ArrayList<>();
-    try {
-      for (Service service : synced) {
-        results.add(nodeSyncPool.submit(() -> nodeSyncService(service)));
-      }
-    } catch (RejectedExecutionException stopping) {
-      return;
-    }
-    int failed = 0;
-    for (int i = 0; i < results.size(); i++) {
-      boolean ok;
-      try {
-        ok = results.get(i).get();
-      } catch (CancellationException stopping) {
-        return; // close() cancelled the pass
-      } catch (ExecutionException e) {
-        log.error(
-            "node sync of {} failed: {}",
-            Cache.metaNamespaceKeyFunc(synced.get(i)),
-            e.getCause().toString());
-        ok = false;
-      }
-      if (!ok) {
-        failed++;
-        serviceQueue.add(
-            Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
-      }
-    }
-    log.info(
-        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
-        synced.size() - failed,
-        synced.size());
-    metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
-  }
-
-  /**
-   * S15 step 2: true unless the update failed and the Service needs a full ensure. The nodes are
-   * read per Service, as upstream does: a pass over many Services takes a while, and a snapshot
-   * from its start could put back a node a service worker has since left out (kubernetes#121090).
-   */
-  private boolean nodeSyncService(Service service) {
-    if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
-      return true;
-    }
-    String key = Cache.metaNamespaceKeyFunc(service);
-    List<Node> synced = lastSyncedNodes.get(key);
-    if (synced == null) {
-      // Its first sync is under way and has not asked the cloud yet: it will use the current
-      // nodes (upstream updates it here too, one call more at every start).
-      return true;
-    }
-    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
-    List<Node> oldNodes = LoadBalancerNodes.stableNodeSet(synced);
-    // Only over what was read: a service worker that stored newer nodes meanwhile, or a deletion
-    // that forgot the Service, wins.
-    if (!lastSyncedNodes.replace(key, synced, newNodes)) {
-      return true;
-    }
-    if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
-      return true;
-    }
-    if (!recordBackendsUnrecorded(key) || !updateBackends(service, newNodes)) {
-      metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's nodeSyncService
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Before a node sync changes a load balancer's backends, its Service's record stops vouching for
-   * them (write-ahead: a leader that dies between the update and a record of it leaves nothing
-   * stale). Once per Service until its next ensure rewrites the record, not once per node change.
-   * False when the record cannot be written: the Service then gets a full ensure (S15).
-   */
-  private boolean recordBackendsUnrecorded(String key) {
-    Service current = services.getStore().getByKey(key);
-    if (current == null) {
-      return true; // deleted: nothing to vouch for
-    }
-    Optional<AppliedLoadBalancer> toMark =
-        AppliedLoadBalancer.toMarkBeforeBackendChange(
-            Optional.ofNullable(records.get(key)), AppliedLoadBalancer.recorded(current));
-    if (toMark.isEmpty()) {
-      return true;
-    }
-    try {
-      AppliedLoadBalancer marked = toMark.get().withNodesUnrecorded();
-      ServicePatches.patchApplied(client, current, marked.annotationValue());
-      records.put(key, marked);
-      return true;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return true;
-      }
-      log.error("service {}: cannot record the backend change: {}", key, e.getMessage());
-      return false;
-    }
-  }
-
-  /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */
-  private boolean updateBackends(Service service, List<Node> newNodes) {
-    metrics.loadBalancerSync.increment();
-    long started = System.nanoTime();
-    try {
-      return tryUpdateBackends(service, newNodes);
-    } finally {
-      // Upstream times the whole update (a deferred Observe): failed ones and their check too.
-      metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
-    }
-  }
-
-  private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
-    String key = Cache.metaNamespaceKeyFunc(service);
-    try {
-      balancer.updateLoadBalancer(clusterName, service, newNodes);
-    } catch (ImplementedElsewhereException e) {
-      return true;
-    } catch (CloudException e) {
-      try {
-        if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
-          return true; // nothing to update; the next ensure creates it
-        }
-      } catch (CloudException getError) {
-        log.error("service {}: cannot check its load balancer: {}", key, getError.getMessage());
-      }
-      events.warning(
-          service,
-          REASON_UPDATE_FAILED,
-          "Error updating load balancer with new hosts %s [node names limited, total number of nodes: %d], error: %s"
-              .formatted(
-                  goList(LoadBalancerNodes.namesForEvent(newNodes)),
-                  newNodes.size(),
-                  e.getMessage()));
-      return false;
-    }
-    if (newNodes.isEmpty()) {
-      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
-    } else {
-      events.normal(service, REASON_UPDATED, "Updated load balancer with new hosts");
-    }
-    return true;
-  }
-
-  /** Go's {@code %v} of a string slice. */
-  private static String goList(List<String> items) {
-    return "[" + String.join(" ", items) + "]";
+    nodeSync.pass();
   }
 
   private static String uid(Service service) {

@@ -6,8 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
@@ -29,14 +28,9 @@ import org.junit.jupiter.api.Test;
 class CloudNodeLifecycleControllerIT {
 
   private static final ControllerSettings FAST =
-      new ControllerSettings(
-          2,
-          0,
-          Duration.ofMinutes(5),
-          Duration.ofMillis(200),
-          1,
-          NodeHealthSettings.defaults(),
-          NetworkSettings.defaults());
+      ControllerSettings.defaults()
+          .withConcurrentNodeSyncs(2)
+          .withNodeMonitorPeriod(Duration.ofMillis(200));
 
   private final KubernetesClient client;
   private final String prefix = "lc-" + UUID.randomUUID().toString().substring(0, 6) + "-";
@@ -52,7 +46,7 @@ class CloudNodeLifecycleControllerIT {
   void start() throws Exception {
     kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
     cloud = SimCloudProviderFactory.fromYaml("generate: {count: 3, prefix: %s}".formatted(prefix));
-    harness = new ControllerHarness(client, cloud, FAST).start(CloudNodeLifecycleController::new);
+    harness = new ControllerHarness(client, cloud, FAST).start(Controllers.CLOUD_NODE_LIFECYCLE);
   }
 
   @AfterEach

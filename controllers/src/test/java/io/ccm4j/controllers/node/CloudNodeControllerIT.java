@@ -12,8 +12,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
@@ -71,18 +70,13 @@ class CloudNodeControllerIT {
   }
 
   private void run(CloudProvider cloud, ControllerSettings settings) throws Exception {
-    harness = new ControllerHarness(client, cloud, settings).start(CloudNodeController::new);
+    harness = new ControllerHarness(client, cloud, settings).start(Controllers.CLOUD_NODE);
   }
 
   private static ControllerSettings settings(Duration statusUpdateFrequency) {
-    return new ControllerSettings(
-        4,
-        0,
-        statusUpdateFrequency,
-        Duration.ofSeconds(5),
-        1,
-        NodeHealthSettings.defaults(),
-        NetworkSettings.defaults());
+    return ControllerSettings.defaults()
+        .withConcurrentNodeSyncs(4)
+        .withNodeStatusUpdateFrequency(statusUpdateFrequency);
   }
 
   private Node node(String name) {

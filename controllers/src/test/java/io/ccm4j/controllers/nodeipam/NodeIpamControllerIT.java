@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
@@ -69,17 +69,10 @@ class NodeIpamControllerIT {
             serviceCidrs.isEmpty() ? List.of() : NetworkSettings.parseDualStack(serviceCidrs),
             false);
     ControllerSettings settings =
-        new ControllerSettings(
-            1,
-            0,
-            Duration.ofMinutes(5),
-            Duration.ofSeconds(5),
-            1,
-            NodeHealthSettings.defaults(),
-            network);
+        ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNetwork(network);
     ControllerHarness harness =
         new ControllerHarness(client, SimCloudProviderFactory.fromYaml(""), settings)
-            .start(NodeIpamController::new);
+            .start(Controllers.NODE_IPAM);
     harnesses.add(harness);
     return harness;
   }

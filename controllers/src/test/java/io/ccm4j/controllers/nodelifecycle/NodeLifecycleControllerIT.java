@@ -7,7 +7,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -70,13 +70,13 @@ class NodeLifecycleControllerIT {
         new KubeletFleet(
             client, new KubeletFleet.Options(Duration.ofMillis(300), Duration.ofMillis(300), true));
     ControllerSettings settings =
-        new ControllerSettings(
-            1, 0, Duration.ofMinutes(5), FAST.monitorPeriod(), 1, FAST, NetworkSettings.defaults());
+        ControllerSettings.defaults()
+            .withConcurrentNodeSyncs(1)
+            .withNodeMonitorPeriod(FAST.monitorPeriod())
+            .withNodeHealth(FAST);
     harness =
         new ControllerHarness(client, SimCloudProviderFactory.fromYaml(""), settings)
-            .start(
-                context ->
-                    new NodeLifecycleController(context, FAST, java.time.InstantSource.system()));
+            .start(Controllers.NODE_LIFECYCLE);
     controller = (NodeLifecycleController) harness.controllers().getFirst();
   }
 

@@ -6,9 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.cloudprovider.Route;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodeipam.NodeIpamController;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
@@ -93,20 +92,13 @@ class NodeRouteControllerIT {
             64,
             List.of(),
             watchBased);
-    return new ControllerSettings(
-        1,
-        0,
-        Duration.ofMinutes(5),
-        Duration.ofSeconds(5),
-        1,
-        NodeHealthSettings.defaults(),
-        network);
+    return ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNetwork(network);
   }
 
   private void startRoutes() throws Exception {
     harness =
         new ControllerHarness(client, cloud, settings(CLUSTER_CIDRS, false))
-            .start(NodeRouteController::new);
+            .start(Controllers.NODE_ROUTE);
   }
 
   private Node createNode(String name, String... podCidrs) {
@@ -224,7 +216,7 @@ class NodeRouteControllerIT {
             .build()) {
       harness =
           new ControllerHarness(counting, cloud, settings(CLUSTER_CIDRS, false))
-              .start(NodeRouteController::new);
+              .start(Controllers.NODE_ROUTE);
 
       await()
           .atMost(60, TimeUnit.SECONDS)
@@ -365,7 +357,7 @@ class NodeRouteControllerIT {
   void nodeIpamAndRoutesTogetherBringKubeletNodesTheirNetwork() throws Exception {
     harness =
         new ControllerHarness(client, cloud, settings("10.111.0.0/16,fd00:111::/48", true))
-            .start(NodeIpamController::new, NodeRouteController::new);
+            .start(Controllers.NODE_IPAM, Controllers.NODE_ROUTE);
     kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults());
     List<String> names = IntStream.range(0, 4).mapToObj(i -> prefix + "k" + i).toList();
     kubelets.registerAll(names.stream().map(NodeSpec::named).toList(), 4);
@@ -387,7 +379,7 @@ class NodeRouteControllerIT {
     table.setEnableNodeAddresses(true);
     harness =
         new ControllerHarness(client, cloud, settings(CLUSTER_CIDRS, false, true))
-            .start(NodeRouteController::new);
+            .start(Controllers.NODE_ROUTE);
     String name = prefix + "watch";
     createNode(name, "10.110.8.0/24");
 

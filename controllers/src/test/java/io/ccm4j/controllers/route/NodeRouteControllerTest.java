@@ -9,7 +9,6 @@ import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.OfflineContext;
 import io.ccm4j.controllers.network.NetworkSettings;
 import io.ccm4j.controllers.nodeipam.NodeIpamController;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import java.time.Duration;
 import java.util.List;
@@ -20,15 +19,7 @@ class NodeRouteControllerTest {
 
   private static ControllerContext context(CloudProvider cloud, NetworkSettings network) {
     return OfflineContext.of(
-        cloud,
-        new ControllerSettings(
-            1,
-            0,
-            Duration.ofMinutes(5),
-            Duration.ofSeconds(5),
-            1,
-            NodeHealthSettings.defaults(),
-            network));
+        cloud, ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNetwork(network));
   }
 
   private static NetworkSettings network(

@@ -13,8 +13,7 @@ import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
-import io.ccm4j.controllers.network.NetworkSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -59,14 +58,7 @@ import org.junit.jupiter.api.Test;
 class ServiceLoadBalancerControllerIT {
 
   private static final ControllerSettings SETTINGS =
-      new ControllerSettings(
-          1,
-          0,
-          Duration.ofMinutes(5),
-          Duration.ofSeconds(5),
-          2,
-          NodeHealthSettings.defaults(),
-          NetworkSettings.defaults());
+      ControllerSettings.defaults().withConcurrentNodeSyncs(1).withConcurrentServiceSyncs(2);
 
   private static final String FINALIZER = WellKnownAnnotations.LOAD_BALANCER_CLEANUP_FINALIZER;
 
@@ -126,8 +118,7 @@ class ServiceLoadBalancerControllerIT {
   }
 
   private void startController() throws Exception {
-    harness =
-        new ControllerHarness(client, cloud, SETTINGS).start(ServiceLoadBalancerController::new);
+    harness = new ControllerHarness(client, cloud, SETTINGS).start(Controllers.SERVICE_LB);
   }
 
   /** The controller on a cloud whose load balancers are the test's (wrapping the sim's). */
@@ -144,8 +135,7 @@ class ServiceLoadBalancerControllerIT {
             return Optional.of(loadBalancer);
           }
         };
-    harness =
-        new ControllerHarness(client, provider, SETTINGS).start(ServiceLoadBalancerController::new);
+    harness = new ControllerHarness(client, provider, SETTINGS).start(Controllers.SERVICE_LB);
   }
 
   private SimLoadBalancers lbs() {
@@ -764,16 +754,11 @@ class ServiceLoadBalancerControllerIT {
         new ControllerHarness(
                 client,
                 cloud,
-                new ControllerSettings(
-                    1,
-                    0,
-                    Duration.ofMinutes(5),
-                    Duration.ofSeconds(5),
-                    2,
-                    NodeHealthSettings.defaults(),
-                    NetworkSettings.defaults(),
-                    resync))
-            .start(ServiceLoadBalancerController::new);
+                ControllerSettings.defaults()
+                    .withConcurrentNodeSyncs(1)
+                    .withConcurrentServiceSyncs(2)
+                    .withLoadBalancerResyncPeriod(resync))
+            .start(Controllers.SERVICE_LB);
     List<String> names = List.of("r0", "r1", "r2");
     names.forEach(this::create);
     awaitIngress(names.toArray(String[]::new));

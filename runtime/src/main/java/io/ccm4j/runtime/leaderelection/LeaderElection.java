@@ -1,5 +1,7 @@
 package io.ccm4j.runtime.leaderelection;
 
+import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -83,6 +85,54 @@ public final class LeaderElection implements AutoCloseable {
                 + retryPeriod
                 + ")");
       }
+    }
+
+    /**
+     * Upstream's defaults, each written only here (the flags read them): the Lease {@code
+     * kube-system/cloud-controller-manager}, 15 s lease, 10 s renew deadline, 2 s retry, and a
+     * renewal 20 s overdue before the health check fails.
+     *
+     * @param identity this instance's name in the Lease ({@code hostname_uuid} upstream)
+     */
+    public static Settings defaults(String identity) {
+      return new Settings(
+          WellKnownNamespaces.KUBE_SYSTEM,
+          WellKnownComponents.CLOUD_CONTROLLER_MANAGER,
+          identity,
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(2),
+          Duration.ofSeconds(20));
+    }
+
+    public Settings withNamespace(String value) {
+      return new Settings(
+          value, name, identity, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
+    }
+
+    public Settings withName(String value) {
+      return new Settings(
+          namespace, value, identity, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
+    }
+
+    public Settings withIdentity(String value) {
+      return new Settings(
+          namespace, name, value, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
+    }
+
+    /**
+     * The three timings at once: one at a time, a shorter lease would first meet the old renew
+     * deadline.
+     */
+    public Settings withTimings(
+        Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+      return new Settings(
+          namespace, name, identity, leaseDuration, renewDeadline, retryPeriod, healthTimeout);
+    }
+
+    public Settings withHealthTimeout(Duration value) {
+      return new Settings(
+          namespace, name, identity, leaseDuration, renewDeadline, retryPeriod, value);
     }
   }
 

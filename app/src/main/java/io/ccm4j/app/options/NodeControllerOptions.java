@@ -1,0 +1,52 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.controllers.ControllerSettings;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** cloud-node-controller's flags: node initialisation and the address refresh. */
+public final class NodeControllerOptions {
+
+  @Option(
+      names = "--concurrent-node-syncs",
+      paramLabel = "<n>",
+      description =
+          "Workers initialising nodes (cloud-node-controller). Default: ${DEFAULT-VALUE}"
+              + " (upstream: 1, which makes a 1,000-node scale-up wait minutes for its taints).")
+  int concurrentNodeSyncs;
+
+  @Option(
+      names = "--concurrent-node-status-updates",
+      paramLabel = "<n>",
+      description =
+          "Parallelism of the periodic node address refresh; 0 uses --concurrent-node-syncs."
+              + " Default: ${DEFAULT-VALUE}.")
+  int concurrentNodeStatusUpdates;
+
+  @Option(
+      names = "--node-status-update-frequency",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description =
+          "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
+  Duration nodeStatusUpdateFrequency;
+
+  /** The records' own checks (one place per setting), on this group's flags. */
+  public Optional<String> validate() {
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /** {@code settings} with this group's flags applied. */
+  public ControllerSettings applyTo(ControllerSettings settings) {
+    return settings
+        .withConcurrentNodeSyncs(concurrentNodeSyncs)
+        .withConcurrentNodeStatusUpdates(concurrentNodeStatusUpdates)
+        .withNodeStatusUpdateFrequency(nodeStatusUpdateFrequency);
+  }
+}

@@ -1,0 +1,80 @@
+package io.ccm4j.app.options;
+
+import io.ccm4j.controllers.ControllerSettings;
+import java.time.Duration;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** node-lifecycle-controller's flags: grace periods and zone-aware eviction rates. */
+public final class NodeLifecycleOptions {
+
+  @Option(
+      names = "--node-monitor-grace-period",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description =
+          "node-lifecycle: silence after which a node that has reported becomes Unknown. Default: ${DEFAULT-VALUE}.")
+  Duration nodeMonitorGracePeriod;
+
+  @Option(
+      names = "--node-startup-grace-period",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description =
+          "node-lifecycle: the same for a node that never reported. Default: ${DEFAULT-VALUE}.")
+  Duration nodeStartupGracePeriod;
+
+  @Option(
+      names = "--node-eviction-rate",
+      paramLabel = "<qps>",
+      description =
+          "node-lifecycle: NoExecute tainting rate per zone (nodes/s) in a healthy zone. Default: ${DEFAULT-VALUE}.")
+  double nodeEvictionRate;
+
+  @Option(
+      names = "--secondary-node-eviction-rate",
+      paramLabel = "<qps>",
+      description =
+          "node-lifecycle: the rate in a partially disrupted zone larger than"
+              + " --large-cluster-size-threshold (smaller ones stop). Default: ${DEFAULT-VALUE}.")
+  double secondaryNodeEvictionRate;
+
+  @Option(
+      names = "--unhealthy-zone-threshold",
+      paramLabel = "<fraction>",
+      description =
+          "node-lifecycle: share of NotReady nodes (at least 3) that makes a zone partially"
+              + " disrupted. Default: ${DEFAULT-VALUE}.")
+  float unhealthyZoneThreshold;
+
+  @Option(
+      names = "--large-cluster-size-threshold",
+      paramLabel = "<n>",
+      description =
+          "node-lifecycle: a zone with more nodes than this keeps the secondary rate when"
+              + " partially disrupted. Default: ${DEFAULT-VALUE}.")
+  int largeClusterSizeThreshold;
+
+  /** The records' own checks (one place per setting), on this group's flags. */
+  public Optional<String> validate() {
+    try {
+      applyTo(ControllerSettings.defaults());
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /** {@code settings} with this group's flags applied. */
+  public ControllerSettings applyTo(ControllerSettings settings) {
+    return settings.withNodeHealth(
+        settings
+            .nodeHealth()
+            .withMonitorGracePeriod(nodeMonitorGracePeriod)
+            .withStartupGracePeriod(nodeStartupGracePeriod)
+            .withEvictionRate(nodeEvictionRate)
+            .withSecondaryEvictionRate(secondaryNodeEvictionRate)
+            .withUnhealthyZoneThreshold(unhealthyZoneThreshold)
+            .withLargeClusterSizeThreshold(largeClusterSizeThreshold));
+  }
+}

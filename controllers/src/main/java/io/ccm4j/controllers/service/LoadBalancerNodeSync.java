@@ -1,0 +1,233 @@
+package io.ccm4j.controllers.service;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.ImplementedElsewhereException;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.runtime.events.EventRecorder;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service controller's node-set sync (S15): when the nodes change, every load balancer this
+ * instance synced gets the new backend set, through {@code UpdateLoadBalancer}; a Service whose
+ * update fails goes back to the service queue for a full ensure. It shares the controller's view of
+ * what it synced ({@code cache}, {@code lastSyncedNodes}, {@code records}).
+ */
+final class LoadBalancerNodeSync {
+
+  private static final Logger log = LoggerFactory.getLogger(ServiceLoadBalancerController.class);
+
+  private final KubernetesClient client;
+  private final LoadBalancer balancer;
+  private final String clusterName;
+  private final EventRecorder events;
+  private final ServiceControllerMetrics metrics;
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<Node> nodes;
+  private final WorkQueue<String> serviceQueue;
+  private final ExecutorService nodeSyncPool;
+  private final Map<String, Service> cache;
+  private final Map<String, List<Node>> lastSyncedNodes;
+  private final Map<String, AppliedLoadBalancer> records;
+
+  LoadBalancerNodeSync(
+      KubernetesClient client,
+      LoadBalancer balancer,
+      String clusterName,
+      EventRecorder events,
+      ServiceControllerMetrics metrics,
+      SharedIndexInformer<Service> services,
+      SharedIndexInformer<Node> nodes,
+      WorkQueue<String> serviceQueue,
+      ExecutorService nodeSyncPool,
+      Map<String, Service> cache,
+      Map<String, List<Node>> lastSyncedNodes,
+      Map<String, AppliedLoadBalancer> records) {
+    this.client = client;
+    this.balancer = balancer;
+    this.clusterName = clusterName;
+    this.events = events;
+    this.metrics = metrics;
+    this.services = services;
+    this.nodes = nodes;
+    this.serviceQueue = serviceQueue;
+    this.nodeSyncPool = nodeSyncPool;
+    this.cache = cache;
+    this.lastSyncedNodes = lastSyncedNodes;
+    this.records = records;
+  }
+
+  /** One pass over every synced Service. */
+  void pass() throws InterruptedException {
+    long started = System.nanoTime();
+    List<Service> synced = List.copyOf(cache.values());
+    List<Future<Boolean>> results = new ArrayList<>();
+    try {
+      for (Service service : synced) {
+        results.add(nodeSyncPool.submit(() -> nodeSyncService(service)));
+      }
+    } catch (RejectedExecutionException stopping) {
+      return;
+    }
+    int failed = 0;
+    for (int i = 0; i < results.size(); i++) {
+      boolean ok;
+      try {
+        ok = results.get(i).get();
+      } catch (CancellationException stopping) {
+        return; // close() cancelled the pass
+      } catch (ExecutionException e) {
+        log.error(
+            "node sync of {} failed: {}",
+            Cache.metaNamespaceKeyFunc(synced.get(i)),
+            e.getCause().toString());
+        ok = false;
+      }
+      if (!ok) {
+        failed++;
+        serviceQueue.add(
+            Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
+      }
+    }
+    log.info(
+        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
+        synced.size() - failed,
+        synced.size());
+    metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
+  }
+
+  /**
+   * S15 step 2: true unless the update failed and the Service needs a full ensure. The nodes are
+   * read per Service, as upstream does: a pass over many Services takes a while, and a snapshot
+   * from its start could put back a node a service worker has since left out (kubernetes#121090).
+   */
+  private boolean nodeSyncService(Service service) {
+    if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
+      return true;
+    }
+    String key = Cache.metaNamespaceKeyFunc(service);
+    List<Node> synced = lastSyncedNodes.get(key);
+    if (synced == null) {
+      // Its first sync is under way and has not asked the cloud yet: it will use the current
+      // nodes (upstream updates it here too, one call more at every start).
+      return true;
+    }
+    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
+    List<Node> oldNodes = LoadBalancerNodes.stableNodeSet(synced);
+    // Only over what was read: a service worker that stored newer nodes meanwhile, or a deletion
+    // that forgot the Service, wins.
+    if (!lastSyncedNodes.replace(key, synced, newNodes)) {
+      return true;
+    }
+    if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
+      return true;
+    }
+    if (!recordBackendsUnrecorded(key) || !updateBackends(service, newNodes)) {
+      metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's nodeSyncService
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Before a node sync changes a load balancer's backends, its Service's record stops vouching for
+   * them (write-ahead: a leader that dies between the update and a record of it leaves nothing
+   * stale). Once per Service until its next ensure rewrites the record, not once per node change.
+   * False when the record cannot be written: the Service then gets a full ensure (S15).
+   */
+  private boolean recordBackendsUnrecorded(String key) {
+    Service current = services.getStore().getByKey(key);
+    if (current == null) {
+      return true; // deleted: nothing to vouch for
+    }
+    Optional<AppliedLoadBalancer> toMark =
+        AppliedLoadBalancer.toMarkBeforeBackendChange(
+            Optional.ofNullable(records.get(key)), AppliedLoadBalancer.recorded(current));
+    if (toMark.isEmpty()) {
+      return true;
+    }
+    try {
+      AppliedLoadBalancer marked = toMark.get().withNodesUnrecorded();
+      ServicePatches.patchApplied(client, current, marked.annotationValue());
+      records.put(key, marked);
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true;
+      }
+      log.error("service {}: cannot record the backend change: {}", key, e.getMessage());
+      return false;
+    }
+  }
+
+  /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */
+  boolean updateBackends(Service service, List<Node> newNodes) {
+    metrics.loadBalancerSync.increment();
+    long started = System.nanoTime();
+    try {
+      return tryUpdateBackends(service, newNodes);
+    } finally {
+      // Upstream times the whole update (a deferred Observe): failed ones and their check too.
+      metrics.updateLoadBalancerHostLatency.record((System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
+    String key = Cache.metaNamespaceKeyFunc(service);
+    try {
+      balancer.updateLoadBalancer(clusterName, service, newNodes);
+    } catch (ImplementedElsewhereException e) {
+      return true;
+    } catch (CloudException e) {
+      try {
+        if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
+          return true; // nothing to update; the next ensure creates it
+        }
+      } catch (CloudException getError) {
+        log.error("service {}: cannot check its load balancer: {}", key, getError.getMessage());
+      }
+      events.warning(
+          service,
+          ServiceLoadBalancerController.REASON_UPDATE_FAILED,
+          "Error updating load balancer with new hosts %s [node names limited, total number of nodes: %d], error: %s"
+              .formatted(
+                  goList(LoadBalancerNodes.namesForEvent(newNodes)),
+                  newNodes.size(),
+                  e.getMessage()));
+      return false;
+    }
+    if (newNodes.isEmpty()) {
+      events.warning(
+          service,
+          ServiceLoadBalancerController.REASON_UNAVAILABLE,
+          "There are no available nodes for LoadBalancer");
+    } else {
+      events.normal(
+          service,
+          ServiceLoadBalancerController.REASON_UPDATED,
+          "Updated load balancer with new hosts");
+    }
+    return true;
+  }
+
+  /** Go's {@code %v} of a string slice. */
+  private static String goList(List<String> items) {
+    return "[" + String.join(" ", items) + "]";
+  }
+}
