@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 class InformerFaultsIT {
 
   private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
+
+  /** A Role and binding for the Leases of this test's managers (the shipped Role names one). */
+  private static final String TEST_LEASES = "cloud-controller-manager:informer-faults-leases";
   private static final String SERVICE_ACCOUNT = "cloud-controller-manager";
   private static final String CHECK = "cloud-node-controller";
   private static final Duration BOUND = Duration.ofSeconds(3);
@@ -50,6 +54,13 @@ class InformerFaultsIT {
     applyRbac(admin);
     cloudConfig = temp.resolve("faulty.properties");
     Files.writeString(cloudConfig, "instanceMetadata=ok%n".formatted());
+  }
+
+  /** The test's Lease rights go with it: other tests on this control plane check the shipped ones. */
+  @AfterEach
+  void removeTheTestLeaseRole(KubernetesClient admin) {
+    admin.rbac().roleBindings().inNamespace("kube-system").withName(TEST_LEASES).delete();
+    admin.rbac().roles().inNamespace("kube-system").withName(TEST_LEASES).delete();
   }
 
   /**
@@ -306,7 +317,7 @@ class InformerFaultsIT {
     }
     // The shipped Role grants the Lease kube-system/cloud-controller-manager only; each test here
     // campaigns for a Lease of its own.
-    String testLeases = SERVICE_ACCOUNT + ":informer-faults-leases";
+    String testLeases = TEST_LEASES;
     admin
         .rbac()
         .roles()
