@@ -41,6 +41,7 @@ class InformerFaultsIT {
 
   /** A Role and binding for the Leases of this test's managers (the shipped Role names one). */
   private static final String TEST_LEASES = "cloud-controller-manager:informer-faults-leases";
+
   private static final String SERVICE_ACCOUNT = "cloud-controller-manager";
   private static final String CHECK = "cloud-node-controller";
   private static final Duration BOUND = Duration.ofSeconds(3);
@@ -56,7 +57,9 @@ class InformerFaultsIT {
     Files.writeString(cloudConfig, "instanceMetadata=ok%n".formatted());
   }
 
-  /** The test's Lease rights go with it: other tests on this control plane check the shipped ones. */
+  /**
+   * The test's Lease rights go with it: other tests on this control plane check the shipped ones.
+   */
   @AfterEach
   void removeTheTestLeaseRole(KubernetesClient admin) {
     admin.rbac().roleBindings().inNamespace("kube-system").withName(TEST_LEASES).delete();
