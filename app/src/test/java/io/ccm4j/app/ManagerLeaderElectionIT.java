@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The manager under leader election: two {@code ccm4j run} processes against one API server (A5,
- * and the lease release of issue #119905), and what a lost Lease ends. {@code LeaderElection}
+ * and the lease release of kubernetes#119905), and what a lost Lease ends. {@code LeaderElection}
  * itself is tested in runtime's {@code LeaderElectionIT}.
  */
 @WithControlPlane
