@@ -20,6 +20,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
@@ -208,13 +209,16 @@ public final class RunCommand implements Callable<Integer> {
         .buildSettings();
   }
 
-  /** Each controller's flag group applied to the records' defaults. */
+  /** Each controller's record, built by its flag group. */
   private ControllerSettings controllerSettings() {
-    ControllerSettings settings = ControllerSettings.defaults().withNetwork(network.settings());
-    settings = nodeController.applyTo(settings);
-    settings = nodeLifecycle.applyTo(settings);
-    settings = cloudNodeLifecycle.applyTo(settings);
-    return serviceController.applyTo(settings);
+    CloudNodeLifecycleSettings cloudNodeLifecycleSettings = cloudNodeLifecycle.settings();
+    return new ControllerSettings(
+        nodeController.settings(),
+        cloudNodeLifecycleSettings,
+        serviceController.settings(),
+        // One --node-monitor-period for both lifecycle controllers, as upstream's.
+        nodeLifecycle.settings(cloudNodeLifecycleSettings.monitorPeriod()),
+        network.settings());
   }
 
   private CloudProvider createProvider() {

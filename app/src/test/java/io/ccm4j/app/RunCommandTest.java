@@ -333,15 +333,26 @@ class RunCommandTest {
     }
   }
 
-  /** A flag's default is the settings record's {@code defaults()}: written once, read by both. */
+  /**
+   * A flag's default is its controller's settings record's {@code defaults()}: written once, read
+   * by both; each flag group builds its controller's record.
+   */
   @org.junit.jupiter.api.Test
   void theFlagsDefaultToTheSettingsDefaults() {
     RunCommand run = new RunCommand();
     new picocli.CommandLine(run).parseArgs("--cloud-provider=fake");
 
-    io.ccm4j.controllers.ControllerSettings defaults =
-        io.ccm4j.controllers.ControllerSettings.defaults();
-    assertThat(run.settings().controllers()).usingRecursiveComparison().isEqualTo(defaults);
+    io.ccm4j.controllers.ControllerSettings controllers = run.settings().controllers();
+    assertThat(controllers.cloudNode())
+        .isEqualTo(io.ccm4j.controllers.node.CloudNodeSettings.defaults());
+    assertThat(controllers.cloudNodeLifecycle())
+        .isEqualTo(io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings.defaults());
+    assertThat(controllers.service())
+        .isEqualTo(io.ccm4j.controllers.service.ServiceControllerSettings.defaults());
+    assertThat(controllers.nodeHealth())
+        .isEqualTo(io.ccm4j.controllers.nodelifecycle.NodeHealthSettings.defaults());
+    assertThat(controllers.network())
+        .isEqualTo(io.ccm4j.controllers.network.NetworkSettings.defaults());
     assertThat(run.settings().leaderElection().orElseThrow())
         .usingRecursiveComparison()
         .ignoringFields("identity")
@@ -371,6 +382,8 @@ class RunCommandTest {
     "--configure-cloud-routes, true",
     "--route-reconciliation-period, 10s",
     "--allocate-node-cidrs, false",
+    "--node-cidr-mask-size-ipv4, 0",
+    "--node-cidr-mask-size-ipv6, 0",
     "--leader-elect-lease-duration, 15s",
     "--leader-elect-renew-deadline, 10s",
     "--leader-elect-retry-period, 2s",

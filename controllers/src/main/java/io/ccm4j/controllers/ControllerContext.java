@@ -7,11 +7,12 @@ import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * What a controller is built from, handed to it by the manager (upstream's {@code
+ * What every controller is built from, handed to it by the manager (upstream's {@code
  * ControllerInitContext}): a controller learns its own name and event recorder here and never reads
- * the {@link Controllers} registry. Informers come from the shared factory, so controllers watching
- * the same kind share one watch and one cache; the manager starts the factory after every
- * controller has registered its handlers.
+ * the {@link Controllers} registry; its own settings record comes beside this, as the second
+ * argument of its constructor ({@link ControllerFactory}). Informers come from the shared factory,
+ * so controllers watching the same kind share one watch and one cache; the manager starts the
+ * factory after every controller has registered its handlers.
  *
  * @param name the controller's canonical name ({@link ControllerDescriptor#name()}): its queue's
  *     and health check's name
@@ -25,5 +26,4 @@ public record ControllerContext(
     CloudProvider cloud,
     String clusterName,
     MeterRegistry metrics,
-    EventRecorder events,
-    ControllerSettings settings) {}
+    EventRecorder events) {}

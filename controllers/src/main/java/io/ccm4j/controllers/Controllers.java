@@ -18,8 +18,8 @@ import java.util.stream.Collectors;
 /**
  * Every controller ccm4j knows, spelled once (upstream's {@code DefaultInitFuncConstructors} with
  * {@code names/controller_names.go}): names and aliases (§1, A7), client names (§1), event sources
- * and whether {@code *} enables it. Adding a controller is adding an entry here (and its rules to
- * the chart, which {@code ControllerRbacTest} checks).
+ * and whether {@code *} enables it, and which settings record each is given. Adding a controller is
+ * adding an entry here (and its rules to the chart, which {@code ControllerRbacTest} checks).
  */
 public final class Controllers {
 
@@ -36,7 +36,7 @@ public final class Controllers {
               core("nodes", "get", "list", "watch", "update", "patch"),
               core("nodes/status", "patch"),
               EVENTS),
-          CloudNodeController::new);
+          (context, settings) -> new CloudNodeController(context, settings.cloudNode()));
 
   public static final ControllerDescriptor CLOUD_NODE_LIFECYCLE =
       new ControllerDescriptor(
@@ -46,7 +46,8 @@ public final class Controllers {
           "cloud-node-lifecycle-controller",
           true,
           List.of(core("nodes", "get", "list", "watch", "patch", "delete"), EVENTS),
-          CloudNodeLifecycleController::new);
+          (context, settings) ->
+              new CloudNodeLifecycleController(context, settings.cloudNodeLifecycle()));
 
   public static final ControllerDescriptor SERVICE_LB =
       new ControllerDescriptor(
@@ -60,7 +61,7 @@ public final class Controllers {
               core("services/status", "patch"),
               core("nodes", "list", "watch"),
               EVENTS),
-          ServiceLoadBalancerController::new);
+          (context, settings) -> new ServiceLoadBalancerController(context, settings.service()));
 
   /**
    * Pod CIDRs for nodes (kube-controller-manager's name and alias, as in upstream's cloud-provider
@@ -75,7 +76,7 @@ public final class Controllers {
           "cidrAllocator",
           true,
           List.of(core("nodes", "list", "watch", "patch"), EVENTS),
-          NodeIpamController::new);
+          (context, settings) -> new NodeIpamController(context, settings.network()));
 
   public static final ControllerDescriptor NODE_ROUTE =
       new ControllerDescriptor(
@@ -85,7 +86,7 @@ public final class Controllers {
           "route_controller", // upstream's, with an underscore unlike the others
           true,
           List.of(core("nodes", "list", "watch"), core("nodes/status", "patch"), EVENTS),
-          NodeRouteController::new);
+          (context, settings) -> new NodeRouteController(context, settings.network()));
 
   /**
    * Heartbeats, condition taints and zone-aware eviction: kube-controller-manager's job in a normal
@@ -106,7 +107,7 @@ public final class Controllers {
               core("pods", "list", "watch", "delete"),
               core("pods/status", "patch"),
               EVENTS),
-          NodeLifecycleController::new);
+          (context, settings) -> new NodeLifecycleController(context, settings.nodeHealth()));
 
   /** Every controller, in the order the manager starts them (upstream's order is random, §8.10). */
   public static final List<ControllerDescriptor> ALL =

@@ -32,7 +32,7 @@ public final class ControllerHarness implements AutoCloseable {
     this.settings = settings;
   }
 
-  /** What the manager hands the controller {@code descriptor} describes. */
+  /** What the manager hands the controller {@code descriptor} describes, beside its settings. */
   public ControllerContext context(ControllerDescriptor descriptor) {
     return new ControllerContext(
         descriptor.name(),
@@ -42,8 +42,7 @@ public final class ControllerHarness implements AutoCloseable {
         "kubernetes",
         metrics,
         recorders.computeIfAbsent(
-            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")),
-        settings);
+            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")));
   }
 
   /**
@@ -51,7 +50,7 @@ public final class ControllerHarness implements AutoCloseable {
    */
   public ControllerHarness start(ControllerDescriptor... descriptors) throws Exception {
     for (ControllerDescriptor descriptor : descriptors) {
-      controllers.add(descriptor.factory().create(context(descriptor)));
+      controllers.add(descriptor.factory().create(context(descriptor), settings));
     }
     informers.startAllRegisteredInformers().get(60, TimeUnit.SECONDS);
     controllers.forEach(Controller::start);

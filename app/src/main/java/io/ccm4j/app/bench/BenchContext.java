@@ -3,7 +3,6 @@ package io.ccm4j.app.bench;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerDescriptor;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,10 +17,7 @@ public final class BenchContext implements AutoCloseable {
 
   /** The context the manager would hand the controller {@code descriptor} describes. */
   public BenchContext(
-      KubernetesClient client,
-      CloudProvider cloud,
-      ControllerSettings settings,
-      ControllerDescriptor descriptor) {
+      KubernetesClient client, CloudProvider cloud, ControllerDescriptor descriptor) {
     this.context =
         new ControllerContext(
             descriptor.name(),
@@ -31,8 +27,7 @@ public final class BenchContext implements AutoCloseable {
             "kubernetes",
             new SimpleMeterRegistry(),
             recorders.computeIfAbsent(
-                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")),
-            settings);
+                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")));
   }
 
   @Override

@@ -2,7 +2,6 @@ package io.ccm4j.app.bench;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
@@ -122,20 +121,12 @@ public final class EvictionTimelineBenchmark {
           "%d nodes in %d zones with a pod each; zone-0 will go silent%n",
           zones * nodesPerZone, zones);
 
-      ControllerSettings controllerSettings =
-          ControllerSettings.defaults()
-              .withConcurrentNodeSyncs(1)
-              .withNodeMonitorPeriod(settings.monitorPeriod())
-              .withNodeHealth(settings);
       Map<String, Long> taintedAt = new ConcurrentHashMap<>();
       Map<String, Long> evictedAt = new ConcurrentHashMap<>();
       try (BenchContext bench =
           new BenchContext(
-              admin,
-              SimCloudProviderFactory.fromYaml(""),
-              controllerSettings,
-              Controllers.NODE_LIFECYCLE)) {
-        NodeLifecycleController controller = new NodeLifecycleController(bench.context);
+              admin, SimCloudProviderFactory.fromYaml(""), Controllers.NODE_LIFECYCLE)) {
+        NodeLifecycleController controller = new NodeLifecycleController(bench.context, settings);
         SharedIndexInformer<Node> nodes = admin.nodes().inform(recordTaints(taintedAt));
         SharedIndexInformer<Pod> pods =
             admin.pods().inNamespace("timeline").inform(recordEvictions(evictedAt));

@@ -1,7 +1,6 @@
 package io.ccm4j.app.bench;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
@@ -79,12 +78,10 @@ public final class NodeHealthPassBenchmark {
               0.01,
               0.55f,
               50);
-      ControllerSettings settings =
-          ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNodeHealth(health);
       try (BenchContext bench =
           new BenchContext(
-              admin, SimCloudProviderFactory.fromYaml(""), settings, Controllers.NODE_LIFECYCLE)) {
-        NodeLifecycleController controller = new NodeLifecycleController(bench.context);
+              admin, SimCloudProviderFactory.fromYaml(""), Controllers.NODE_LIFECYCLE)) {
+        NodeLifecycleController controller = new NodeLifecycleController(bench.context, health);
         bench.context.informers().startAllRegisteredInformers().get(2, TimeUnit.MINUTES);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         controller.monitorNodeHealth(); // first sight: registers every node (events are written

@@ -4,7 +4,6 @@ import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
@@ -163,16 +162,9 @@ public final class BootstrapLab {
               0.55f,
               50);
       try (BenchContext nodeControllers =
-          new BenchContext(
-              admin,
-              cloud,
-              ControllerSettings.defaults()
-                  .withConcurrentNodeSyncs(1)
-                  .withNodeMonitorPeriod(health.monitorPeriod())
-                  .withNodeHealth(health),
-              Controllers.NODE_LIFECYCLE)) {
+          new BenchContext(admin, cloud, Controllers.NODE_LIFECYCLE)) {
         NodeLifecycleController nodeLifecycle =
-            new NodeLifecycleController(nodeControllers.context);
+            new NodeLifecycleController(nodeControllers.context, health);
         nodeControllers.context.informers().startAllRegisteredInformers().get();
         nodeLifecycle.start();
         timeline.record("node-lifecycle", "watching node health");

@@ -361,10 +361,10 @@ public final class CloudControllerManager implements AutoCloseable {
               cloud,
               settings.clusterName(),
               metrics,
-              events.forSource(descriptor.eventSource()),
-              settings.controllers());
+              events.forSource(descriptor.eventSource()));
       try {
-        Controller controller = descriptor.factory().create(context);
+        // The entry hands the controller its own record of settings.controllers().
+        Controller controller = descriptor.factory().create(context, settings.controllers());
         running.add(controller);
         // Red while an informer it uses goes without a watch for longer than the bound.
         Set<SharedIndexInformer<?>> uses = controllerInformers.taken();

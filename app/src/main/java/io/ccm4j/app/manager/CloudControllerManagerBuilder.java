@@ -81,7 +81,10 @@ public final class CloudControllerManagerBuilder {
     return selection(ControllerSelection.parse(List.of(entries)));
   }
 
-  /** The controllers' tunables. */
+  /**
+   * The controllers' tunables: each controller's record ({@link ControllerSettings#withCloudNode}
+   * and the like), each given only to its controller.
+   */
   public CloudControllerManagerBuilder controllers(ControllerSettings controllers) {
     this.controllers = controllers;
     return this;

@@ -1,6 +1,6 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -20,20 +20,21 @@ public final class CloudNodeLifecycleOptions {
               + " Default: ${DEFAULT-VALUE}.")
   Duration nodeMonitorPeriod;
 
-  /** The records' own checks (one place per setting), on this group's flags. */
+  /** The record's own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
     try {
-      applyTo(ControllerSettings.defaults());
+      settings();
       return Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
   }
 
-  /** {@code settings} with this group's flag applied (to both controllers that read it). */
-  public ControllerSettings applyTo(ControllerSettings settings) {
-    return settings
-        .withNodeMonitorPeriod(nodeMonitorPeriod)
-        .withNodeHealth(settings.nodeHealth().withMonitorPeriod(nodeMonitorPeriod));
+  /**
+   * cloud-node-lifecycle-controller's settings, as the flag says; node-lifecycle-controller takes
+   * its period from here ({@link NodeLifecycleOptions#settings}).
+   */
+  public CloudNodeLifecycleSettings settings() {
+    return new CloudNodeLifecycleSettings(nodeMonitorPeriod);
   }
 }

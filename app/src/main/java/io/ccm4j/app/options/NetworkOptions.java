@@ -53,27 +53,31 @@ public final class NetworkOptions {
   @Option(
       names = "--node-cidr-mask-size",
       paramLabel = "<bits>",
-      defaultValue = "0",
       description =
-          "Prefix length of the pod CIDR of each node, single-stack clusters only; 0 means 24 for"
-              + " IPv4 and 64 for IPv6. Default: ${DEFAULT-VALUE}.")
-  int nodeCidrMaskSize;
+          "Prefix length of the pod CIDR of each node, single-stack clusters only; 0 means "
+              + NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4
+              + " for IPv4 and "
+              + NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+              + " for IPv6. Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSize; // 0: not set, as upstream's (the per-family flags then apply)
 
   @Option(
       names = "--node-cidr-mask-size-ipv4",
       paramLabel = "<bits>",
-      defaultValue = "0",
       description =
-          "Prefix length of the IPv4 pod CIDR of each node; 0 means 24. Default: ${DEFAULT-VALUE}.")
-  int nodeCidrMaskSizeIpv4;
+          "Prefix length of the IPv4 pod CIDR of each node; 0 means "
+              + NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4
+              + ". Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSizeIpv4; // 0: not set, so NetworkSettings.defaults()'s
 
   @Option(
       names = "--node-cidr-mask-size-ipv6",
       paramLabel = "<bits>",
-      defaultValue = "0",
       description =
-          "Prefix length of the IPv6 pod CIDR of each node; 0 means 64. Default: ${DEFAULT-VALUE}.")
-  int nodeCidrMaskSizeIpv6;
+          "Prefix length of the IPv6 pod CIDR of each node; 0 means "
+              + NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+              + ". Default: ${DEFAULT-VALUE}.")
+  int nodeCidrMaskSizeIpv6; // 0: not set, so NetworkSettings.defaults()'s
 
   @Option(
       names = "--service-cluster-ip-range",
@@ -203,45 +207,41 @@ public final class NetworkOptions {
     boolean set = ipv4 ? nodeCidrMaskSizeIpv4 != 0 : nodeCidrMaskSizeIpv6 != 0;
     return set
         ? flag
-        : flag
-            + " (default "
-            + (ipv4
-                ? NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4
-                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6)
-            + ")";
+        : flag + " (default " + NetworkSettings.defaults().nodeCidrMaskSize(family) + ")";
   }
 
   private List<Cidr> clusterCidrs() {
     // Blank counts as not set (upstream fails at start-up on an empty value when routes run).
-    return isBlank(clusterCidr) ? List.of() : NetworkSettings.parseDualStack(clusterCidr);
+    return isBlank(clusterCidr)
+        ? NetworkSettings.defaults().clusterCidrs()
+        : NetworkSettings.parseDualStack(clusterCidr);
   }
 
-  /** The validated settings; call {@link #validate()} first. */
+  /**
+   * The route controller's and node IPAM's settings, as the flags say; what they leave unset is
+   * {@link NetworkSettings#defaults()}'s. Call {@link #validate()} first.
+   */
   public NetworkSettings settings() {
-    int ipv4 =
-        nodeCidrMaskSize != 0
-            ? nodeCidrMaskSize
-            : nodeCidrMaskSizeIpv4 != 0
-                ? nodeCidrMaskSizeIpv4
-                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV4;
-    int ipv6 =
-        nodeCidrMaskSize != 0
-            ? nodeCidrMaskSize
-            : nodeCidrMaskSizeIpv6 != 0
-                ? nodeCidrMaskSizeIpv6
-                : NetworkSettings.DEFAULT_NODE_CIDR_MASK_SIZE_IPV6;
-    return new NetworkSettings(
-        clusterCidrs(),
-        configureCloudRoutes,
-        routeReconciliationPeriod,
-        allocateNodeCidrs,
-        ipv4,
-        ipv6,
-        isBlank(serviceClusterIpRange)
-            ? List.of()
-            : NetworkSettings.parseDualStack(serviceClusterIpRange),
-        Boolean.parseBoolean(
-            featureGates.getOrDefault(NetworkSettings.WATCH_BASED_ROUTES_GATE, "false")));
+    NetworkSettings defaults = NetworkSettings.defaults();
+    String watchBased = featureGates.get(NetworkSettings.WATCH_BASED_ROUTES_GATE);
+    return defaults
+        .withClusterCidrs(clusterCidrs())
+        .withConfigureCloudRoutes(configureCloudRoutes)
+        .withRouteReconciliationPeriod(routeReconciliationPeriod)
+        .withAllocateNodeCidrs(allocateNodeCidrs)
+        .withNodeCidrMaskSizeIpv4(maskSize(nodeCidrMaskSizeIpv4, defaults.nodeCidrMaskSizeIpv4()))
+        .withNodeCidrMaskSizeIpv6(maskSize(nodeCidrMaskSizeIpv6, defaults.nodeCidrMaskSizeIpv6()))
+        .withServiceCidrs(
+            isBlank(serviceClusterIpRange)
+                ? defaults.serviceCidrs()
+                : NetworkSettings.parseDualStack(serviceClusterIpRange))
+        .withWatchBasedRoutes(
+            watchBased == null ? defaults.watchBasedRoutes() : Boolean.parseBoolean(watchBased));
+  }
+
+  /** {@code --node-cidr-mask-size}, else the family's own flag, else the default (0 is unset). */
+  private int maskSize(int familyFlag, int byDefault) {
+    return nodeCidrMaskSize != 0 ? nodeCidrMaskSize : familyFlag != 0 ? familyFlag : byDefault;
   }
 
   private static boolean isBlank(String value) {

@@ -1,6 +1,6 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.node.CloudNodeSettings;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -32,21 +32,19 @@ public final class NodeControllerOptions {
           "How often node addresses are refreshed from the cloud. Default: ${DEFAULT-VALUE}.")
   Duration nodeStatusUpdateFrequency;
 
-  /** The records' own checks (one place per setting), on this group's flags. */
+  /** The record's own checks (one place per setting), on this group's flags. */
   public Optional<String> validate() {
     try {
-      applyTo(ControllerSettings.defaults());
+      settings();
       return Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
   }
 
-  /** {@code settings} with this group's flags applied. */
-  public ControllerSettings applyTo(ControllerSettings settings) {
-    return settings
-        .withConcurrentNodeSyncs(concurrentNodeSyncs)
-        .withConcurrentNodeStatusUpdates(concurrentNodeStatusUpdates)
-        .withNodeStatusUpdateFrequency(nodeStatusUpdateFrequency);
+  /** cloud-node-controller's settings, as the flags say. */
+  public CloudNodeSettings settings() {
+    return new CloudNodeSettings(
+        concurrentNodeSyncs, concurrentNodeStatusUpdates, nodeStatusUpdateFrequency);
   }
 }

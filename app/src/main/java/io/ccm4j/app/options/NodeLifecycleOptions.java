@@ -1,6 +1,6 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -55,26 +55,33 @@ public final class NodeLifecycleOptions {
               + " partially disrupted. Default: ${DEFAULT-VALUE}.")
   int largeClusterSizeThreshold;
 
-  /** The records' own checks (one place per setting), on this group's flags. */
+  /**
+   * The record's own checks (one place per setting), on this group's flags; {@code
+   * --node-monitor-period} is {@link CloudNodeLifecycleOptions}'s to check.
+   */
   public Optional<String> validate() {
     try {
-      applyTo(ControllerSettings.defaults());
+      settings(NodeHealthSettings.defaults().monitorPeriod());
       return Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
   }
 
-  /** {@code settings} with this group's flags applied. */
-  public ControllerSettings applyTo(ControllerSettings settings) {
-    return settings.withNodeHealth(
-        settings
-            .nodeHealth()
-            .withMonitorGracePeriod(nodeMonitorGracePeriod)
-            .withStartupGracePeriod(nodeStartupGracePeriod)
-            .withEvictionRate(nodeEvictionRate)
-            .withSecondaryEvictionRate(secondaryNodeEvictionRate)
-            .withUnhealthyZoneThreshold(unhealthyZoneThreshold)
-            .withLargeClusterSizeThreshold(largeClusterSizeThreshold));
+  /**
+   * node-lifecycle-controller's settings, as the flags say.
+   *
+   * @param monitorPeriod {@code --node-monitor-period}, which {@link CloudNodeLifecycleOptions}
+   *     holds: one flag for both lifecycle controllers, as upstream's
+   */
+  public NodeHealthSettings settings(Duration monitorPeriod) {
+    return new NodeHealthSettings(
+        monitorPeriod,
+        nodeMonitorGracePeriod,
+        nodeStartupGracePeriod,
+        nodeEvictionRate,
+        secondaryNodeEvictionRate,
+        unhealthyZoneThreshold,
+        largeClusterSizeThreshold);
   }
 }

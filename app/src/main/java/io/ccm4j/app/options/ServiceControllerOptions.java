@@ -1,7 +1,7 @@
 package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.GoDurations;
-import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.service.ServiceControllerSettings;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -33,24 +33,22 @@ public final class ServiceControllerOptions {
     if (loadBalancerResyncPeriod.isNegative()
         || (!loadBalancerResyncPeriod.isZero()
             && loadBalancerResyncPeriod.compareTo(
-                    ControllerSettings.MIN_LOAD_BALANCER_RESYNC_PERIOD)
+                    ServiceControllerSettings.MIN_LOAD_BALANCER_RESYNC_PERIOD)
                 < 0)) {
       return Optional.of(
           "--load-balancer-resync-period must be 0 (off) or at least 1m, got "
               + GoDurations.format(loadBalancerResyncPeriod));
     }
     try {
-      applyTo(ControllerSettings.defaults());
+      settings();
       return Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
   }
 
-  /** {@code settings} with this group's flags applied. */
-  public ControllerSettings applyTo(ControllerSettings settings) {
-    return settings
-        .withConcurrentServiceSyncs(concurrentServiceSyncs)
-        .withLoadBalancerResyncPeriod(loadBalancerResyncPeriod);
+  /** service-lb-controller's settings, as the flags say. */
+  public ServiceControllerSettings settings() {
+    return new ServiceControllerSettings(concurrentServiceSyncs, loadBalancerResyncPeriod);
   }
 }

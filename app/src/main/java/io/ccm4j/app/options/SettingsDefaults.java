@@ -1,8 +1,10 @@
 package io.ccm4j.app.options;
 
-import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings;
 import io.ccm4j.controllers.network.NetworkSettings;
+import io.ccm4j.controllers.node.CloudNodeSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.service.ServiceControllerSettings;
 import io.ccm4j.runtime.client.InformerWatchdog;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import java.time.Duration;
@@ -22,18 +24,21 @@ public final class SettingsDefaults implements IDefaultValueProvider {
   private static final Map<String, String> DEFAULTS = defaults();
 
   private static Map<String, String> defaults() {
-    ControllerSettings controllers = ControllerSettings.defaults();
-    NodeHealthSettings health = controllers.nodeHealth();
-    NetworkSettings network = controllers.network();
+    CloudNodeSettings cloudNode = CloudNodeSettings.defaults();
+    CloudNodeLifecycleSettings cloudNodeLifecycle = CloudNodeLifecycleSettings.defaults();
+    NodeHealthSettings health = NodeHealthSettings.defaults();
+    ServiceControllerSettings service = ServiceControllerSettings.defaults();
+    NetworkSettings network = NetworkSettings.defaults();
     LeaderElection.Settings election = LeaderElection.Settings.defaults("unused");
     return Map.ofEntries(
-        Map.entry("--concurrent-node-syncs", String.valueOf(controllers.concurrentNodeSyncs())),
+        Map.entry("--concurrent-node-syncs", String.valueOf(cloudNode.concurrentNodeSyncs())),
         Map.entry(
             "--concurrent-node-status-updates",
-            String.valueOf(controllers.concurrentNodeStatusUpdates())),
+            String.valueOf(cloudNode.concurrentNodeStatusUpdates())),
         Map.entry(
-            "--node-status-update-frequency", duration(controllers.nodeStatusUpdateFrequency())),
-        Map.entry("--node-monitor-period", duration(controllers.nodeMonitorPeriod())),
+            "--node-status-update-frequency", duration(cloudNode.nodeStatusUpdateFrequency())),
+        // Also node-lifecycle's period, whose record has the same default (ControllerSettingsTest).
+        Map.entry("--node-monitor-period", duration(cloudNodeLifecycle.monitorPeriod())),
         Map.entry("--node-monitor-grace-period", duration(health.monitorGracePeriod())),
         Map.entry("--node-startup-grace-period", duration(health.startupGracePeriod())),
         Map.entry("--node-eviction-rate", String.valueOf(health.evictionRate())),
@@ -41,10 +46,8 @@ public final class SettingsDefaults implements IDefaultValueProvider {
         Map.entry("--unhealthy-zone-threshold", String.valueOf(health.unhealthyZoneThreshold())),
         Map.entry(
             "--large-cluster-size-threshold", String.valueOf(health.largeClusterSizeThreshold())),
-        Map.entry(
-            "--concurrent-service-syncs", String.valueOf(controllers.concurrentServiceSyncs())),
-        Map.entry(
-            "--load-balancer-resync-period", duration(controllers.loadBalancerResyncPeriod())),
+        Map.entry("--concurrent-service-syncs", String.valueOf(service.concurrentServiceSyncs())),
+        Map.entry("--load-balancer-resync-period", duration(service.loadBalancerResyncPeriod())),
         Map.entry("--configure-cloud-routes", String.valueOf(network.configureCloudRoutes())),
         Map.entry("--route-reconciliation-period", duration(network.routeReconciliationPeriod())),
         Map.entry("--allocate-node-cidrs", String.valueOf(network.allocateNodeCidrs())),

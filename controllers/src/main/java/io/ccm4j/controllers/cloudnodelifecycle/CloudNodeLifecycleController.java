@@ -55,7 +55,8 @@ public final class CloudNodeLifecycleController implements Controller {
   private final ScheduledExecutorService loop;
   private volatile PeriodicPass pass;
 
-  public CloudNodeLifecycleController(ControllerContext context)
+  public CloudNodeLifecycleController(
+      ControllerContext context, CloudNodeLifecycleSettings settings)
       throws ControllerUnavailableException {
     this.instances =
         context
@@ -69,7 +70,7 @@ public final class CloudNodeLifecycleController implements Controller {
     this.name = context.name();
     this.events = context.events();
     this.nodes = SharedInformers.of(context.informers(), Node.class);
-    this.period = context.settings().nodeMonitorPeriod();
+    this.period = settings.monitorPeriod();
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("cloud-node-lifecycle").unstarted(runnable));

@@ -43,18 +43,19 @@ public record NetworkSettings(
   /** Upstream's cidrset caps a cluster CIDR at 2^16 pod CIDRs. */
   public static final int MAX_NODE_CIDR_BITS = 16;
 
+  /** The checks of the settings alone; the flags also check the mask sizes against the CIDRs. */
   public NetworkSettings {
     clusterCidrs = List.copyOf(clusterCidrs);
     serviceCidrs = List.copyOf(serviceCidrs);
     checkDualStack(clusterCidrs);
     if (!routeReconciliationPeriod.isPositive()) {
-      throw new IllegalArgumentException("the route reconciliation period must be positive");
+      throw new IllegalArgumentException("--route-reconciliation-period must be greater than 0");
     }
   }
 
   /**
-   * Upstream's defaults: no cluster CIDR, routes on, every 10 s (not watch-based), no node IPAM,
-   * /24 and /64.
+   * Upstream's defaults, each written only here (the flags read them): no cluster CIDR, routes on,
+   * every 10 s (not watch-based), no node IPAM, /24 and /64.
    */
   public static NetworkSettings defaults() {
     return new NetworkSettings(
@@ -66,6 +67,102 @@ public record NetworkSettings(
         DEFAULT_NODE_CIDR_MASK_SIZE_IPV6,
         List.of(),
         false);
+  }
+
+  public NetworkSettings withClusterCidrs(List<Cidr> value) {
+    return new NetworkSettings(
+        value,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withConfigureCloudRoutes(boolean value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        value,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withRouteReconciliationPeriod(Duration value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        value,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withAllocateNodeCidrs(boolean value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        value,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withNodeCidrMaskSizeIpv4(int value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        value,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withNodeCidrMaskSizeIpv6(int value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        value,
+        serviceCidrs,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withServiceCidrs(List<Cidr> value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        value,
+        watchBasedRoutes);
+  }
+
+  public NetworkSettings withWatchBasedRoutes(boolean value) {
+    return new NetworkSettings(
+        clusterCidrs,
+        configureCloudRoutes,
+        routeReconciliationPeriod,
+        allocateNodeCidrs,
+        nodeCidrMaskSizeIpv4,
+        nodeCidrMaskSizeIpv6,
+        serviceCidrs,
+        value);
   }
 
   /** The prefix length of the pod CIDRs handed out from a cluster CIDR of this family. */

@@ -8,7 +8,6 @@ import io.ccm4j.cloudprovider.Zones;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
@@ -57,7 +56,7 @@ public final class CloudNodeController implements Controller {
   private final KubernetesClient client;
   private final InstancesV2 instances;
   private final Optional<Zones> zones;
-  private final ControllerSettings settings;
+  private final CloudNodeSettings settings;
   private final String name;
   private final EventRecorder events;
   private final NodeControllerMetrics metrics;
@@ -68,7 +67,8 @@ public final class CloudNodeController implements Controller {
   private final ExecutorService statusWorkers;
   private volatile PeriodicPass statusPass;
 
-  public CloudNodeController(ControllerContext context) throws ControllerUnavailableException {
+  public CloudNodeController(ControllerContext context, CloudNodeSettings settings)
+      throws ControllerUnavailableException {
     // N1: without instances there is nothing to initialise from; not fatal to the manager.
     this.instances =
         context
@@ -80,7 +80,7 @@ public final class CloudNodeController implements Controller {
                         "cloud provider does not support instances"));
     this.zones = context.cloud().zones();
     this.client = context.client();
-    this.settings = context.settings();
+    this.settings = settings;
     this.name = context.name();
     this.events = context.events();
     this.metrics = new NodeControllerMetrics(context.metrics());

@@ -63,8 +63,8 @@ public final class NodeIpamController implements Controller {
   /** The last problem reported per node, so a problem is reported once, not on every update. */
   private final Map<String, String> reported = new ConcurrentHashMap<>();
 
-  public NodeIpamController(ControllerContext context) throws ControllerUnavailableException {
-    NetworkSettings network = context.settings().network();
+  public NodeIpamController(ControllerContext context, NetworkSettings network)
+      throws ControllerUnavailableException {
     if (!network.allocateNodeCidrs()) {
       throw new ControllerUnavailableException(
           "--allocate-node-cidrs is false, so pod CIDRs are not allocated");

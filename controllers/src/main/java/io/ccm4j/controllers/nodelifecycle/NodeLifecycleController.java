@@ -90,8 +90,8 @@ public final class NodeLifecycleController implements Controller {
   private final ScheduledExecutorService loops;
   private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
 
-  public NodeLifecycleController(ControllerContext context) {
-    this(context, context.settings().nodeHealth(), InstantSource.system());
+  public NodeLifecycleController(ControllerContext context, NodeHealthSettings settings) {
+    this(context, settings, InstantSource.system());
   }
 
   NodeLifecycleController(

@@ -101,8 +101,8 @@ public final class NodeRouteController implements Controller {
 
   private final QueueWorkers<String> worker;
 
-  public NodeRouteController(ControllerContext context) throws ControllerUnavailableException {
-    NetworkSettings network = context.settings().network();
+  public NodeRouteController(ControllerContext context, NetworkSettings network)
+      throws ControllerUnavailableException {
     // R1: not starting is not fatal to the manager.
     if (!network.configureCloudRoutes()) {
       throw new ControllerUnavailableException(

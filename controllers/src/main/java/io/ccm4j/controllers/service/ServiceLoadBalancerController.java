@@ -119,7 +119,8 @@ public final class ServiceLoadBalancerController implements Controller {
   private final ScheduledExecutorService resyncLoop;
   private volatile PeriodicPass resync;
 
-  public ServiceLoadBalancerController(ControllerContext context)
+  public ServiceLoadBalancerController(
+      ControllerContext context, ServiceControllerSettings settings)
       throws ControllerUnavailableException {
     // S1: not fatal to the manager; it logs this and goes on without the controller.
     this.balancer =
@@ -131,7 +132,7 @@ public final class ServiceLoadBalancerController implements Controller {
                     new ControllerUnavailableException(
                         "the cloud provider does not support external load balancers"));
     this.fingerprint = balancer.fingerprint();
-    this.resyncPeriod = context.settings().loadBalancerResyncPeriod();
+    this.resyncPeriod = settings.loadBalancerResyncPeriod();
     this.resyncLoop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("service-lb-resync").unstarted(runnable));
@@ -140,7 +141,7 @@ public final class ServiceLoadBalancerController implements Controller {
     this.name = context.name();
     this.events = context.events();
     this.metrics = new ServiceControllerMetrics(context.metrics());
-    int workers = context.settings().concurrentServiceSyncs();
+    int workers = settings.concurrentServiceSyncs();
     this.serviceQueue =
         new WorkQueue<>(
             "service",

@@ -30,7 +30,8 @@ class CloudNodeLifecycleControllerIT {
   private static final ControllerSettings FAST =
       ControllerSettings.defaults()
           .withConcurrentNodeSyncs(2)
-          .withNodeMonitorPeriod(Duration.ofMillis(200));
+          .withCloudNodeLifecycle(
+              CloudNodeLifecycleSettings.defaults().withMonitorPeriod(Duration.ofMillis(200)));
 
   private final KubernetesClient client;
   private final String prefix = "lc-" + UUID.randomUUID().toString().substring(0, 6) + "-";

@@ -13,7 +13,10 @@ class CloudNodeLifecycleControllerTest {
 
   @Test
   void L1_withoutInstancesItDoesNotStart() {
-    assertThatThrownBy(() -> new CloudNodeLifecycleController(OfflineContext.of(NO_INSTANCES)))
+    assertThatThrownBy(
+            () ->
+                new CloudNodeLifecycleController(
+                    OfflineContext.of(NO_INSTANCES), CloudNodeLifecycleSettings.defaults()))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("cloud provider does not support instances");
   }

@@ -75,8 +75,10 @@ class CloudNodeControllerIT {
 
   private static ControllerSettings settings(Duration statusUpdateFrequency) {
     return ControllerSettings.defaults()
-        .withConcurrentNodeSyncs(4)
-        .withNodeStatusUpdateFrequency(statusUpdateFrequency);
+        .withCloudNode(
+            CloudNodeSettings.defaults()
+                .withConcurrentNodeSyncs(4)
+                .withNodeStatusUpdateFrequency(statusUpdateFrequency));
   }
 
   private Node node(String name) {

@@ -13,7 +13,10 @@ class CloudNodeControllerTest {
 
   @Test
   void N1_withoutInstancesItDoesNotStart() {
-    assertThatThrownBy(() -> new CloudNodeController(OfflineContext.of(NO_INSTANCES)))
+    assertThatThrownBy(
+            () ->
+                new CloudNodeController(
+                    OfflineContext.of(NO_INSTANCES), CloudNodeSettings.defaults()))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("cloud provider does not support instances");
   }

@@ -69,11 +69,7 @@ class NodeLifecycleControllerIT {
     kubelets =
         new KubeletFleet(
             client, new KubeletFleet.Options(Duration.ofMillis(300), Duration.ofMillis(300), true));
-    ControllerSettings settings =
-        ControllerSettings.defaults()
-            .withConcurrentNodeSyncs(1)
-            .withNodeMonitorPeriod(FAST.monitorPeriod())
-            .withNodeHealth(FAST);
+    ControllerSettings settings = ControllerSettings.defaults().withNodeHealth(FAST);
     harness =
         new ControllerHarness(client, SimCloudProviderFactory.fromYaml(""), settings)
             .start(Controllers.NODE_LIFECYCLE);

@@ -3,8 +3,6 @@ package io.ccm4j.controllers.route;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudProvider;
-import io.ccm4j.controllers.ControllerContext;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.OfflineContext;
 import io.ccm4j.controllers.network.NetworkSettings;
@@ -16,11 +14,6 @@ import org.junit.jupiter.api.Test;
 
 /** R1 and node IPAM's start conditions: checked before anything is registered. */
 class NodeRouteControllerTest {
-
-  private static ControllerContext context(CloudProvider cloud, NetworkSettings network) {
-    return OfflineContext.of(
-        cloud, ControllerSettings.defaults().withConcurrentNodeSyncs(1).withNetwork(network));
-  }
 
   private static NetworkSettings network(
       String clusterCidrs, boolean configureRoutes, boolean allocate, int ipv4Mask) {
@@ -40,9 +33,8 @@ class NodeRouteControllerTest {
     assertThatThrownBy(
             () ->
                 new NodeRouteController(
-                    context(
-                        SimCloudProviderFactory.fromYaml(""),
-                        network("10.0.0.0/16", false, false, 24))))
+                    OfflineContext.of(SimCloudProviderFactory.fromYaml("")),
+                    network("10.0.0.0/16", false, false, 24)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("--configure-cloud-routes is false, so cloud routes are not configured");
   }
@@ -54,7 +46,7 @@ class NodeRouteControllerTest {
     assertThatThrownBy(
             () ->
                 new NodeRouteController(
-                    context(withoutRoutes, network("10.0.0.0/16", true, false, 24))))
+                    OfflineContext.of(withoutRoutes), network("10.0.0.0/16", true, false, 24)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage(
             "--configure-cloud-routes is set, but the cloud provider does not support routes");
@@ -65,7 +57,8 @@ class NodeRouteControllerTest {
     assertThatThrownBy(
             () ->
                 new NodeRouteController(
-                    context(SimCloudProviderFactory.fromYaml(""), network("", true, false, 24))))
+                    OfflineContext.of(SimCloudProviderFactory.fromYaml("")),
+                    network("", true, false, 24)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessageContaining("--cluster-cidr is not set");
   }
@@ -75,23 +68,22 @@ class NodeRouteControllerTest {
     assertThatThrownBy(
             () ->
                 new NodeIpamController(
-                    context(
-                        SimCloudProviderFactory.fromYaml(""),
-                        network("10.0.0.0/16", true, false, 24))))
+                    OfflineContext.of(SimCloudProviderFactory.fromYaml("")),
+                    network("10.0.0.0/16", true, false, 24)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("--allocate-node-cidrs is false, so pod CIDRs are not allocated");
     assertThatThrownBy(
             () ->
                 new NodeIpamController(
-                    context(SimCloudProviderFactory.fromYaml(""), network("", true, true, 24))))
+                    OfflineContext.of(SimCloudProviderFactory.fromYaml("")),
+                    network("", true, true, 24)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessageContaining("needs --cluster-cidr");
     assertThatThrownBy(
             () ->
                 new NodeIpamController(
-                    context(
-                        SimCloudProviderFactory.fromYaml(""),
-                        network("10.0.0.0/16", true, true, 8))))
+                    OfflineContext.of(SimCloudProviderFactory.fromYaml("")),
+                    network("10.0.0.0/16", true, true, 8)))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessageContaining("node CIDR mask size must be between");
   }

@@ -755,10 +755,7 @@ class ServiceLoadBalancerControllerIT {
         new ControllerHarness(
                 client,
                 cloud,
-                ControllerSettings.defaults()
-                    .withConcurrentNodeSyncs(1)
-                    .withConcurrentServiceSyncs(2)
-                    .withLoadBalancerResyncPeriod(resync))
+                SETTINGS.withService(SETTINGS.service().withLoadBalancerResyncPeriod(resync)))
             .start(Controllers.SERVICE_LB);
     List<String> names = List.of("r0", "r1", "r2");
     names.forEach(this::create);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
+import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.OfflineContext;
@@ -16,7 +17,8 @@ class ServiceLoadBalancerControllerTest {
     CloudProvider noLoadBalancers = () -> "bare";
     ControllerContext context = OfflineContext.of(noLoadBalancers);
 
-    assertThatThrownBy(() -> Controllers.SERVICE_LB.factory().create(context))
+    assertThatThrownBy(
+            () -> Controllers.SERVICE_LB.factory().create(context, ControllerSettings.defaults()))
         .isInstanceOf(ControllerUnavailableException.class)
         .hasMessage("the cloud provider does not support external load balancers");
   }
