@@ -1,11 +1,5 @@
-package io.ccm4j.app;
+package io.ccm4j.bench;
 
-import io.ccm4j.app.bench.EvictionTimelineCommand;
-import io.ccm4j.app.bench.FaultsCommand;
-import io.ccm4j.app.bench.LbForwardCommand;
-import io.ccm4j.app.bench.NodeHealthPassCommand;
-import io.ccm4j.app.bench.NodeInitCommand;
-import io.ccm4j.app.bench.ServiceFailoverCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;

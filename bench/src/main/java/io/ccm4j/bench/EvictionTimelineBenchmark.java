@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
@@ -8,6 +8,7 @@ import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.lab.BenchContext;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;

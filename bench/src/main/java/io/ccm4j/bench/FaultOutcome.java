@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.CloudConfigException;

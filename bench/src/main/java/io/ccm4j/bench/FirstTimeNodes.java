@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -55,12 +55,12 @@ record GoPeers(Path floor, Path upstreamCcm) {
   private static Optional<Path> moduleDirectory() {
     List<Path> roots = new ArrayList<>();
     try {
-      // app/target/ccm4j.jar or app/target/classes: the checkout is two levels above target/.
+      // bench/target/classes, or launcher/target/lib/ccm4j-bench-*.jar (./ccm4j): the checkout is
+      // one of the directories above.
       Path code =
           Path.of(GoPeers.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      Path target = code.getParent();
-      if (target != null && target.getParent() != null) {
-        roots.add(target.getParent().getParent());
+      for (Path dir = code.getParent(); dir != null; dir = dir.getParent()) {
+        roots.add(dir);
       }
     } catch (URISyntaxException | RuntimeException e) {
       // no code source: try the working directory

@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

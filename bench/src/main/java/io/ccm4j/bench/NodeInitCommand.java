@@ -1,8 +1,8 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
-import io.ccm4j.app.bench.NodeInitBenchmark.Peer;
-import io.ccm4j.app.bench.NodeInitBenchmark.Result;
 import io.ccm4j.app.options.GoDurationConverter;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Result;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import io.ccm4j.app.Ccm4j;
-import io.ccm4j.app.bench.NodeInitBenchmark.Peer;
-import io.ccm4j.app.bench.NodeInitBenchmark.Settings;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Settings;
 import io.ccm4j.controlplane.LocalControlPlane;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,13 +1,13 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ccm4j.app.bench.NodeInitBenchmark.Peer;
-import io.ccm4j.app.bench.NodeInitBenchmark.Result;
-import io.ccm4j.app.bench.NodeInitBenchmark.Run;
-import io.ccm4j.app.bench.NodeInitBenchmark.Settings;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Result;
+import io.ccm4j.bench.NodeInitBenchmark.Run;
+import io.ccm4j.bench.NodeInitBenchmark.Settings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

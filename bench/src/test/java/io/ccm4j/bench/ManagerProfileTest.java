@@ -1,9 +1,9 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.app.bench.ManagerProfile.Area;
-import io.ccm4j.app.bench.ManagerProfile.Share;
+import io.ccm4j.bench.ManagerProfile.Area;
+import io.ccm4j.bench.ManagerProfile.Share;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

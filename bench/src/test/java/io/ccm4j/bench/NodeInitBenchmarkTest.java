@@ -1,12 +1,12 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ccm4j.app.bench.NodeInitBenchmark.Peer;
-import io.ccm4j.app.bench.NodeInitBenchmark.Result;
-import io.ccm4j.app.bench.NodeInitBenchmark.Run;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Result;
+import io.ccm4j.bench.NodeInitBenchmark.Run;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

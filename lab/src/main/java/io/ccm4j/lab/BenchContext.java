@@ -1,4 +1,4 @@
-package io.ccm4j.app.bench;
+package io.ccm4j.lab;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;

@@ -1,8 +1,6 @@
-package io.ccm4j.app.lab;
+package io.ccm4j.lab;
 
-import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
-import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -319,13 +317,11 @@ public final class BootstrapLab {
       return;
     }
     List<String> args = mounted.get();
-    CommandLine command = new CommandLine(new Ccm4j());
     CloudControllerManager.Settings parsed;
     boolean asServiceAccounts;
     boolean ownCloud;
     try {
-      CommandLine.ParseResult result = command.parseArgs(args.toArray(String[]::new));
-      RunCommand run = (RunCommand) result.subcommand().commandSpec().userObject();
+      RunCommand run = RunCommand.parse(args.subList(1, args.size()));
       // With the KubeVirt infrastructure, the pod's own provider (kubevirt, from its cloud
       // config); otherwise the lab's cloud in place of the pod's, which is not even created.
       ownCloud =

@@ -1,13 +1,11 @@
-package io.ccm4j.app.lab;
+package io.ccm4j.lab;
 
-import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import picocli.CommandLine;
 
 /**
  * {@code ccm4j run <flags> --leader-elect=false}, parsed by the real command line and started in
@@ -20,12 +18,9 @@ public final class InProcessManager {
 
   /** Starts the manager; the caller closes it. */
   public static CloudControllerManager start(KubernetesClient client, String... flags) {
-    List<String> args = new ArrayList<>(List.of("run"));
-    args.addAll(List.of(flags));
+    List<String> args = new ArrayList<>(List.of(flags));
     args.add("--leader-elect=false");
-    CommandLine.ParseResult parsed =
-        new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
-    RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
+    RunCommand run = RunCommand.parse(args);
     CloudControllerManager manager =
         CloudControllerManager.builder(client)
             .settings(run.settings())

@@ -1,4 +1,4 @@
-package io.ccm4j.app.lab;
+package io.ccm4j.lab;
 
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.simulator.kubelet.KubeletFleet;

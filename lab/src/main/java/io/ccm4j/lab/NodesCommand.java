@@ -1,4 +1,4 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import io.ccm4j.app.options.GoDurationConverter;
 import io.ccm4j.app.options.KubeClientOptions;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.lab;
+package io.ccm4j.lab;
 
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;

@@ -1,4 +1,4 @@
-package io.ccm4j.app.lab;
+package io.ccm4j.lab;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

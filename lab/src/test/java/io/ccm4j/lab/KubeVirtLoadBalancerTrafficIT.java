@@ -1,4 +1,4 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import static io.ccm4j.app.KubeProxyRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,10 +1,8 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.ccm4j.app.lab.InProcessManager;
-import io.ccm4j.app.lab.KubeVirtInfrastructure;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.simulator.kubelet.KubeletFleet;

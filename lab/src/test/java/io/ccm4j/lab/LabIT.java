@@ -1,11 +1,7 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.app.lab.BootstrapLab;
-import io.ccm4j.app.lab.HeadlessChromium;
-import io.ccm4j.app.lab.LabReport;
-import io.ccm4j.app.lab.LabResult;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Manifests;

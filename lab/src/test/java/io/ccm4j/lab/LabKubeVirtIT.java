@@ -1,12 +1,7 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ccm4j.app.lab.BootstrapLab;
-import io.ccm4j.app.lab.HeadlessChromium;
-import io.ccm4j.app.lab.LabReport;
-import io.ccm4j.app.lab.LabResult;
-import io.ccm4j.app.lab.Timeline;
 import io.ccm4j.doctor.Scenarios;
 import java.nio.file.Files;
 import java.nio.file.Path;

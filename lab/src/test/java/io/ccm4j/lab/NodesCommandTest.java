@@ -1,7 +1,8 @@
-package io.ccm4j.app;
+package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ccm4j.app.Ccm4j;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
