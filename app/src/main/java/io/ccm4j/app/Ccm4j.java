@@ -1,24 +1,21 @@
 package io.ccm4j.app;
 
-import io.ccm4j.app.lab.LabCommand;
 import java.io.PrintWriter;
+import java.util.Comparator;
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code ccm4j} command. */
+/**
+ * The {@code ccm4j} command: {@code run} and {@code doctor}, and the tools' subcommands found on
+ * the class path ({@link ToolCommands}).
+ */
 @Command(
     name = "ccm4j",
     description = "A Kubernetes cloud-controller-manager in Java.",
     mixinStandardHelpOptions = true,
     versionProvider = Ccm4j.Version.class,
-    subcommands = {
-      LabCommand.class,
-      RunCommand.class,
-      ControlPlaneCommand.class,
-      NodesCommand.class,
-      DoctorCommand.class,
-      BenchCommand.class
-    })
+    subcommands = {RunCommand.class, DoctorCommand.class})
 public final class Ccm4j implements Runnable {
 
   /** Exit code for bad command-line input. */
@@ -43,7 +40,7 @@ public final class Ccm4j implements Runnable {
 
   /** Runs the command line with its errors written to {@code err}. */
   public static int execute(PrintWriter err, String... args) {
-    CommandLine commandLine = new CommandLine(new Ccm4j());
+    CommandLine commandLine = commandLine();
     commandLine.setErr(err);
     commandLine.setParameterExceptionHandler(Ccm4j::reportBadInput);
     commandLine.setExecutionExceptionHandler(
@@ -52,6 +49,20 @@ public final class Ccm4j implements Runnable {
           return 1;
         });
     return commandLine.execute(args);
+  }
+
+  /**
+   * The command line: {@code run} and {@code doctor}, then the tools' subcommands in name order.
+   * Settings made on it afterwards (output, handlers) reach them all.
+   */
+  public static CommandLine commandLine() {
+    CommandLine commandLine = new CommandLine(new Ccm4j());
+    ServiceLoader.load(ToolCommands.class, Ccm4j.class.getClassLoader()).stream()
+        .flatMap(tools -> tools.get().commands().stream())
+        .map(CommandLine::new)
+        .sorted(Comparator.comparing(CommandLine::getCommandName))
+        .forEach(commandLine::addSubcommand);
+    return commandLine;
   }
 
   /** One line naming the problem (and the flag); no stack trace and no usage dump. */

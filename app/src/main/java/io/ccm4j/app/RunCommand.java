@@ -31,6 +31,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -127,6 +128,17 @@ public final class RunCommand implements Callable<Integer> {
     manager.start();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * {@code ccm4j run}'s {@code arguments} (those after {@code run}) parsed, not yet checked: {@link
+   * #settings()} checks them. Throws a {@link ParameterException} for an unknown flag or a value of
+   * the wrong type. The lab runs a pod's arguments with it.
+   */
+  public static RunCommand parse(List<String> arguments) {
+    CommandLine commandLine = new CommandLine(new RunCommand());
+    commandLine.parseArgs(arguments.toArray(String[]::new));
+    return commandLine.getCommand();
   }
 
   /** The provider's name as the flags give it; null or blank when they give none. */

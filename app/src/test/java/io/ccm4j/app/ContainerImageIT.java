@@ -49,6 +49,12 @@ class ContainerImageIT {
     assertThat(IMAGE).as("built by the package phase (jib:buildTar)").exists();
     Path root = temp.resolve("rootfs");
     JsonNode config = unpack(IMAGE, root);
+    try (Stream<Path> libraries = Files.list(root.resolve("app/libs"))) {
+      assertThat(libraries.map(library -> library.getFileName().toString()))
+          .as("the product alone: no tools (lab, bench), no local control plane, no simulator")
+          .isNotEmpty()
+          .noneMatch(name -> name.matches("ccm4j-(lab|bench|controlplane|simulator)-.*"));
+    }
     assertThat(config.at("/config/User").asText()).isEqualTo("65532:65532");
 
     addContainerDevices(root);

@@ -11,19 +11,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** HTTP requests answered by a simulated kube-proxy ({@code node=<node> service=<ns>/<name>}). */
-final class KubeProxyRequests {
+public final class KubeProxyRequests {
 
   private static final Pattern ANSWERED_BY = Pattern.compile("node=(\\S+) service=(\\S+)");
 
   private KubeProxyRequests() {}
 
   /** One HTTP request on a new connection: the answering node and Service, or none. */
-  static Map<String, String> request(String address, int port) {
+  public static Map<String, String> request(String address, int port) {
     return request(address, null, port);
   }
 
   /** As {@link #request(String, int)}, from {@code source} (a loopback address) when not null. */
-  static Map<String, String> request(String address, String source, int port) {
+  public static Map<String, String> request(String address, String source, int port) {
     try (Socket socket = new Socket()) {
       if (source != null) {
         socket.bind(new InetSocketAddress(source, 0));

@@ -3,7 +3,6 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.ccm4j.app.bench.BenchServices;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -14,8 +13,10 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -141,11 +142,7 @@ class ManagerLeaderElectionIT {
     try {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
-      client
-          .services()
-          .inNamespace("default")
-          .resource(BenchServices.loadBalancer(service))
-          .create();
+      client.services().inNamespace("default").resource(loadBalancer(service)).create();
       assertThat(ensuring.await(30, TimeUnit.SECONDS))
           .as("the controller called EnsureLoadBalancer")
           .isTrue();
@@ -192,11 +189,7 @@ class ManagerLeaderElectionIT {
                 .build()) {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
-      client
-          .services()
-          .inNamespace("default")
-          .resource(BenchServices.loadBalancer(service))
-          .create();
+      client.services().inNamespace("default").resource(loadBalancer(service)).create();
       assertThat(ensuring.await(30, TimeUnit.SECONDS)).isTrue();
 
       takeOver(client, lease);
@@ -341,5 +334,23 @@ class ManagerLeaderElectionIT {
 
     @Override
     public void ensureLoadBalancerDeleted(String clusterName, Service service) {}
+  }
+
+  /** {@code type: LoadBalancer}, TCP port 80 to 8080 of the pods labelled {@code app=<name>}. */
+  private static Service loadBalancer(String name) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .addToSelector("app", name)
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(80)
+        .withTargetPort(new IntOrString(8080))
+        .endPort()
+        .endSpec()
+        .build();
   }
 }

@@ -5,12 +5,12 @@ import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /** ServiceAccounts for tests, and their tokens from the TokenRequest API. */
-final class ServiceAccounts {
+public final class ServiceAccounts {
 
   private ServiceAccounts() {}
 
   /** Creates {@code namespace/name}, or leaves the one there is. */
-  static void create(KubernetesClient admin, String namespace, String name) {
+  public static void create(KubernetesClient admin, String namespace, String name) {
     admin
         .serviceAccounts()
         .inNamespace(namespace)
@@ -25,7 +25,7 @@ final class ServiceAccounts {
   }
 
   /** A token of {@code namespace/name} valid for an hour. */
-  static String token(KubernetesClient admin, String namespace, String name) {
+  public static String token(KubernetesClient admin, String namespace, String name) {
     return admin
         .serviceAccounts()
         .inNamespace(namespace)

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The provider's facets against a real infrastructure API server with the KubeVirt CRDs and the
  * simulated virt layer; the facets are called directly, as the controllers call them (the manager
- * running them against a tenant cluster is {@code KubeVirtTenantClusterIT} in the app module).
+ * running them against a tenant cluster is {@code KubeVirtTenantClusterIT} in the lab module).
  */
 @WithControlPlane
 class KubeVirtProviderIT {

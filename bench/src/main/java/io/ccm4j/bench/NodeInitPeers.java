@@ -1,0 +1,147 @@
+package io.ccm4j.bench;
+
+import io.ccm4j.app.Ccm4j;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Settings;
+import io.ccm4j.controlplane.LocalControlPlane;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The node-init peers as processes: the command lines of ccm4j and of the upstream CCM (at its
+ * defaults or tuned), and the profile of a running ccm4j taken with the JDK's jcmd.
+ */
+final class NodeInitPeers {
+
+  private final Settings settings;
+  private final PrintStream out;
+  private boolean classDataArchive;
+
+  NodeInitPeers(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  /** Whether ccm4j was started with the launcher's class-data archive. */
+  boolean classDataArchive() {
+    return classDataArchive;
+  }
+
+  List<String> ccm4jCommand(LocalControlPlane controlPlane, Path cloudConfig, int port) {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command =
+        new ArrayList<>(List.of(java, "-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError"));
+    command.addAll(LauncherJvm.runOptions());
+    if (settings.profile()) {
+      command.addAll(ManagerProfile.jvmOptions());
+    }
+    Optional<LauncherJvm.ClassData> classData = LauncherJvm.classData("run");
+    classData.ifPresent(
+        archive -> {
+          if (archive.exists()) {
+            command.addAll(archive.jvmOptions());
+            classDataArchive = true;
+          } else if (settings.profile()) {
+            // A JVM that is to write the archive as it exits keeps no flight recording.
+            out.println(
+                "ccm4j: no class-data archive for this jar yet: profiled without one (a run without"
+                    + " --profile writes it)");
+          } else {
+            out.println(
+                "ccm4j: no class-data archive for this jar yet ("
+                    + archive.archive()
+                    + "): this start is a cold one and the run writes it, as ./ccm4j run's first"
+                    + " would");
+            command.addAll(archive.jvmOptions());
+            classDataArchive = true;
+          }
+        });
+    command.addAll(settings.jvmOptions());
+    command.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            Ccm4j.class.getName(),
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=" + cloudConfig,
+            "--kubeconfig=" + controlPlane.kubeconfigPath(),
+            "--leader-elect=false",
+            "--controllers=cloud-node",
+            "--concurrent-node-syncs=" + settings.workers(),
+            "--kube-api-qps=" + settings.kubeApiQps(),
+            "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
+            "--bind-address=127.0.0.1",
+            "--secure-port=" + port,
+            // Read without a token on loopback: the heap is sampled from its metrics.
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
+    if (settings.cloudQps() > 0) {
+      command.add("--cloud-api-qps=" + settings.cloudQps());
+    }
+    return command;
+  }
+
+  static Path jfr(LocalControlPlane controlPlane) {
+    return controlPlane.directory().resolve("ccm4j.jfr");
+  }
+
+  /**
+   * The running manager's profile, taken at the last untaint; null, said on the output, when the
+   * JDK's jcmd cannot take it.
+   */
+  ManagerProfile profile(long pid, Path jfr) throws InterruptedException {
+    Map<String, Double> threadCpu = ProcessStats.cpuSecondsByThreadGroup(pid);
+    List<String> outputs = new ArrayList<>();
+    try {
+      for (List<String> command : ManagerProfile.jcmdCommands(jfr)) {
+        List<String> line = new ArrayList<>();
+        line.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        line.add(Long.toString(pid));
+        line.addAll(command);
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        outputs.add(new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        jcmd.waitFor();
+      }
+      return ManagerProfile.read(jfr, threadCpu, outputs.getLast());
+    } catch (IOException e) {
+      out.printf(
+          "ccm4j: no profile (%s)%s%n",
+          e.getMessage(), outputs.isEmpty() ? "" : "; jcmd said: " + outputs.getFirst().strip());
+      return null;
+    }
+  }
+
+  List<String> upstreamCommand(
+      Peer peer, LocalControlPlane controlPlane, Path cloudConfig, GoPeers peers) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                peers.upstreamCcm().toString(),
+                "--cloud-provider=sim",
+                "--cloud-config=" + cloudConfig,
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--leader-elect=false",
+                "--controllers=cloud-node",
+                "--secure-port=0",
+                "--v=1"));
+    command.addAll(upstreamTuning(peer));
+    return command;
+  }
+
+  /** Upstream at its defaults (1 worker, 20 QPS, burst 30), or with ccm4j's settings. */
+  List<String> upstreamTuning(Peer peer) {
+    if (peer != Peer.UPSTREAM_TUNED) {
+      return List.of();
+    }
+    return List.of(
+        "--concurrent-node-syncs=" + settings.workers(),
+        "--kube-api-qps=" + settings.kubeApiQps(),
+        "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()));
+  }
+}

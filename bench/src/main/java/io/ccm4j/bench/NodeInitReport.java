@@ -1,0 +1,172 @@
+package io.ccm4j.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ccm4j.bench.NodeInitBenchmark.Peer;
+import io.ccm4j.bench.NodeInitBenchmark.Result;
+import io.ccm4j.bench.NodeInitBenchmark.Run;
+import io.ccm4j.bench.NodeInitBenchmark.Settings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** How a node-init {@link Result} prints itself: the table and the targets, and its JSON. */
+final class NodeInitReport {
+
+  private NodeInitReport() {}
+
+  /** The table: a row per figure, a column per peer; then the targets. */
+  static void print(Result result, PrintStream out) {
+    List<Run> runs = result.runs();
+    StringBuilder header =
+        new StringBuilder("| %-46s |".formatted("Kubernetes " + result.kubernetesVersion()));
+    StringBuilder rule = new StringBuilder("|" + "-".repeat(48) + "|");
+    for (Run run : runs) {
+      header.append(" %16s |".formatted(run.peer().id()));
+      rule.append("-".repeat(18)).append("|");
+    }
+    out.println(header);
+    out.println(rule);
+    row(out, runs, "nodes initialised", r -> r.initialised() + "/" + result.settings().nodes());
+    row(out, runs, "wall, first registration to last untaint (s)", r -> fixed(r.wallSeconds(), 2));
+    row(out, runs, "wall / Go floor", r -> fixed(result.ratioToFloor(r), 2));
+    row(out, runs, "nodes/s", r -> fixed(r.nodesPerSecond(), 1));
+    row(out, runs, "untaint delay p50 (s)", r -> fixed(r.p50DelaySeconds(), 2));
+    row(out, runs, "untaint delay p99 (s)", r -> fixed(r.p99DelaySeconds(), 2));
+    row(out, runs, "CPU of the peer, whole run (s)", r -> fixed(r.cpuSeconds(), 1));
+    row(out, runs, "CPU per node (ms)", r -> fixed(r.cpuMillisPerNode(), 2));
+    row(out, runs, "peak RSS of the process (MiB)", r -> fixed(r.peakRssMiB(), 0));
+    row(out, runs, "peak heap (MiB)", r -> fixed(r.peakHeapMiB(), 0));
+    row(out, runs, "node writes per node", r -> fixed(r.nodeWritesPerNode(), 2));
+    row(out, runs, "event writes per node", r -> fixed(r.eventWritesPerNode(), 2));
+    row(out, runs, "cloud calls per node", r -> fixed(r.cloudCallsPerNode(), 2));
+    row(
+        out,
+        runs,
+        "process start to first node initialised (s)",
+        r -> fixed(r.startToFirstNodeSeconds(), 2));
+    out.println();
+    runs.forEach(r -> out.printf("%s: %s; %s%n", r.peer().id(), r.peer().title(), r.note()));
+    Optional<Run> ccm4j = result.run(Peer.CCM4J);
+    if (ccm4j.isEmpty()) {
+      return;
+    }
+    Run own = ccm4j.get();
+    out.println();
+    out.println("Targets:");
+    result
+        .run(Peer.GO_FLOOR)
+        .ifPresent(
+            floor ->
+                target(
+                    out,
+                    "ccm4j wall <= 1.5 x the Go floor",
+                    result.ratioToFloor(own) <= 1.5,
+                    "%.2f x".formatted(result.ratioToFloor(own))));
+    result
+        .run(Peer.UPSTREAM_TUNED)
+        .ifPresent(
+            upstream ->
+                target(
+                    out,
+                    "ccm4j CPU per node <= the tuned upstream CCM's",
+                    own.cpuMillisPerNode() <= upstream.cpuMillisPerNode(),
+                    "%.2f ms against %.2f ms"
+                        .formatted(own.cpuMillisPerNode(), upstream.cpuMillisPerNode())));
+    int rssTarget = result.settings().nodes() <= 1000 ? 160 : 256;
+    target(
+        out,
+        "ccm4j peak RSS <= %d MiB".formatted(rssTarget),
+        own.peakRssMiB() <= rssTarget,
+        "%.0f MiB".formatted(own.peakRssMiB()));
+    target(
+        out,
+        "ccm4j start to first node initialised <= 2 s",
+        own.startToFirstNodeSeconds() <= 2,
+        "%.2f s".formatted(own.startToFirstNodeSeconds()));
+    result
+        .profile()
+        .ifPresentOrElse(
+            profile -> profile.print(out),
+            () -> out.println("  (--profile shows where ccm4j's CPU and memory go)"));
+  }
+
+  private static void row(
+      PrintStream out, List<Run> runs, String figure, Function<Run, String> value) {
+    StringBuilder line = new StringBuilder("| %-46s |".formatted(figure));
+    runs.forEach(run -> line.append(" %16s |".formatted(value.apply(run))));
+    out.println(line);
+  }
+
+  private static void target(PrintStream out, String what, boolean met, String measured) {
+    out.printf("  %-48s %-6s %s%n", what, met ? "met" : "MISSED", measured);
+  }
+
+  private static String fixed(double value, int decimals) {
+    return Double.isNaN(value) ? "-" : ("%." + decimals + "f").formatted(value);
+  }
+
+  static String toJson(Result result) throws IOException {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = mapper.createObjectNode();
+    root.put("benchmark", "node-init");
+    root.put("kubernetesVersion", result.kubernetesVersion());
+    root.put("cores", Runtime.getRuntime().availableProcessors());
+    Settings settings = result.settings();
+    ObjectNode settingsNode = root.putObject("settings");
+    settingsNode.put("nodes", settings.nodes());
+    settingsNode.put("cloudLatencyMs", settings.cloudLatency().toMillis());
+    settingsNode.put("cloudQps", settings.cloudQps());
+    settingsNode.put("workers", settings.workers());
+    settingsNode.put("kubeApiQps", settings.kubeApiQps());
+    settingsNode.put("heap", settings.heap());
+    settings.jvmOptions().forEach(settingsNode.putArray("jvmOptions")::add);
+    ArrayNode runs = root.putArray("runs");
+    for (Run run : result.runs()) {
+      ObjectNode node = runs.addObject();
+      node.put("peer", run.peer().id());
+      node.put("initialised", run.initialised());
+      put(node, "wallSeconds", run.wallSeconds());
+      put(node, "ratioToFloor", result.ratioToFloor(run));
+      put(node, "nodesPerSecond", run.nodesPerSecond());
+      put(node, "p50DelaySeconds", run.p50DelaySeconds());
+      put(node, "p99DelaySeconds", run.p99DelaySeconds());
+      put(node, "cpuSeconds", run.cpuSeconds());
+      put(node, "cpuMillisPerNode", run.cpuMillisPerNode());
+      put(node, "peakRssMiB", run.peakRssMiB());
+      put(node, "peakHeapMiB", run.peakHeapMiB());
+      put(node, "nodeWritesPerNode", run.nodeWritesPerNode());
+      put(node, "eventWritesPerNode", run.eventWritesPerNode());
+      put(node, "cloudCallsPerNode", run.cloudCallsPerNode());
+      put(node, "startToFirstNodeSeconds", run.startToFirstNodeSeconds());
+      node.put("note", run.note());
+    }
+    result
+        .profile()
+        .ifPresent(
+            profile -> {
+              ObjectNode node = root.putObject("ccm4jProfile");
+              ObjectNode threads = node.putObject("threadCpuSeconds");
+              profile.threadCpu().forEach(threads::put);
+              node.put("samples", profile.samples());
+              ObjectNode code = node.putObject("codeSamplePercent");
+              profile.code().forEach(share -> code.put(share.what(), share.percent()));
+              ObjectNode memory = node.putObject("committedMiB");
+              profile.memory().forEach(area -> memory.put(area.what(), area.committedMiB()));
+            });
+    return mapper.writeValueAsString(root);
+  }
+
+  /** JSON has no NaN: a figure a peer does not have is null. */
+  private static void put(ObjectNode node, String field, double value) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      node.putNull(field);
+    } else {
+      node.put(field, value);
+    }
+  }
+}

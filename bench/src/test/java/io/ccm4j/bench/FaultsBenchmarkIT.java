@@ -1,0 +1,84 @@
+package io.ccm4j.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link FaultsBenchmark}'s scenarios, small enough for the suite; {@code ccm4j bench faults} runs
+ * them at full size. Each prints what it measured and checks what must hold whatever the machine:
+ * nothing lost, the Lease kept, the bounds respected. How fast is for the benchmark.
+ */
+class FaultsBenchmarkIT {
+
+  private static FaultsBenchmark benchmark(int nodes) {
+    return new FaultsBenchmark(
+        new FaultsBenchmark.Settings(nodes, 50, 10, Duration.ofMinutes(3)), System.out);
+  }
+
+  /**
+   * kube-apiserver or etcd killed with SIGKILL while 300 nodes initialise, back after 3 s: every
+   * node ends initialised with its provider ID, the cloud is asked once per node plus once per
+   * retry, and the manager keeps its Lease (the outage is shorter than its renew deadline).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"kube-apiserver", "etcd"})
+  void nodesInitialiseThroughACrashAndRestart(String component) throws Exception {
+    var crash = benchmark(300).crash(component, Duration.ofSeconds(3));
+
+    System.out.println("fault: " + crash);
+    assertThat(crash.initialisedBefore()).isLessThan(crash.nodes());
+    assertThat(crash.initialised()).isEqualTo(crash.nodes());
+    assertThat(crash.withoutProviderId()).isZero();
+    assertThat(crash.metadataCalls())
+        .as("one call per node, plus one per retry")
+        .isLessThanOrEqualTo(crash.nodes() + (long) crash.retries());
+    assertThat(crash.leaseKept()).isTrue();
+  }
+
+  /**
+   * 30 % of cloud calls fail and 5 % hang 1 s, then fail: 200 NotReady nodes are initialised, none
+   * deleted (an error is no answer), 10 load balancers and every route are in place, and nothing is
+   * lost in the 15 s after.
+   */
+  @Test
+  void aFailingAndHangingCloudLosesNothing() throws Exception {
+    var faults = benchmark(200).cloudFaults(10, 0.3, 0.05, Duration.ofSeconds(1));
+
+    System.out.println("fault: " + faults);
+    assertThat(faults.hung()).isPositive();
+    assertThat(faults.failed()).isPositive();
+    assertThat(faults.ok()).as("%s", faults).isTrue();
+  }
+
+  /**
+   * 32 clients flood the serving port with random paths and random tokens while 200 nodes
+   * initialise: the reviews stay within their budget and the Lease, on a client of its own, is
+   * kept. The initialisation time beside that of a quiet run is printed, not checked here.
+   */
+  @Test
+  void aFloodCostsTheApiServerNoMoreThanTheReviewBudget() throws Exception {
+    var flood = benchmark(200).flood(32, Duration.ofSeconds(10));
+
+    System.out.println("fault: " + flood);
+    assertThat(flood.leaseKept()).isTrue();
+    assertThat(flood.reviews()).isPositive().isLessThanOrEqualTo(flood.reviewBound());
+    assertThat(flood.answers()).containsKeys(404, 401, 429).doesNotContainKey(-1);
+  }
+
+  /**
+   * A CNI marks 300 routed nodes NetworkUnavailable at once: the route controller writes every one
+   * back (at most 16 patches in flight) and its leader keeps the Lease.
+   */
+  @Test
+  void aCniMarkingEveryNodeNetworkUnavailableCostsNoLease() throws Exception {
+    var cni = benchmark(300).cniConditions();
+
+    System.out.println("fault: " + cni);
+    assertThat(cni.routed()).isEqualTo(cni.nodes());
+    assertThat(cni.leaseKept()).isTrue();
+  }
+}

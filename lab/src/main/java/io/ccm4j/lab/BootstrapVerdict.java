@@ -1,0 +1,202 @@
+package io.ccm4j.lab;
+
+import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.LiveDoctor;
+import io.ccm4j.doctor.Rule;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+
+/**
+ * The lab's verdict on a bootstrap, and its progress on the way: {@code bootstrapped} (then the
+ * request through a load balancer), {@code collision} or {@code deadlocked} with the live doctor's
+ * explanation.
+ */
+final class BootstrapVerdict {
+
+  /** How long a load balancer may take to be provisioned and answer, once bootstrapped. */
+  private static final Duration TRAFFIC_BUDGET = Duration.ofSeconds(30);
+
+  private final Duration timeout;
+  private final PrintStream out;
+  private final Timeline timeline;
+  private final KubeVirtInfrastructure kubevirt;
+  private final Map<String, CloudControllerManager> managers;
+  private final IntSupplier managersWithoutElection;
+  private final BooleanSupplier serviceControllerRuns;
+  private final Runnable step;
+  private final Set<String> initialised = ConcurrentHashMap.newKeySet();
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param kubevirt the infrastructure cluster, when the CCM runs the kubevirt provider; else null
+   * @param managers the managers the lab runs, by pod
+   * @param step the kubelets' and the CNI's part, played before each look
+   */
+  BootstrapVerdict(
+      Duration timeout,
+      PrintStream out,
+      Timeline timeline,
+      KubeVirtInfrastructure kubevirt,
+      Map<String, CloudControllerManager> managers,
+      IntSupplier managersWithoutElection,
+      BooleanSupplier serviceControllerRuns,
+      Runnable step) {
+    this.timeout = timeout;
+    this.out = out;
+    this.timeline = timeline;
+    this.kubevirt = kubevirt;
+    this.managers = managers;
+    this.managersWithoutElection = managersWithoutElection;
+    this.serviceControllerRuns = serviceControllerRuns;
+    this.step = step;
+  }
+
+  /**
+   * Plays the kubelets' and the CNI's part until every node is initialised and Ready
+   * (bootstrapped), two managers lead without a Lease (collision) or the time is up (deadlocked).
+   */
+  LabResult watch(String scenario, KubernetesClient admin, List<String> nodes)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long nextProgress = 0;
+    while (System.nanoTime() < deadline) {
+      step.run();
+      int ready = trackNodes(admin, nodes);
+      long active = managers.values().stream().filter(CloudControllerManager::isLeader).count();
+      if (active > 1
+          && admin.leases().inNamespace("kube-system").withName("cloud-controller-manager").get()
+              == null) {
+        double at = timeline.elapsedSeconds();
+        timeline.record("verdict", "collision");
+        return new LabResult(
+            scenario,
+            LabResult.COLLISION,
+            at,
+            List.of(
+                "%d cloud-controller-managers are active at once and none holds the Lease kube-system/cloud-controller-manager"
+                        .formatted(active)
+                    + " (%d run with --leader-elect=false): each initialises nodes and would program load balancers"
+                        .formatted(managersWithoutElection.getAsInt())
+                    + " and routes on its own."),
+            timeline,
+            Optional.empty());
+      }
+      if (ready == nodes.size() && initialised.size() == nodes.size()) {
+        double at = timeline.elapsedSeconds();
+        timeline.record("verdict", "bootstrapped");
+        return new LabResult(
+            scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline, checkTraffic(admin));
+      }
+      if (System.nanoTime() > nextProgress) {
+        List<Pod> ccmPods =
+            admin.pods().inNamespace("kube-system").list().getItems().stream()
+                .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
+                .toList();
+        out.printf(
+            "lab: %5.1f s  nodes initialised %d/%d, Ready %d/%d; CCM pods scheduled %d/%d, managers running %d;"
+                + " uninitialized taints left %d%n",
+            timeline.elapsedSeconds(),
+            initialised.size(),
+            nodes.size(),
+            ready,
+            nodes.size(),
+            ccmPods.stream().filter(p -> p.getSpec().getNodeName() != null).count(),
+            ccmPods.size(),
+            managers.size(),
+            nodes.size() - initialised.size());
+        nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+      }
+      Thread.sleep(200);
+    }
+    List<String> explanation = new ArrayList<>();
+    for (LiveDoctor.Observation observation :
+        new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
+            .diagnose()) {
+      if (observation.severity() == Rule.Severity.ERROR
+          && !observation.what().startsWith("node ")) {
+        explanation.add(observation.what() + ": " + observation.detail());
+      }
+    }
+    double at = timeline.elapsedSeconds();
+    timeline.record("verdict", "deadlocked");
+    return new LabResult(
+        scenario, LabResult.DEADLOCKED, at, explanation, timeline, Optional.empty());
+  }
+
+  /**
+   * After the bootstrap, a request through a load balancer the CCM provisions must reach a node;
+   * not checked when no CCM runs the service controller ({@code --controllers} without it).
+   */
+  private Optional<LabResult.Traffic> checkTraffic(KubernetesClient admin)
+      throws InterruptedException {
+    if (!serviceControllerRuns.getAsBoolean()) {
+      timeline.record("traffic", "not checked: no CCM runs the service controller");
+      return Optional.empty();
+    }
+    LabResult.Traffic traffic =
+        new TrafficCheck(
+                admin,
+                timeline,
+                TRAFFIC_BUDGET,
+                kubevirt == null ? TrafficCheck.Route.LOAD_BALANCER : kubevirt.route())
+            .run();
+    out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), traffic.summary());
+    return Optional.of(traffic);
+  }
+
+  private static String label(Node node, String key) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    return labels == null ? "none" : labels.getOrDefault(key, "none");
+  }
+
+  /** Records initialisation and leadership; returns how many nodes are Ready. */
+  private int trackNodes(KubernetesClient admin, List<String> nodes) {
+    int ready = 0;
+    for (String name : nodes) {
+      Node node = admin.nodes().withName(name).get();
+      if (node == null) {
+        continue;
+      }
+      boolean tainted = Taints.hasKey(node, WellKnownTaints.UNINITIALIZED);
+      if (!tainted && initialised.add(name)) {
+        timeline.record(
+            name,
+            kubevirt == null
+                ? "initialised by the CCM (%s)".formatted(node.getSpec().getProviderID())
+                : "initialised from its VMI by the CCM (%s, zone %s, region %s)"
+                    .formatted(
+                        node.getSpec().getProviderID(),
+                        label(node, WellKnownLabels.ZONE),
+                        label(node, WellKnownLabels.REGION)));
+      }
+      boolean isReady =
+          node.getStatus().getConditions().stream()
+              .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+      if (isReady) {
+        ready++;
+      }
+    }
+    managers.forEach(
+        (pod, manager) -> {
+          if (manager.isLeader() && reported.add("leader/" + pod)) {
+            timeline.record(pod, "leads");
+          }
+        });
+    return ready;
+  }
+}

@@ -1,0 +1,106 @@
+package io.ccm4j.lab;
+
+import io.ccm4j.app.options.GoDurationConverter;
+import io.ccm4j.doctor.Scenarios;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ccm4j lab}: reproduce a cluster's bootstrap with a CCM manifest, and judge it. */
+@Command(
+    name = "lab",
+    description = {
+      "Reproduce a cluster's bootstrap with a CCM manifest and judge it.",
+      "",
+      "Bootstrap a cluster on this machine (real kube-apiserver, kube-scheduler and workload "
+          + "controllers; simulated kubelets, CNI and cloud) with a cloud-controller-manager "
+          + "manifest, show the progress, end with a verdict and write an HTML report with a "
+          + "timeline. Once bootstrapped, a LoadBalancer Service is created and a request to its load "
+          + "balancer must be answered by a node. Exit code 0 only when the cluster bootstrapped and "
+          + "that request was answered."
+    },
+    mixinStandardHelpOptions = true,
+    sortOptions = false)
+public final class LabCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--scenario",
+      paramLabel = "<name>",
+      defaultValue = Scenarios.RECOMMENDED,
+      description =
+          "recommended (deploy/), missing-uninitialized-toleration, not-ready-noexecute,"
+              + " replicas-without-leader-election, pod-network, control-plane-only-taint, master-only-toleration,"
+              + " network-unavailable-with-routes, kubevirt (a tenant cluster on the VMs of an"
+              + " infrastructure cluster, with the kubevirt provider)."
+              + " Default: ${DEFAULT-VALUE}.")
+  String scenario;
+
+  @Option(
+      names = "--manifest",
+      paramLabel = "<file>",
+      description = "Run your own CCM manifest instead of a scenario.")
+  Path manifest;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "<duration>",
+      defaultValue = "90s",
+      converter = GoDurationConverter.class,
+      description = "Call it a deadlock after this long. Default: 90s.")
+  Duration timeout;
+
+  @Option(
+      names = "--report",
+      paramLabel = "<dir>",
+      defaultValue = "lab-report",
+      description = "Where to write the HTML report. Default: ${DEFAULT-VALUE}.")
+  Path report;
+
+  @Override
+  public Integer call() throws Exception {
+    String name;
+    String yaml;
+    if (manifest != null) {
+      if (!Files.isReadable(manifest)) {
+        throw new ParameterException(spec.commandLine(), "--manifest: cannot read " + manifest);
+      }
+      name = manifest.getFileName().toString().replaceAll("\\.ya?ml$", "");
+      yaml = Files.readString(manifest);
+    } else {
+      if (!Scenarios.NAMES.contains(scenario)) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--scenario: unknown scenario \"%s\"; known: %s"
+                .formatted(scenario, String.join(", ", Scenarios.NAMES)));
+      }
+      name = scenario;
+      yaml = Scenarios.manifest(scenario);
+    }
+    LabResult result =
+        new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
+    Path file = LabReport.write(result, report);
+    System.out.println();
+    if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
+      System.out.printf("Verdict: bootstrapped in %.1f s.%n", result.seconds());
+      result
+          .traffic()
+          .ifPresent(
+              traffic ->
+                  System.out.printf(
+                      "Traffic: %s%s.%n", traffic.answered() ? "" : "FAILED: ", traffic.summary()));
+    } else {
+      System.out.printf("Verdict: %s after %.1f s.%n", result.verdict(), result.seconds());
+      result.explanation().forEach(line -> System.out.println("  - " + line));
+    }
+    System.out.printf("Report: %s%n", file.toAbsolutePath());
+    return result.succeeded() ? 0 : 1;
+  }
+}

@@ -1,0 +1,40 @@
+package io.ccm4j.lab;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How a lab run ended.
+ *
+ * @param verdict {@code bootstrapped}, {@code deadlocked} or {@code collision}
+ * @param seconds when the verdict was reached
+ * @param explanation the cycle or collision, in words (empty when bootstrapped)
+ * @param traffic after a bootstrap, whether a request through a load balancer the CCM provisioned
+ *     was answered by a node (empty when the cluster did not bootstrap, or no CCM runs the service
+ *     controller)
+ */
+public record LabResult(
+    String scenario,
+    String verdict,
+    double seconds,
+    List<String> explanation,
+    Timeline timeline,
+    Optional<Traffic> traffic) {
+
+  public static final String BOOTSTRAPPED = "bootstrapped";
+  public static final String DEADLOCKED = "deadlocked";
+  public static final String COLLISION = "collision";
+
+  /**
+   * A request from outside the cluster to a LoadBalancer Service's ingress address.
+   *
+   * @param answered whether a node answered it through the load balancer
+   * @param summary what happened, in one sentence
+   */
+  public record Traffic(boolean answered, String summary) {}
+
+  /** Bootstrapped, and the load balancer answered where one was checked. */
+  public boolean succeeded() {
+    return BOOTSTRAPPED.equals(verdict) && traffic.map(Traffic::answered).orElse(true);
+  }
+}

@@ -1,0 +1,201 @@
+package io.ccm4j.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.Manifests;
+import io.ccm4j.doctor.Scenarios;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Every lab scenario reaches its verdict on a real API server, scheduler and controller manager.
+ */
+class LabIT {
+
+  private static final Duration DEADLOCK_AFTER = Duration.ofSeconds(20);
+
+  @TempDir Path temp;
+
+  private static LabResult run(String name, String manifest) throws Exception {
+    return new BootstrapLab(new BootstrapLab.Settings(3, 3, DEADLOCK_AFTER), System.out)
+        .run(name, manifest);
+  }
+
+  /** Bootstrapped, and the load balancer the CCM provisioned afterwards answered a request. */
+  private static void assertBootstrappedAndServing(LabResult result) {
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.traffic())
+        .hasValueSatisfying(t -> assertThat(t.answered()).as(t.summary()).isTrue());
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // scenario | verdict | an explanation starts with | the scheduler's words the verdict
+        // quotes
+        "recommended | bootstrapped | |",
+        "missing-uninitialized-toleration | deadlocked"
+            + " | deadlock: nodes wait for the cloud-controller-manager, which waits for a node"
+            + " | node(s) had untolerated taint(s)",
+        "not-ready-noexecute | deadlocked | |",
+        "pod-network | deadlocked | deadlock: the cloud-controller-manager waits for the pod network |",
+        "control-plane-only-taint | deadlocked"
+            + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
+            + " | node(s) had untolerated taint(s)",
+        "replicas-without-leader-election | collision | |",
+        "network-unavailable-with-routes | deadlocked | | node(s) had untolerated taint(s)",
+        "master-only-toleration | deadlocked"
+            + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
+            + " | node(s) had untolerated taint(s)",
+      })
+  void eachScenarioReachesItsVerdict(
+      String scenario, String verdict, String explainedBy, String schedulerSays) throws Exception {
+    LabResult result = run(scenario, Scenarios.manifest(scenario));
+    System.out.printf(
+        "MEASURED lab %s: %s after %.1f s%n", scenario, result.verdict(), result.seconds());
+
+    assertThat(result.verdict()).isEqualTo(verdict);
+    if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
+      assertThat(result.explanation()).isEmpty();
+      assertThat(result.timeline().entries())
+          .anySatisfy(e -> assertThat(e.what()).isEqualTo("leads"));
+      // Once bootstrapped, a request through the load balancer the CCM
+      // provisioned for a LoadBalancer Service is answered by one of the workers (the
+      // control-plane nodes are labelled out of load balancers, as kubeadm does).
+      assertThat(result.traffic())
+          .hasValueSatisfying(
+              traffic -> {
+                assertThat(traffic.answered()).as(traffic.summary()).isTrue();
+                assertThat(traffic.summary())
+                    .matches(
+                        "GET http://127\\.\\d+\\.100\\.\\d+/ was answered by node"
+                            + " worker-\\d \\(its kube-proxy, for Service default/lab-web\\)"
+                            + " through the load balancer");
+              });
+      assertThat(result.succeeded()).isTrue();
+    } else {
+      assertThat(result.traffic()).isEmpty();
+      assertThat(result.explanation()).isNotEmpty();
+    }
+    if (explainedBy != null) {
+      assertThat(result.explanation()).anySatisfy(e -> assertThat(e).startsWith(explainedBy));
+    }
+    if (schedulerSays != null) {
+      assertThat(result.explanation())
+          .anySatisfy(
+              e ->
+                  assertThat(e)
+                      .contains("the scheduler says: 0/6 nodes are available: ", schedulerSays));
+    }
+    String report = Files.readString(LabReport.write(result, temp));
+    assertThat(report).contains("<svg", "ccm4j lab: " + scenario);
+    // As a real browser lays it out: no overlapping or clipped text (where Chromium is installed).
+    Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+    if (chromium.isPresent()) {
+      assertThat(chromium.get().layout(report, temp).problems()).isEmpty();
+    }
+    if (result.traffic().isPresent()) {
+      assertThat(report).contains("Traffic: GET http://127.", "through the load balancer");
+    }
+  }
+
+  /**
+   * With --use-service-account-credentials the lab's managers write as upstream's ServiceAccounts
+   * (node-controller, ...), which the API server's bootstrap policy authorises.
+   */
+  @Test
+  void serviceAccountCredentialsAreHonoured() throws Exception {
+    String manifest =
+        Scenarios.manifest("recommended")
+            .replaceFirst("(?m)^(\\s*)- run$", "$1- run\n$1- --use-service-account-credentials");
+    assertThat(manifest).contains("- --use-service-account-credentials");
+
+    LabResult result = run("service-accounts", manifest);
+
+    assertBootstrappedAndServing(result);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo("controllers write as their ServiceAccounts in kube-system"));
+  }
+
+  /**
+   * Another project's CCM manifest (its own image, command and flags): the lab runs ccm4j's manager
+   * on its sim cloud in that pod's place, says so, and judges the bootstrap.
+   */
+  @Test
+  void anotherProjectsCcmManifestIsJudgedOnItsSchedulingAndBootstrap() throws Exception {
+    String vendor =
+        Scenarios.manifest("recommended")
+            .replace(
+                "image: ccm4j:0.1.0",
+                "image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.33.0")
+            .replaceFirst(
+                "(?m)^(\\s*)args:\n\\s*- run\n",
+                "$1command: [/bin/aws-cloud-controller-manager]\n$1args:\n$1- --v=2\n")
+            .replace("--cloud-provider=sim", "--cloud-provider=aws");
+    assertThat(vendor).contains("/bin/aws-cloud-controller-manager").doesNotContain("- run");
+
+    LabResult result = run("vendor", vendor);
+
+    assertBootstrappedAndServing(result);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo(
+                        "runs ccm4j's manager on the lab's sim cloud in place of"
+                            + " registry.k8s.io/provider-aws/cloud-controller-manager:v1.33.0"
+                            + " (another project's CCM)"));
+  }
+
+  /**
+   * The Azure pattern fixed: tolerating network-unavailable, the CCM schedules, hands out the pod
+   * CIDRs and creates the routes, which clear every node's NetworkUnavailable.
+   */
+  @Test
+  void theDoctorsFixOfTheRoutesDeadlockBootstrapsThroughTheRoutes() throws Exception {
+    Path broken = temp.resolve("routes.yaml");
+    Files.writeString(broken, Scenarios.manifest("network-unavailable-with-routes"));
+    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
+    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+    assertThat(fixed).contains("node.kubernetes.io/network-unavailable");
+
+    LabResult result = run("routes-fixed", fixed);
+
+    assertBootstrappedAndServing(result);
+    assertThat(result.timeline().entries())
+        .anySatisfy(
+            e ->
+                assertThat(e.what())
+                    .isEqualTo("NetworkUnavailable until its route exists (routes by the CCM)"));
+  }
+
+  @Test
+  void theDoctorsFixOfADeadlockBootstraps() throws Exception {
+    Path broken = temp.resolve("broken.yaml");
+    Files.writeString(broken, Scenarios.manifest("missing-uninitialized-toleration"));
+    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
+    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+
+    assertBootstrappedAndServing(run("fixed", fixed));
+  }
+}

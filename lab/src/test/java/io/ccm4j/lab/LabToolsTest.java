@@ -1,0 +1,16 @@
+package io.ccm4j.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ccm4j.app.Ccm4j;
+import org.junit.jupiter.api.Test;
+
+/** With the lab on the class path, {@code ccm4j} has its commands (META-INF/services). */
+class LabToolsTest {
+
+  @Test
+  void ccm4jFindsTheLabsCommands() {
+    assertThat(Ccm4j.commandLine().getSubcommands().keySet())
+        .containsExactly("run", "doctor", "control-plane", "lab", "nodes");
+  }
+}
