@@ -1,0 +1,208 @@
+package io.ccm4j.tck;
+
+import static io.ccm4j.tck.Contract.ERROR_NEVER_GONE;
+import static io.ccm4j.tck.Contract.GONE_DOES_NOT_EXIST;
+import static io.ccm4j.tck.Contract.INSTANCE_EXISTS;
+import static io.ccm4j.tck.Contract.INSTANCE_METADATA;
+import static io.ccm4j.tck.Contract.PROVIDER_ID_KEPT;
+import static io.ccm4j.tck.Contract.SHUT_DOWN_EXISTS;
+import static io.ccm4j.tck.Contract.THROTTLED_NEVER_GONE;
+import static io.ccm4j.tck.Contract.UNINITIALISED_NODE_NOT_GONE;
+
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstanceNotFoundException;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** InstancesV2: existence, shutdown and metadata as the node and lifecycle controllers use them. */
+public interface InstancesContract extends FacetContract {
+
+  @Test
+  @Holds(INSTANCE_EXISTS)
+  default void l5_l7_aRunningInstanceExistsAndIsNotShutDown() throws Exception {
+    InstancesV2 instances = session().instances();
+    Node node = session().harness().runningInstance(session().provider());
+    INSTANCE_EXISTS.require(
+        instances.instanceExists(node), "instanceExists answered false for " + describe(node));
+    INSTANCE_EXISTS.require(
+        !instances.instanceShutdown(node),
+        "instanceShutdown answered true for the running " + describe(node));
+  }
+
+  @Test
+  @Holds(INSTANCE_METADATA)
+  default void n6_aRegisteredNodeGetsItsProviderIdFromTheMetadata() throws Exception {
+    InstancesV2 instances = session().instances();
+    CloudProvider cloud = session().provider();
+    Node node = session().harness().runningInstance(cloud);
+    Node registered = ContractObjects.withoutProviderId(node);
+    String providerId = providerIdOf(cloud, instances, registered, INSTANCE_METADATA);
+    INSTANCE_METADATA.require(
+        !providerId.isEmpty(), "the metadata of " + describe(registered) + " has no providerID");
+    String own = ContractObjects.providerId(node);
+    INSTANCE_METADATA.require(
+        own.isEmpty() || own.equals(providerId),
+        "the metadata of %s gives providerID %s, its instance is %s"
+            .formatted(describe(registered), providerId, own));
+  }
+
+  @Test
+  @Holds(PROVIDER_ID_KEPT)
+  default void f2_theProviderIdOfAnInitialisedNodeIsKept() throws Exception {
+    InstancesV2 instances = session().instances();
+    CloudProvider cloud = session().provider();
+    Node node = session().harness().runningInstance(cloud);
+    String providerId = ContractObjects.providerId(node);
+    if (providerId.isEmpty()) {
+      providerId = providerIdOf(cloud, instances, node, PROVIDER_ID_KEPT);
+    }
+    Node initialised =
+        new NodeBuilder(node).editOrNewSpec().withProviderID(providerId).endSpec().build();
+    InstanceMetadata metadata =
+        instances
+            .instanceMetadata(initialised)
+            .orElseThrow(
+                () -> PROVIDER_ID_KEPT.broken("no metadata for the initialised " + describe(node)));
+    PROVIDER_ID_KEPT.require(
+        metadata.providerId().isEmpty() || metadata.providerId().equals(providerId),
+        "the node has providerID %s, its metadata says %s"
+            .formatted(providerId, metadata.providerId()));
+  }
+
+  @Test
+  @Holds(UNINITIALISED_NODE_NOT_GONE)
+  default void n6_aRegisteredNodeIsNeverGoneWhileItsInstanceRuns() throws Exception {
+    InstancesV2 instances = session().instances();
+    Node registered =
+        ContractObjects.withoutProviderId(
+            session().harness().runningInstance(session().provider()));
+    try {
+      UNINITIALISED_NODE_NOT_GONE.require(
+          instances.instanceExists(registered),
+          "instanceExists answered false for the running " + describe(registered));
+    } catch (InstanceNotFoundException e) {
+      throw UNINITIALISED_NODE_NOT_GONE.broken(
+          "instanceExists threw InstanceNotFoundException for the running %s: %s"
+              .formatted(describe(registered), e.getMessage()));
+    } catch (CloudException e) {
+      // An error is allowed: the lifecycle controller skips the node (L5).
+    }
+  }
+
+  @Test
+  @Holds(SHUT_DOWN_EXISTS)
+  default void l7_aShutDownInstanceExistsAndIsShutDown() throws Exception {
+    InstancesV2 instances = session().instances();
+    CloudProvider cloud = session().provider();
+    Node node =
+        session().hook("shutDownInstance", () -> session().harness().shutDownInstance(cloud));
+    SHUT_DOWN_EXISTS.require(
+        instances.instanceExists(node),
+        "instanceExists answered false for the shut-down " + describe(node));
+    SHUT_DOWN_EXISTS.require(
+        instances.instanceShutdown(node),
+        "instanceShutdown answered false for the shut-down " + describe(node));
+  }
+
+  @Test
+  @Holds(GONE_DOES_NOT_EXIST)
+  default void l6_aGoneInstanceDoesNotExist() throws Exception {
+    InstancesV2 instances = session().instances();
+    CloudProvider cloud = session().provider();
+    Node node = session().hook("goneInstance", () -> session().harness().goneInstance(cloud));
+    GONE_DOES_NOT_EXIST.require(
+        !instances.instanceExists(node),
+        "instanceExists answered true for the gone " + describe(node));
+    Optional<InstanceMetadata> metadata;
+    try {
+      metadata = instances.instanceMetadata(node);
+    } catch (InstanceNotFoundException expected) {
+      return;
+    } catch (CloudException e) {
+      throw GONE_DOES_NOT_EXIST.broken(
+          "instanceMetadata of the gone %s threw %s, not InstanceNotFoundException"
+              .formatted(describe(node), e));
+    }
+    GONE_DOES_NOT_EXIST.require(
+        metadata.isEmpty(), "instanceMetadata described the gone " + describe(node));
+  }
+
+  @Test
+  @Holds(ERROR_NEVER_GONE)
+  default void l5_anApiErrorIsNeverGone() throws Exception {
+    CloudProvider cloud = session().provider();
+    Node node = session().harness().runningInstance(cloud);
+    CloudProvider failing =
+        session()
+            .initialised(
+                session().hook("failingCloud", () -> session().harness().failingCloud(cloud)));
+    neverGone(ERROR_NEVER_GONE, failing, node, "failing");
+  }
+
+  @Test
+  @Holds(THROTTLED_NEVER_GONE)
+  default void l5_aThrottledApiIsNeverGone() throws Exception {
+    CloudProvider cloud = session().provider();
+    Node node = session().harness().runningInstance(cloud);
+    CloudProvider throttled =
+        session()
+            .initialised(
+                session().hook("throttledCloud", () -> session().harness().throttledCloud(cloud)));
+    neverGone(THROTTLED_NEVER_GONE, throttled, node, "throttled");
+  }
+
+  private static void neverGone(Contract contract, CloudProvider cloud, Node node, String api)
+      throws Exception {
+    InstancesV2 instances = ContractSession.facet(cloud.instancesV2(), "InstancesV2");
+    boolean exists;
+    try {
+      exists = instances.instanceExists(node);
+    } catch (InstanceNotFoundException e) {
+      throw contract.broken(
+          "instanceExists threw InstanceNotFoundException with the %s API: %s"
+              .formatted(api, e.getMessage()));
+    } catch (CloudException expected) {
+      exists = true;
+    }
+    contract.require(
+        exists,
+        "instanceExists answered false for %s with the %s API".formatted(describe(node), api));
+    try {
+      instances.instanceMetadata(node);
+    } catch (InstanceNotFoundException e) {
+      throw contract.broken(
+          "instanceMetadata threw InstanceNotFoundException with the %s API: %s"
+              .formatted(api, e.getMessage()));
+    } catch (CloudException expected) {
+      // an error: the node controller retries
+    }
+  }
+
+  /** The providerID the node's metadata gives, else the node's own; in the provider's scheme. */
+  private static String providerIdOf(
+      CloudProvider cloud, InstancesV2 instances, Node node, Contract contract) throws Exception {
+    Optional<InstanceMetadata> metadata = instances.instanceMetadata(node);
+    contract.require(
+        metadata.isPresent(), "instanceMetadata is empty for the running " + describe(node));
+    String own = ContractObjects.providerId(node);
+    String providerId = metadata.get().providerId().isEmpty() ? own : metadata.get().providerId();
+    String scheme = cloud.providerName() + "://";
+    INSTANCE_METADATA.require(
+        providerId.isEmpty()
+            || (providerId.startsWith(scheme) && providerId.length() > scheme.length()),
+        "providerID \"%s\" of %s is not %s<id>".formatted(providerId, describe(node), scheme));
+    return providerId;
+  }
+
+  private static String describe(Node node) {
+    String providerId = ContractObjects.providerId(node);
+    return "node "
+        + node.getMetadata().getName()
+        + (providerId.isEmpty() ? "" : " (" + providerId + ")");
+  }
+}

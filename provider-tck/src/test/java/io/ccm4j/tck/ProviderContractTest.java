@@ -1,0 +1,149 @@
+package io.ccm4j.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import io.ccm4j.tck.ReferenceCloud.Breakage;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * The kit itself: a cloud that keeps every contract passes every check, and one broken in one way
+ * fails exactly the checks of the contract it breaks, with a message naming that contract.
+ */
+class ProviderContractTest {
+
+  @AfterEach
+  void whole() {
+    ReferenceContract.breakages = EnumSet.noneOf(Breakage.class);
+  }
+
+  @Test
+  void aCloudThatKeepsEveryContractPassesEveryCheck() {
+    Events checks = run(EnumSet.noneOf(Breakage.class), selectClass(ReferenceContract.class));
+
+    assertThat(failures(checks)).isEmpty();
+    assertThat(checks.skipped().count() + checks.aborted().count()).isZero();
+    assertThat(checks.succeeded().count()).isEqualTo(checkCount());
+  }
+
+  @ParameterizedTest(name = "{0} fails {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "ERROR_MEANS_GONE             | ERROR_NEVER_GONE                 | l5_anApiErrorIsNeverGone",
+        "THROTTLE_MEANS_GONE          | THROTTLED_NEVER_GONE             | l5_aThrottledApiIsNeverGone",
+        "GONE_STILL_EXISTS            | GONE_DOES_NOT_EXIST              | l6_aGoneInstanceDoesNotExist",
+        "SHUT_DOWN_MEANS_GONE         | SHUT_DOWN_EXISTS                 | l7_aShutDownInstanceExistsAndIsShutDown",
+        "NO_PROVIDER_ID               | INSTANCE_METADATA                | n6_aRegisteredNodeGetsItsProviderIdFromTheMetadata",
+        "CHANGED_PROVIDER_ID          | PROVIDER_ID_KEPT                 | f2_theProviderIdOfAnInitialisedNodeIsKept",
+        "UNINITIALISED_MEANS_GONE     | UNINITIALISED_NODE_NOT_GONE      | n6_aRegisteredNodeIsNeverGoneWhileItsInstanceRuns",
+        "NEW_ADDRESS_EVERY_ENSURE     | ENSURE_IDEMPOTENT                | s14_ensuringAgainGivesTheSameLoadBalancer",
+        "INGRESS_NOT_AN_IP            | STATUS_SHAPE                     | s12_s13_theStatusHasAnIngressOfTheRightShape",
+        "UPDATE_IGNORES_NODES         | UPDATE_FOLLOWS_NODES             | s15_updateFollowsTheNodes",
+        "DELETE_OF_MISSING_FAILS      | DELETE_MISSING_IS_FINE           | s11_deletingAMissingLoadBalancerSucceeds",
+        "GET_ANSWERS_BEFORE_ENSURE    | LOAD_BALANCER_ABSENT             | s11_aServiceNeverEnsuredHasNoLoadBalancer",
+        "ERROR_MEANS_NO_LOAD_BALANCER | LOAD_BALANCER_ERROR_NEVER_ABSENT | s15_anApiErrorIsNeverNoLoadBalancer",
+        "UNSTABLE_FINGERPRINT         | FINGERPRINT_STABLE               | fingerprintIsTheSameForANewProviderInstance",
+        "FINGERPRINT_IGNORES_CONFIG   | FINGERPRINT_FOLLOWS_CONFIG       | fingerprintChangesWithAConfigThatChangesLoadBalancers",
+        "ROUTES_NOT_LISTED            | ROUTE_LISTED_BACK                | r5_aCreatedRouteIsListedBack r6_aDeletedRouteIsNoLongerListed",
+        "ROUTE_NOT_DELETED            | ROUTE_DELETED                    | r6_aDeletedRouteIsNoLongerListed",
+        "ZONES_DISAGREE               | ZONES_AGREE                      | n6_theZoneByProviderIdIsTheZoneByNodeName",
+        "CONFIG_ERROR_WITHOUT_FIELD   | CONFIG_ERRORS_NAME_THE_FIELD     | configErrorsNameTheField",
+      })
+  void aCloudBrokenOneWayFailsTheChecksOfThatContract(
+      Breakage breakage, Contract contract, String failing) {
+    Events checks = run(EnumSet.of(breakage), selectClass(ReferenceContract.class));
+
+    Map<String, String> failures = failures(checks);
+    assertThat(failures.keySet()).containsExactlyInAnyOrder(failing.split(" "));
+    assertThat(failures.values())
+        .allSatisfy(message -> assertThat(message).startsWith(contract.title() + " broken: "));
+  }
+
+  @Test
+  void aStubFailsAsNotImplementedNamingTheFacet() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.LOAD_BALANCER_NOT_IMPLEMENTED),
+            selectClass(ReferenceContract.class));
+
+    Map<String, String> failures = failures(checks);
+    assertThat(failures.keySet())
+        .containsExactlyInAnyOrder(
+            "s14_ensuringAgainGivesTheSameLoadBalancer",
+            "s12_s13_theStatusHasAnIngressOfTheRightShape",
+            "s15_updateFollowsTheNodes",
+            "s11_deletingAMissingLoadBalancerSucceeds");
+    assertThat(failures.get("s15_updateFollowsTheNodes"))
+        .isEqualTo(
+            Contract.UPDATE_FOLLOWS_NODES.title()
+                + " not checked: LoadBalancer is not implemented: LoadBalancer.ensureLoadBalancer:"
+                + " create or update the cloud's load balancer (at ReferenceCloud.ensureLoadBalancer)");
+  }
+
+  @Test
+  void aCloseThatHangsFailsItsBound() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.CLOSE_HANGS),
+            selectMethod(ReferenceContract.class, "a4_closeReturnsWithinItsBound"));
+
+    assertThat(failures(checks))
+        .containsExactly(
+            Map.entry(
+                "a4_closeReturnsWithinItsBound",
+                Contract.CLOSE_BOUNDED.title()
+                    + " broken: close() still running after PT0.2S. The contract: "
+                    + Contract.CLOSE_BOUNDED.promise()
+                    + ". Why: "
+                    + Contract.CLOSE_BOUNDED.upstream()
+                    + "."));
+  }
+
+  private static Events run(Set<Breakage> breakages, DiscoverySelector selector) {
+    ReferenceContract.breakages = breakages;
+    return EngineTestKit.engine("junit-jupiter").selectors(selector).execute().testEvents();
+  }
+
+  /** Failed checks by method name, with their messages. */
+  private static Map<String, String> failures(Events checks) {
+    Map<String, String> failed = new TreeMap<>();
+    for (Event event : checks.failed().list()) {
+      String method =
+          ((MethodSource) event.getTestDescriptor().getSource().orElseThrow()).getMethodName();
+      Throwable thrown =
+          event
+              .getPayload(org.junit.platform.engine.TestExecutionResult.class)
+              .flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable)
+              .orElseThrow();
+      failed.put(method, thrown.getMessage());
+    }
+    return failed;
+  }
+
+  /** Every check of the kit: the @Holds methods of its facet interfaces. */
+  private static long checkCount() {
+    Set<String> checks = new TreeSet<>();
+    for (Class<?> facet : ProviderContract.class.getInterfaces()) {
+      Arrays.stream(facet.getMethods())
+          .filter(m -> m.isAnnotationPresent(Holds.class))
+          .forEach(m -> checks.add(m.getName()));
+    }
+    return checks.size();
+  }
+}

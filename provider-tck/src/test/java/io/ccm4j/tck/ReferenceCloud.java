@@ -1,0 +1,381 @@
+package io.ccm4j.tck;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudConfigYaml;
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstanceNotFoundException;
+import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.cloudprovider.Route;
+import io.ccm4j.cloudprovider.Routes;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.net.Cidr;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-memory cloud that keeps every contract, unless told to break some ({@link Breakage}): the
+ * kit's own test runs it through the kit, whole and broken one way at a time.
+ */
+public final class ReferenceCloud
+    implements CloudProvider, InstancesV2, LoadBalancer, Routes, Zones {
+
+  static final String NAME = "reference";
+
+  /** One way to break the contract, each as a real provider has broken it. */
+  enum Breakage {
+    ERROR_MEANS_GONE,
+    THROTTLE_MEANS_GONE,
+    GONE_STILL_EXISTS,
+    SHUT_DOWN_MEANS_GONE,
+    NO_PROVIDER_ID,
+    CHANGED_PROVIDER_ID,
+    UNINITIALISED_MEANS_GONE,
+    NEW_ADDRESS_EVERY_ENSURE,
+    INGRESS_NOT_AN_IP,
+    UPDATE_IGNORES_NODES,
+    DELETE_OF_MISSING_FAILS,
+    GET_ANSWERS_BEFORE_ENSURE,
+    ERROR_MEANS_NO_LOAD_BALANCER,
+    UNSTABLE_FINGERPRINT,
+    FINGERPRINT_IGNORES_CONFIG,
+    ROUTES_NOT_LISTED,
+    ROUTE_NOT_DELETED,
+    ZONES_DISAGREE,
+    CONFIG_ERROR_WITHOUT_FIELD,
+    CLOSE_HANGS,
+    LOAD_BALANCER_NOT_IMPLEMENTED
+  }
+
+  /** The reference cloud's config: the ingress pool, and how its API answers. */
+  record Config(@JsonProperty("pool") String pool, @JsonProperty("api") String api) {}
+
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final Set<Breakage> broken;
+  private final Config config;
+  private final int instance = INSTANCES.incrementAndGet();
+  private final Map<String, Boolean> running = new ConcurrentHashMap<>();
+  private final Map<String, LoadBalancerStatus> balancers = new ConcurrentHashMap<>();
+  private final Map<String, Set<String>> backends = new ConcurrentHashMap<>();
+  private final Set<String> known = ConcurrentHashMap.newKeySet();
+  private final Map<String, Route> routeTable = new ConcurrentHashMap<>();
+  private final AtomicInteger nextAddress = new AtomicInteger(10);
+  final CountDownLatch closeMayReturn = new CountDownLatch(1);
+
+  ReferenceCloud(Config config, Set<Breakage> broken) {
+    this.config = config;
+    this.broken = broken;
+  }
+
+  /** The factory, with the breakages of every cloud it makes. */
+  public static final class Factory implements CloudProviderFactory {
+    private final Set<Breakage> broken;
+
+    /** For ServiceLoader: a cloud that keeps every contract. */
+    public Factory() {
+      this(EnumSet.noneOf(Breakage.class));
+    }
+
+    Factory(Set<Breakage> broken) {
+      this.broken = broken;
+    }
+
+    @Override
+    public String name() {
+      return NAME;
+    }
+
+    @Override
+    public CloudProvider create(Optional<Path> cloudConfig) throws CloudConfigException {
+      Config config =
+          cloudConfig.isEmpty() ? null : CloudConfigYaml.read(cloudConfig.get(), Config.class);
+      if (config == null) {
+        config = new Config("10.0.0.0/24", "ok");
+      }
+      try {
+        Cidr.parse(config.pool());
+      } catch (RuntimeException e) {
+        throw new CloudConfigException(
+            broken.contains(Breakage.CONFIG_ERROR_WITHOUT_FIELD)
+                ? "invalid config"
+                : "field \"pool\": not a CIDR: " + config.pool());
+      }
+      return new ReferenceCloud(config, broken);
+    }
+  }
+
+  void add(String name, boolean isRunning) {
+    running.put(name, isRunning);
+  }
+
+  void remove(String name) {
+    running.remove(name);
+  }
+
+  @Override
+  public String providerName() {
+    return NAME;
+  }
+
+  @Override
+  public Optional<InstancesV2> instancesV2() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public Optional<LoadBalancer> loadBalancer() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public Optional<Routes> routes() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public Optional<Zones> zones() {
+    return Optional.of(this);
+  }
+
+  /** The API call: fails or throttles as configured. */
+  private void call() throws CloudException {
+    switch (config.api() == null ? "ok" : config.api()) {
+      case "failing" -> throw new CloudException("reference: the API is down");
+      case "throttled" ->
+          throw new RetryAfterException("reference: rate limit exceeded", Duration.ofSeconds(1));
+      default -> {}
+    }
+  }
+
+  private String instanceName(Node node) {
+    String providerId = ContractObjects.providerId(node);
+    return providerId.isEmpty()
+        ? node.getMetadata().getName()
+        : providerId.substring((NAME + "://").length());
+  }
+
+  @Override
+  public boolean instanceExists(Node node) throws CloudException {
+    try {
+      call();
+    } catch (RetryAfterException e) {
+      if (broken.contains(Breakage.THROTTLE_MEANS_GONE)) {
+        return false;
+      }
+      throw e;
+    } catch (CloudException e) {
+      if (broken.contains(Breakage.ERROR_MEANS_GONE)) {
+        return false;
+      }
+      throw e;
+    }
+    if (ContractObjects.providerId(node).isEmpty()
+        && broken.contains(Breakage.UNINITIALISED_MEANS_GONE)) {
+      return false;
+    }
+    Boolean state = running.get(instanceName(node));
+    if (state == null) {
+      return broken.contains(Breakage.GONE_STILL_EXISTS);
+    }
+    return state || !broken.contains(Breakage.SHUT_DOWN_MEANS_GONE);
+  }
+
+  @Override
+  public boolean instanceShutdown(Node node) throws CloudException {
+    call();
+    return Boolean.FALSE.equals(running.get(instanceName(node)));
+  }
+
+  @Override
+  public Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException {
+    call();
+    String name = instanceName(node);
+    if (!running.containsKey(name)) {
+      throw new InstanceNotFoundException("reference: no instance " + name);
+    }
+    String providerId =
+        broken.contains(Breakage.NO_PROVIDER_ID)
+            ? ""
+            : broken.contains(Breakage.CHANGED_PROVIDER_ID)
+                    && !ContractObjects.providerId(node).isEmpty()
+                ? NAME + "://renamed-" + name
+                : NAME + "://" + name;
+    return Optional.of(
+        new InstanceMetadata(
+            providerId,
+            "r1.small",
+            List.of(NodeAddress.internalIp("10.1.0.1")),
+            "z1",
+            "r1",
+            Map.of()));
+  }
+
+  @Override
+  public Optional<LoadBalancerStatus> getLoadBalancer(String clusterName, Service service)
+      throws CloudException {
+    try {
+      call();
+    } catch (CloudException e) {
+      if (broken.contains(Breakage.ERROR_MEANS_NO_LOAD_BALANCER)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    if (broken.contains(Breakage.GET_ANSWERS_BEFORE_ENSURE)
+        && !known.contains(LoadBalancer.defaultName(service))) {
+      return Optional.of(
+          new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp("10.0.0.1"))));
+    }
+    return Optional.ofNullable(balancers.get(LoadBalancer.defaultName(service)));
+  }
+
+  @Override
+  public LoadBalancerStatus ensureLoadBalancer(
+      String clusterName, Service service, List<Node> nodes) throws CloudException {
+    call();
+    if (broken.contains(Breakage.LOAD_BALANCER_NOT_IMPLEMENTED)) {
+      throw new UnsupportedOperationException(
+          "LoadBalancer.ensureLoadBalancer: create or update the cloud's load balancer");
+    }
+    String name = LoadBalancer.defaultName(service);
+    known.add(name);
+    String prefix = config.pool().substring(0, config.pool().lastIndexOf('.') + 1);
+    LoadBalancerStatus status =
+        broken.contains(Breakage.NEW_ADDRESS_EVERY_ENSURE) || !balancers.containsKey(name)
+            ? new LoadBalancerStatus(
+                List.of(
+                    broken.contains(Breakage.INGRESS_NOT_AN_IP)
+                        ? new LoadBalancerStatus.Ingress("lb-" + name, "", "")
+                        : LoadBalancerStatus.Ingress.ofIp(prefix + nextAddress.getAndIncrement())))
+            : balancers.get(name);
+    balancers.put(name, status);
+    backends.put(name, names(nodes));
+    return status;
+  }
+
+  @Override
+  public void updateLoadBalancer(String clusterName, Service service, List<Node> nodes)
+      throws CloudException {
+    call();
+    String name = LoadBalancer.defaultName(service);
+    if (!balancers.containsKey(name)) {
+      throw new CloudException("reference: no load balancer " + name);
+    }
+    if (!broken.contains(Breakage.UPDATE_IGNORES_NODES)) {
+      backends.put(name, names(nodes));
+    }
+  }
+
+  @Override
+  public void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException {
+    call();
+    String name = LoadBalancer.defaultName(service);
+    known.add(name);
+    if (balancers.remove(name) == null && broken.contains(Breakage.DELETE_OF_MISSING_FAILS)) {
+      throw new CloudException("reference: no load balancer " + name);
+    }
+    backends.remove(name);
+  }
+
+  @Override
+  public String fingerprint() {
+    if (broken.contains(Breakage.UNSTABLE_FINGERPRINT)) {
+      return "reference/instance=" + instance;
+    }
+    return broken.contains(Breakage.FINGERPRINT_IGNORES_CONFIG)
+        ? ""
+        : "reference/pool=" + config.pool();
+  }
+
+  Optional<Set<String>> backends(Service service) {
+    return Optional.ofNullable(backends.get(LoadBalancer.defaultName(service)));
+  }
+
+  private static Set<String> names(List<Node> nodes) {
+    Set<String> names = new TreeSet<>();
+    nodes.forEach(n -> names.add(n.getMetadata().getName()));
+    return names;
+  }
+
+  @Override
+  public List<Route> listRoutes(String clusterName) throws CloudException {
+    call();
+    if (broken.contains(Breakage.ROUTES_NOT_LISTED)) {
+      return List.of();
+    }
+    return List.copyOf(new TreeMap<>(routeTable).values());
+  }
+
+  @Override
+  public void createRoute(String clusterName, String nameHint, Route route) throws CloudException {
+    call();
+    String name = clusterName + "-" + nameHint;
+    routeTable.put(
+        name,
+        new Route(
+            name,
+            route.targetNode(),
+            route.enableNodeAddresses(),
+            route.targetNodeAddresses(),
+            route.destinationCidr(),
+            false));
+  }
+
+  @Override
+  public void deleteRoute(String clusterName, Route route) throws CloudException {
+    call();
+    if (!broken.contains(Breakage.ROUTE_NOT_DELETED)) {
+      routeTable.remove(route.name());
+    }
+  }
+
+  @Override
+  public Zone zoneByProviderId(String providerId) throws CloudException {
+    call();
+    return new Zone("z1", "r1");
+  }
+
+  @Override
+  public Zone zoneByNodeName(String nodeName) throws CloudException {
+    call();
+    return new Zone(broken.contains(Breakage.ZONES_DISAGREE) ? "z2" : "z1", "r1");
+  }
+
+  @Override
+  public void close() {
+    if (broken.contains(Breakage.CLOSE_HANGS)) {
+      try {
+        closeMayReturn.await(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** A node id no other check uses. */
+  static String freshName(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+}

@@ -1,0 +1,114 @@
+package io.ccm4j.provider.sim;
+
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.tck.ProviderContract;
+import io.ccm4j.tck.ProviderHarness;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/** The sim cloud keeps the provider contract (the kit's checks). */
+class SimProviderContractTest extends ProviderContract {
+
+  @Override
+  protected ProviderHarness harness() {
+    return new SimHarness();
+  }
+
+  private static final class SimHarness implements ProviderHarness {
+
+    @Override
+    public CloudProviderFactory factory() {
+      return new SimCloudProviderFactory();
+    }
+
+    @Override
+    public Optional<String> cloudConfig() {
+      return Optional.of("loadBalancers: {ingressPool: 127.0.200.0/24}\n");
+    }
+
+    @Override
+    public Node runningInstance(CloudProvider cloud) {
+      return instance((SimCloud) cloud);
+    }
+
+    @Override
+    public Optional<Node> goneInstance(CloudProvider cloud) {
+      Node node = instance((SimCloud) cloud);
+      ((SimCloud) cloud).delete(node.getMetadata().getName());
+      return Optional.of(node);
+    }
+
+    @Override
+    public Optional<Node> shutDownInstance(CloudProvider cloud) {
+      Node node = instance((SimCloud) cloud);
+      ((SimCloud) cloud).shutdown(node.getMetadata().getName());
+      return Optional.of(node);
+    }
+
+    private static Node instance(SimCloud cloud) {
+      String name = "worker-" + UUID.randomUUID().toString().substring(0, 8);
+      cloud.add(
+          new SimInstance(
+              name,
+              "r1",
+              "r1-a",
+              "sim.small",
+              List.of(NodeAddress.internalIp("10.0.0.10")),
+              Map.of(),
+              SimInstance.State.RUNNING));
+      return new NodeBuilder()
+          .withNewMetadata()
+          .withName(name)
+          .endMetadata()
+          .withNewSpec()
+          .withProviderID(SimCloud.PROVIDER_NAME + "://" + name)
+          .endSpec()
+          .build();
+    }
+
+    /** Every call fails with a cloud error. */
+    @Override
+    public Optional<CloudProvider> failingCloud(CloudProvider cloud) throws Exception {
+      return Optional.of(SimCloudProviderFactory.fromYaml("errorRate: 1\n"));
+    }
+
+    /** A quota of one call in a thousand seconds, used up. */
+    @Override
+    public Optional<CloudProvider> throttledCloud(CloudProvider cloud) throws Exception {
+      SimCloud throttled = SimCloudProviderFactory.fromYaml("qps: 0.001\nburst: 1\n");
+      throttled.instanceExists(
+          new NodeBuilder().withNewMetadata().withName("x").endMetadata().build());
+      return Optional.of(throttled);
+    }
+
+    @Override
+    public Optional<Set<String>> backendNodes(CloudProvider cloud, Service service) {
+      return ((SimCloud) cloud)
+          .loadBalancers()
+          .loadBalancerOf(LoadBalancer.serviceKey(service))
+          .map(balancer -> new TreeSet<>(balancer.backends().keySet()));
+    }
+
+    @Override
+    public Optional<String> cloudConfigChangingLoadBalancers() {
+      return Optional.of("loadBalancers: {ingressPool: 127.0.201.0/24}\n");
+    }
+
+    @Override
+    public Map<String, String> invalidCloudConfigs() {
+      return Map.of(
+          "errorRate", "errorRate: 2\n",
+          "loadBalancers.ingressPool", "loadBalancers: {ingressPool: nowhere}\n");
+    }
+  }
+}
