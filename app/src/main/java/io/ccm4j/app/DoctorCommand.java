@@ -118,7 +118,7 @@ public final class DoctorCommand implements Callable<Integer> {
       if (staticPod) {
         workloads = workloads.stream().map(CcmWorkload::asStaticPod).toList();
       }
-      notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
+      notCcms = workloads.isEmpty() ? Doctor.notTakenForCcms(documents) : List.of();
       for (CcmWorkload workload : workloads) {
         findings.put(workload, Doctor.findings(workload));
       }
@@ -134,10 +134,20 @@ public final class DoctorCommand implements Callable<Integer> {
               .writeValueAsString(
                   Map.of(
                       "workloads",
-                      workloads.stream().map(w -> w.kind() + "/" + w.name()).toList(),
+                      workloads.stream()
+                          .map(
+                              w ->
+                                  Map.of(
+                                      "workload",
+                                      w.kind() + "/" + w.name(),
+                                      "location",
+                                      w.source().location(),
+                                      "recognisedBy",
+                                      w.recognisedBy()))
+                          .toList(),
                       "findings",
                       all,
-                      "notCcmsPassingCloudProvider",
+                      "notTakenForCcms",
                       notCcms)));
     } else {
       printText(out, findings, notCcms);
@@ -221,6 +231,7 @@ public final class DoctorCommand implements Callable<Integer> {
               workload.name(),
               workload.source().location(),
               mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
+          out.printf("  taken for a cloud-controller-manager: %s%n", workload.recognisedBy());
           for (Finding finding : mine) {
             out.printf("  %-7s %s%n", finding.severity(), finding.rule());
             out.printf("          what happens: %s%n", finding.consequence());

@@ -60,7 +60,8 @@ class DoctorCommandTest {
     assertThat(out.toString())
         .containsPattern(
             "Deployment/cloud-controller-manager \\(\\.\\./deploy/deployment.yaml:[0-9]+\\):"
-                + " follows every recommendation")
+                + " follows every recommendation\n"
+                + "  taken for a cloud-controller-manager: image name ccm4j")
         .containsPattern(
             "Deployment/cloud-controller-manager \\(.*missing-uninitialized-toleration.yaml:[0-9]+\\):"
                 + " 1 problem");
@@ -93,7 +94,8 @@ class DoctorCommandTest {
     assertThat(out.toString())
         .contains("No cloud-controller-manager workload found.")
         .contains("WARNING Deployment/cluster-autoscaler (")
-        .contains("passes --cloud-provider=aws")
+        .contains("flag --cloud-provider=aws")
+        .contains("not taken for one: its name says autoscaler")
         .contains("Nothing to fix: " + fixed + " not written.");
     assertThat(fixed).doesNotExist();
 

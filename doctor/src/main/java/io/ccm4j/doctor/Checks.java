@@ -15,6 +15,7 @@ import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -30,6 +31,9 @@ final class Checks {
 
   /** Every rule the workload violates. */
   static List<Rule> check(CcmWorkload workload) {
+    if (workload.managedClusterKubeconfig().isPresent()) {
+      return checkRemote(workload);
+    }
     PodSpec pod = workload.pod();
     List<Rule> violated = new ArrayList<>();
     // The scheduler never sees a static pod or a pod with spec.nodeName: NoSchedule taints and
@@ -82,6 +86,41 @@ final class Checks {
   }
 
   /**
+   * A CCM that manages another cluster: nothing of that cluster's bootstrap waits on where it runs
+   * here, so only the rules about running it reliably apply.
+   */
+  private static List<Rule> checkRemote(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    List<Rule> violated = new ArrayList<>();
+    violated.add(Rule.MANAGES_REMOTE_CLUSTER);
+    if (workload.leaderElectionOff() && mayRunTwo(workload)) {
+      violated.add(Rule.LEADER_ELECTION);
+    }
+    if (!workload.bypassesScheduler()
+        && workload.maxPods() > 1
+        && !(workload.object() instanceof DaemonSet)
+        && !hasHostnameAntiAffinity(pod)) {
+      violated.add(Rule.ANTI_AFFINITY);
+    }
+    if (remoteRolloutHangs(workload)) {
+      violated.add(Rule.ROLLING_UPDATE);
+    }
+    if ("Pod".equals(workload.kind()) && !workload.isStaticPod()) {
+      violated.add(Rule.SCALABLE_WORKLOAD);
+    }
+    return violated;
+  }
+
+  /** A surging rollout of host-network pods, or of one pod per node, here. */
+  static boolean remoteRolloutHangs(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    return workload.object() instanceof Deployment deployment
+        && surges(deployment.getSpec().getStrategy())
+        && (Boolean.TRUE.equals(pod.getHostNetwork())
+            || (workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod)));
+  }
+
+  /**
    * A finding, with its severity and wording for this workload where they depend on it: a missing
    * not-ready toleration deadlocks only when the CCM is on the CNI's critical path (it needs the
    * pod network, or hands out the pod CIDRs or routes the CNI waits for); otherwise it delays the
@@ -116,8 +155,32 @@ final class Checks {
               workload,
               rule,
               rule.severity(),
-              rule.consequence(),
+              rule.consequence() + preferredPlacement(pod),
               tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+      case MANAGES_REMOTE_CLUSTER ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              "Taken for managing another cluster: "
+                  + workload.managedClusterKubeconfig().orElseThrow()
+                  + ". "
+                  + rule.consequence());
+      case SCALABLE_WORKLOAD ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              workload
+                  .apiObjectReference()
+                  .map(
+                      reference ->
+                          rule.consequence()
+                              + " It references "
+                              + reference
+                              + ", which a static pod cannot, so it is taken for a Pod applied"
+                              + " with kubectl (--static-pod says otherwise).")
+                  .orElse(rule.consequence()));
       case ROLLING_UPDATE ->
           Finding.of(
               workload,
@@ -130,6 +193,24 @@ final class Checks {
                       + " replica is already that many.");
       default -> Finding.of(workload, rule);
     };
+  }
+
+  /** What a preferred node affinity on the control-plane or master label does, said. */
+  private static String preferredPlacement(PodSpec pod) {
+    String said = "";
+    if (PodSpecs.prefersLabel(pod, WellKnownLabels.ROLE_CONTROL_PLANE)) {
+      said +=
+          " Its preferred node affinity for node-role.kubernetes.io/control-plane is only a"
+              + " preference: the scheduler still places it on a worker when no control-plane node"
+              + " fits.";
+    }
+    if (PodSpecs.prefersLabel(pod, WellKnownLabels.ROLE_MASTER)) {
+      said +=
+          " Its preferred node affinity for node-role.kubernetes.io/master matches no node of a"
+              + " current cluster (kubeadm no longer sets that label since Kubernetes 1.24), so it"
+              + " prefers nothing; the fix asks for node-role.kubernetes.io/control-plane there too.";
+    }
+    return said;
   }
 
   private static final String NOT_INITIALISING =

@@ -16,22 +16,24 @@ public final class Doctor {
    */
   public static List<CcmWorkload> workloads(List<ManifestDocument> documents)
       throws ManifestException {
+    CcmRbac rbac = CcmRbac.of(documents);
     List<CcmWorkload> workloads = new ArrayList<>();
     for (ManifestDocument document : documents) {
-      CcmWorkload.detect(document).ifPresent(workloads::add);
+      CcmWorkload.detect(document, rbac).ifPresent(workloads::add);
     }
     return workloads;
   }
 
   /**
-   * When no CCM is found: the workloads that pass {@code --cloud-provider} all the same
-   * (kube-controller-manager, cluster-autoscaler, a node agent, or a CCM not recognised), one line
-   * each.
+   * When no CCM is found: the workloads with signs of one all the same (kube-controller-manager,
+   * cluster-autoscaler, a node agent or CSI driver, or a CCM with too few signs), one line each
+   * naming the signs and why it is not taken for a CCM.
    */
-  public static List<String> notCcmsPassingCloudProvider(List<ManifestDocument> documents) {
+  public static List<String> notTakenForCcms(List<ManifestDocument> documents) {
+    CcmRbac rbac = CcmRbac.of(documents);
     List<String> lines = new ArrayList<>();
     for (ManifestDocument document : documents) {
-      CcmWorkload.notACcmButPassesCloudProvider(document).ifPresent(lines::add);
+      CcmWorkload.notTakenForCcm(document, rbac).ifPresent(lines::add);
     }
     return lines;
   }
