@@ -514,6 +514,24 @@ public record CcmWorkload(
     return SERIALIZATION.asYaml(object);
   }
 
+  /** The object as the plain values it is written with. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> asMap() {
+    return SERIALIZATION.convertValue(object, Map.class);
+  }
+
+  /**
+   * The document's object as {@link #asMap} writes it once read as its kind: what a fixed
+   * workload's values are compared with, so that only what the fix changed differs.
+   */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> normalised(ManifestDocument document) {
+    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
+    Object typed =
+        type == null ? document.object() : SERIALIZATION.convertValue(document.object(), type);
+    return SERIALIZATION.convertValue(typed, Map.class);
+  }
+
   /** Any object of a manifest as YAML, the way {@link #toYaml} writes a workload. */
   static String yaml(Object object) {
     return SERIALIZATION.asYaml(object);
