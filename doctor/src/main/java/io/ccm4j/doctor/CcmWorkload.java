@@ -466,11 +466,6 @@ public record CcmWorkload(
     return ccmWords().stream().anyMatch(words -> runs(words, Controllers.CLOUD_NODE));
   }
 
-  /** Whether its {@code --controllers} runs the route controller (whatever its other flags). */
-  public boolean runsRouteController() {
-    return ccmWords().stream().anyMatch(words -> runs(words, Controllers.NODE_ROUTE));
-  }
-
   /** Whether it hands out pod CIDRs ({@code --allocate-node-cidrs}): the CNI then waits for it. */
   public boolean allocatesNodeCidrs() {
     return ccmWords().stream()
@@ -481,17 +476,49 @@ public record CcmWorkload(
   }
 
   /**
-   * Whether it creates routes for pod CIDRs (upstream runs the route controller with {@code
-   * --allocate-node-cidrs} and {@code --configure-cloud-routes}, on by default): until it does, new
-   * nodes carry {@code node.kubernetes.io/network-unavailable}.
+   * Whether it creates routes for pod CIDRs: until it does, new nodes carry {@code
+   * node.kubernetes.io/network-unavailable}. See {@link #whyNoRoutes}.
    */
   public boolean createsRoutes() {
-    return ccmWords().stream()
-        .anyMatch(
-            words ->
-                CcmFlags.bool(words, "--allocate-node-cidrs", false)
-                    && CcmFlags.bool(words, "--configure-cloud-routes", true)
-                    && runs(words, Controllers.NODE_ROUTE));
+    return whyNoRoutes().isEmpty();
+  }
+
+  /**
+   * Why its route controller creates no routes, when it does not: {@code --configure-cloud-routes}
+   * (on by default) is false, {@code --controllers} leaves it out, it has no pod CIDRs to route
+   * (neither {@code --allocate-node-cidrs} nor {@code --cluster-cidr}), or it is selected only by
+   * {@code *} without {@code --allocate-node-cidrs} (upstream starts it only then; named in {@code
+   * --controllers} or with {@code --configure-cloud-routes} given, as ccm4j runs it, it routes the
+   * pod CIDRs of {@code --cluster-cidr}).
+   */
+  public Optional<String> whyNoRoutes() {
+    List<String> words = words(recognition.container());
+    if (!CcmFlags.bool(words, "--configure-cloud-routes", true)) {
+      return Optional.of("--configure-cloud-routes is false");
+    }
+    if (!runs(words, Controllers.NODE_ROUTE)) {
+      return Optional.of("--controllers leaves out its route controller");
+    }
+    if (CcmFlags.bool(words, "--allocate-node-cidrs", false)) {
+      return Optional.empty();
+    }
+    if (CcmFlags.value(words, "--cluster-cidr").isEmpty()) {
+      return Optional.of(
+          "its route controller does not start without --cluster-cidr or --allocate-node-cidrs");
+    }
+    boolean meant =
+        CcmFlags.names(words, Controllers.NODE_ROUTE)
+            || words.stream()
+                .anyMatch(
+                    w ->
+                        w != null
+                            && (w.equals("--configure-cloud-routes")
+                                || w.startsWith("--configure-cloud-routes=")));
+    return meant
+        ? Optional.empty()
+        : Optional.of(
+            "upstream starts its route controller only with --allocate-node-cidrs (name route in"
+                + " --controllers or give --configure-cloud-routes to run it with --cluster-cidr)");
   }
 
   /** Whether the words' {@code --controllers} runs the controller, by its name or alias. */

@@ -146,7 +146,7 @@ final class Checks {
             workload,
             rule,
             Rule.Severity.WARNING,
-            NOT_INITIALISING
+            notInitialising(workload)
                 + " without host networking it only starts once the CNI is up, and needs the pod"
                 + " network to reach the cloud and the API server: slower, not a deadlock.");
       }
@@ -217,6 +217,12 @@ final class Checks {
       "This CCM does not initialise nodes (--controllers leaves out cloud-node) and hands out no pod"
           + " CIDRs or routes, so nothing a new node needs waits for it:";
 
+  /** {@link #NOT_INITIALISING}, with why its route controller creates no routes. */
+  private static String notInitialising(CcmWorkload workload) {
+    return NOT_INITIALISING.replace(
+        " or routes,", " or routes (" + workload.whyNoRoutes().orElse("") + "),");
+  }
+
   private static final String THEN_TOLERATE =
       " Control-plane nodes carry node-role.kubernetes.io/control-plane:NoSchedule: then tolerate"
           + " it too (tolerating only node-role.kubernetes.io/master, the taint before Kubernetes"
@@ -258,7 +264,9 @@ final class Checks {
           workload,
           Rule.TOLERATE_NOT_READY,
           Rule.Severity.WARNING,
-          start + NOT_INITIALISING + " it only starts once the CNI has: slower, not a deadlock.",
+          start
+              + notInitialising(workload)
+              + " it only starts once the CNI has: slower, not a deadlock.",
           NOT_READY_NO_SCHEDULE,
           NOT_READY_NO_EXECUTE);
     }
@@ -268,12 +276,10 @@ final class Checks {
             + (onCniPath
                 ? "The CNI waits for this CCM (it needs the pod network, or gives the pod CIDRs or"
                     + " routes the CNI waits for): deadlock."
-                : "The CCM runs on the host network and hands out no pod CIDRs"
-                    + (workload.runsRouteController()
-                        ? " (so its route controller, which routes only the pod CIDRs of"
-                            + " --allocate-node-cidrs, creates none)"
-                        : " or routes")
-                    + ", so it only starts once the CNI has: slower, not a deadlock, unless the CNI"
+                : "The CCM runs on the host network, hands out no pod CIDRs (no"
+                    + " --allocate-node-cidrs) and creates no routes ("
+                    + workload.whyNoRoutes().orElse("")
+                    + "), so it only starts once the CNI has: slower, not a deadlock, unless the CNI"
                     + " waits for the node addresses this CCM sets (some do, to pick the node's"
                     + " IP): then it is one.");
     return withNearMisses(

@@ -878,14 +878,24 @@ class DoctorTest {
                 + " Exists}], affinity: {"
                 + CONTROL_PLANE_AFFINITY
                 + "}",
-            "'--controllers=cloud-node,route'");
-    Finding notReady = only(Doctor.examine(yaml(routeControllerOn)), "tolerate-not-ready");
-    assertThat(notReady.consequence())
-        .contains("its route controller, which routes only the pod CIDRs of --allocate-node-cidrs")
-        .doesNotContain("no pod CIDRs or routes");
+            "'--controllers=cloud-node,route', --cluster-cidr=10.244.0.0/16");
+    List<Finding> routing = Doctor.examine(yaml(routeControllerOn));
+    assertThat(errors(routing)).contains("tolerate-network-unavailable", "tolerate-not-ready");
+    assertThat(only(routing, "tolerate-not-ready").consequence())
+        .contains("gives the pod CIDRs or routes the CNI waits for")
+        .doesNotContain("no pod CIDRs or routes")
+        .doesNotContain("creates none");
+    String configured =
+        routeControllerOn.replace(
+            "'--controllers=cloud-node,route'", "--configure-cloud-routes=true");
+    assertThat(errors(Doctor.examine(yaml(configured)))).contains("tolerate-network-unavailable");
     String noRouteController = routeControllerOn.replace("cloud-node,route", "cloud-node");
     assertThat(only(Doctor.examine(yaml(noRouteController)), "tolerate-not-ready").consequence())
-        .contains("hands out no pod CIDRs or routes");
+        .contains("creates no routes (--controllers leaves out its route controller)");
+    String byDefault = routeControllerOn.replace("'--controllers=cloud-node,route'", "--v=2");
+    assertThat(only(Doctor.examine(yaml(byDefault)), "tolerate-not-ready").consequence())
+        .contains("creates no routes (upstream starts its route controller only with")
+        .doesNotContain("creates none");
 
     String anywhere =
         """
