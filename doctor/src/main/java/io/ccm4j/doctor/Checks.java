@@ -150,6 +150,13 @@ final class Checks {
                 + " without host networking it only starts once the CNI is up, and needs the pod"
                 + " network to reach the cloud and the API server: slower, not a deadlock.");
       }
+      case MASTER_SELECTOR ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              rule.consequence(),
+              tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
       case CONTROL_PLANE_PLACEMENT ->
           Finding.of(
               workload,

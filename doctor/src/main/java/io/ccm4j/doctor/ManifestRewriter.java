@@ -41,12 +41,17 @@ final class ManifestRewriter {
   private record Edit(int start, int end, String text, int order) {}
 
   private final String text;
+
+  /** The text's line break: inserted lines use it too. */
+  private final String newline;
+
   private final int[] charOffsets;
   private final List<Edit> edits = new ArrayList<>();
   private boolean indentedSequences;
 
   private ManifestRewriter(String text) {
     this.text = text;
+    this.newline = text.contains("\r\n") ? "\r\n" : "\n";
     this.charOffsets = text.codePoints().count() == text.length() ? null : codePointOffsets(text);
   }
 
@@ -230,7 +235,7 @@ final class ManifestRewriter {
         (node instanceof MappingNode m && m.getFlowStyle() == DumperOptions.FlowStyle.FLOW)
             || (node instanceof SequenceNode s && s.getFlowStyle() == DumperOptions.FlowStyle.FLOW);
     if (inFlow || nodeIsFlow || !collection) {
-      String written = inFlow || nodeIsFlow || collection ? flow(value) : scalar(value);
+      String written = inFlow || nodeIsFlow || collection ? flow(value) : scalar(value, node);
       if (node instanceof ScalarNode scalar && emptyNull(scalar) && key != null) {
         int colon = text.indexOf(':', end(key));
         replace(colon, colon + 1, ": " + written);
@@ -287,7 +292,8 @@ final class ManifestRewriter {
       return;
     }
     int lineEnd = lineEnd(valueEnd);
-    replace(lineStart, lineEnd < text.length() ? lineEnd + 1 : lineEnd, "");
+    int next = text.indexOf('\n', lineEnd);
+    replace(lineStart, next < 0 ? text.length() : next + 1, "");
   }
 
   private void insert(int at, String inserted) {
@@ -295,7 +301,7 @@ final class ManifestRewriter {
   }
 
   private void replace(int start, int end, String replacement) {
-    edits.add(new Edit(start, end, replacement, edits.size()));
+    edits.add(new Edit(start, end, replacement.replace("\n", newline), edits.size()));
   }
 
   private String apply() {
@@ -337,7 +343,9 @@ final class ManifestRewriter {
     }
     int end = offset(node.getEndMark().getIndex());
     // A block scalar (|, >) ends after its line break.
-    while (end > 0 && end <= text.length() && text.charAt(end - 1) == '\n') {
+    while (end > 0
+        && end <= text.length()
+        && (text.charAt(end - 1) == '\n' || text.charAt(end - 1) == '\r')) {
       end--;
     }
     return end;
@@ -345,8 +353,11 @@ final class ManifestRewriter {
 
   /** The end of the line the offset is on (the index of its line break, or the text's end). */
   private int lineEnd(int offset) {
-    int newline = text.indexOf('\n', offset);
-    return newline < 0 ? text.length() : newline;
+    int lineBreak = text.indexOf('\n', offset);
+    if (lineBreak < 0) {
+      return text.length();
+    }
+    return lineBreak > 0 && text.charAt(lineBreak - 1) == '\r' ? lineBreak - 1 : lineBreak;
   }
 
   private int offset(int codePointIndex) {
@@ -401,7 +412,19 @@ final class ManifestRewriter {
     return strip(new Yaml(options).dump(ordered(value)));
   }
 
-  private static String scalar(Object value) {
+  /** A scalar, in the quotes the value it replaces was written in. */
+  private static String scalar(Object value, Node replaced) {
+    if (value instanceof String string && replaced instanceof ScalarNode old) {
+      switch (old.getScalarStyle()) {
+        case DOUBLE_QUOTED -> {
+          return "\"" + string.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        }
+        case SINGLE_QUOTED -> {
+          return "'" + string.replace("'", "''") + "'";
+        }
+        default -> {}
+      }
+    }
     return flow(value);
   }
 

@@ -359,6 +359,9 @@ class DoctorTest {
             org.assertj.core.groups.Tuple.tuple("tolerate-not-ready", Rule.Severity.WARNING),
             org.assertj.core.groups.Tuple.tuple("tolerate-control-plane", Rule.Severity.ERROR),
             org.assertj.core.groups.Tuple.tuple("master-selector", Rule.Severity.ERROR));
+    // It tolerates only the master taint: selecting control-plane nodes, it must tolerate theirs.
+    assertThat(only(findings, "master-selector").fix())
+        .contains("node-role.kubernetes.io/control-plane:NoSchedule: then tolerate it too");
     assertThat(Doctor.check(fixed(Files.readString(vendor)).getFirst())).isEmpty();
   }
 

@@ -173,4 +173,40 @@ class ManifestRewriterTest {
           .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
     }
   }
+
+  /** A changed value keeps its quotes; a file with CRLF line breaks gets CRLF in what is added. */
+  @Test
+  void aChangedValueKeepsItsQuotesAndAddedLinesTheFilesLineBreaks() throws Exception {
+    Path file = temp.resolve("crlf.yaml");
+    String before =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: ccm}}
+          template:
+            metadata: {labels: {app: ccm}}
+            spec:
+              hostNetwork: true
+              containers:
+              - name: ccm
+                image: ccm4j:0.1.0
+                args: ["run", "--cloud-provider=sim", 'x']
+                command:
+                - "--leader-elect=false"   # quoted
+        """
+            .replace("\n", "\r\n");
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    assertThat(after).doesNotContainPattern("[^\\r]\\n");
+    assertThat(removed(before, after))
+        .containsExactly("        - \"--leader-elect=false\"   # quoted");
+    assertThat(added(before, after)).contains("        - \"--leader-elect=true\"   # quoted");
+    assertThat(Doctor.examine(Manifests.read(after, file)))
+        .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
+  }
 }
