@@ -134,7 +134,7 @@ final class CcmRecognition {
                     OTHER_COMPONENTS.stream()
                         .filter(
                             token ->
-                                Arrays.asList(name.split("[^a-z0-9-]+")).stream()
+                                Arrays.stream(name.split("[^a-z0-9-]+"))
                                     .anyMatch(part -> containsToken(part, token)))
                         .map(token -> "its name says " + token + " (" + name + ")"))
             .findFirst()
