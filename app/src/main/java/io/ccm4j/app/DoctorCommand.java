@@ -84,8 +84,16 @@ public final class DoctorCommand implements Callable<Integer> {
   @Option(
       names = "--fix",
       paramLabel = "<file>",
-      description = "Write the CCM workloads, corrected, to this file.")
+      description =
+          "Write the input to this file with the CCM workloads corrected: only the fixed fields"
+              + " change; comments, order, quoting and every other object stay.")
   Path fix;
+
+  @Option(
+      names = "--diff",
+      description =
+          "Print the corrections as a unified diff of each input file instead of writing them.")
+  boolean diff;
 
   @Override
   public Integer call() throws Exception {
@@ -98,6 +106,18 @@ public final class DoctorCommand implements Callable<Integer> {
           spec.commandLine(),
           "--static-pod judges manifests; in a live cluster static pods are known by their mirror"
               + " pods");
+    }
+    if (fix != null && diff) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--diff prints the corrections instead of writing them: give --fix <file> or --diff");
+    }
+    if (diff && output.equals("json")) {
+      throw new ParameterException(spec.commandLine(), "--diff prints text: not with -o json");
+    }
+    if (kubeconfig != null && (fix != null || diff)) {
+      throw new ParameterException(
+          spec.commandLine(), "--fix and --diff correct manifests, not a live cluster");
     }
     if (kubeconfig != null) {
       return diagnoseCluster();
@@ -118,7 +138,7 @@ public final class DoctorCommand implements Callable<Integer> {
       if (staticPod) {
         workloads = workloads.stream().map(CcmWorkload::asStaticPod).toList();
       }
-      notCcms = workloads.isEmpty() ? Doctor.notCcmsPassingCloudProvider(documents) : List.of();
+      notCcms = workloads.isEmpty() ? Doctor.notTakenForCcms(documents) : List.of();
       for (CcmWorkload workload : workloads) {
         findings.put(workload, Doctor.findings(workload));
       }
@@ -134,31 +154,51 @@ public final class DoctorCommand implements Callable<Integer> {
               .writeValueAsString(
                   Map.of(
                       "workloads",
-                      workloads.stream().map(w -> w.kind() + "/" + w.name()).toList(),
+                      workloads.stream()
+                          .map(
+                              w ->
+                                  Map.of(
+                                      "workload",
+                                      w.kind() + "/" + w.name(),
+                                      "location",
+                                      w.source().location(),
+                                      "recognisedBy",
+                                      w.recognisedBy()))
+                          .toList(),
                       "findings",
                       all,
-                      "notCcmsPassingCloudProvider",
+                      "notTakenForCcms",
                       notCcms)));
     } else {
       printText(out, findings, notCcms);
     }
-    if (fix != null && workloads.isEmpty()) {
+    if ((fix != null || diff) && workloads.isEmpty()) {
       if (output.equals("text")) {
-        out.printf("Nothing to fix: %s not written.%n", fix);
+        out.println(fix != null ? "Nothing to fix: " + fix + " not written." : "Nothing to fix.");
       }
-    } else if (fix != null) {
+    } else if (fix != null || diff) {
+      Map<Path, String> fixedTexts;
       try {
         for (CcmWorkload workload : workloads) {
           Doctor.fix(workload);
         }
+        fixedTexts =
+            Doctor.fixedTexts(
+                documents,
+                workloads,
+                notice -> spec.commandLine().getErr().printf("note: %s%n", notice));
       } catch (ManifestException e) {
         throw new ParameterException(spec.commandLine(), e.getMessage());
       }
-      Files.writeString(fix, Doctor.manifestsWith(documents, workloads));
-      if (output.equals("text")) {
-        out.printf(
-            "Wrote the input to %s with the CCM workloads corrected (%d objects).%n",
-            fix, documents.size());
+      if (diff) {
+        printDiff(out, fixedTexts);
+      } else {
+        Files.writeString(fix, wholeInput(documents, fixedTexts));
+        if (output.equals("text")) {
+          out.printf(
+              "Wrote the input to %s with the CCM workloads corrected (%d objects).%n",
+              fix, documents.size());
+        }
       }
     }
     out.flush();
@@ -203,6 +243,36 @@ public final class DoctorCommand implements Callable<Integer> {
     return observations.stream().anyMatch(o -> o.severity() == Rule.Severity.ERROR) ? 1 : 0;
   }
 
+  /** Every input file's text in order, fixed where it changed, as one multi-document file. */
+  private static String wholeInput(List<ManifestDocument> documents, Map<Path, String> fixed)
+      throws java.io.IOException {
+    StringBuilder all = new StringBuilder();
+    for (Path file : documents.stream().map(ManifestDocument::file).distinct().toList()) {
+      String text = fixed.containsKey(file) ? fixed.get(file) : Files.readString(file);
+      if (!all.isEmpty()) {
+        all.append(all.charAt(all.length() - 1) == '\n' ? "" : "\n").append("---\n");
+      }
+      all.append(text);
+    }
+    return all.toString();
+  }
+
+  /** A unified diff per changed file, as {@code diff -u} prints it. */
+  private static void printDiff(PrintWriter out, Map<Path, String> fixed)
+      throws java.io.IOException {
+    for (Map.Entry<Path, String> file : fixed.entrySet()) {
+      List<String> before = Files.readString(file.getKey()).lines().toList();
+      List<String> after = file.getValue().lines().toList();
+      com.github.difflib.UnifiedDiffUtils.generateUnifiedDiff(
+              file.getKey().toString(),
+              file.getKey().toString(),
+              before,
+              com.github.difflib.DiffUtils.diff(before, after),
+              3)
+          .forEach(out::println);
+    }
+  }
+
   /** Each workload with its own findings (two workloads may share a kind and name). */
   private static void printText(
       PrintWriter out, Map<CcmWorkload, List<Finding>> findings, List<String> notCcms) {
@@ -221,6 +291,7 @@ public final class DoctorCommand implements Callable<Integer> {
               workload.name(),
               workload.source().location(),
               mine.isEmpty() ? "follows every recommendation" : mine.size() + " problem(s)");
+          out.printf("  taken for a cloud-controller-manager: %s%n", workload.recognisedBy());
           for (Finding finding : mine) {
             out.printf("  %-7s %s%n", finding.severity(), finding.rule());
             out.printf("          what happens: %s%n", finding.consequence());

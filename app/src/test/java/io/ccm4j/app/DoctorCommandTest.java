@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,7 +61,8 @@ class DoctorCommandTest {
     assertThat(out.toString())
         .containsPattern(
             "Deployment/cloud-controller-manager \\(\\.\\./deploy/deployment.yaml:[0-9]+\\):"
-                + " follows every recommendation")
+                + " follows every recommendation\n"
+                + "  taken for a cloud-controller-manager: image name ccm4j")
         .containsPattern(
             "Deployment/cloud-controller-manager \\(.*missing-uninitialized-toleration.yaml:[0-9]+\\):"
                 + " 1 problem");
@@ -93,7 +95,8 @@ class DoctorCommandTest {
     assertThat(out.toString())
         .contains("No cloud-controller-manager workload found.")
         .contains("WARNING Deployment/cluster-autoscaler (")
-        .contains("passes --cloud-provider=aws")
+        .contains("flag --cloud-provider=aws")
+        .contains("not taken for one: its name says autoscaler")
         .contains("Nothing to fix: " + fixed + " not written.");
     assertThat(fixed).doesNotExist();
 
@@ -273,5 +276,46 @@ class DoctorCommandTest {
         .containsPattern(
             "malformed.yaml:5: not a valid Deployment \\(field spec.template.spec.tolerations\\)");
     assertThat(err.toString().lines()).hasSize(1);
+  }
+
+  /**
+   * --diff prints the corrections as a unified diff of the input file and writes nothing; --fix
+   * writes the same text, comments kept.
+   */
+  @Test
+  void diffPrintsTheCorrectionsAndFixKeepsTheComments() throws Exception {
+    Path manifest = temp.resolve("ccm.yaml");
+    Files.copy(SCENARIOS.resolve("missing-uninitialized-toleration.yaml"), manifest);
+    String before = Files.readString(manifest);
+    StringWriter out = new StringWriter();
+    var command = new picocli.CommandLine(new Ccm4j()).setOut(new PrintWriter(out, true));
+
+    assertThat(command.execute("doctor", manifest.toString(), "--diff")).isEqualTo(1);
+
+    assertThat(out.toString())
+        .contains("--- " + manifest + "\n+++ " + manifest + "\n@@ ")
+        .contains("\n+      - key: node.cloudprovider.kubernetes.io/uninitialized\n");
+    assertThat(Files.readString(manifest)).isEqualTo(before);
+
+    Path fixed = temp.resolve("fixed.yaml");
+    assertThat(Ccm4j.execute("doctor", manifest.toString(), "--fix", fixed.toString()))
+        .isEqualTo(1);
+    List<String> comments =
+        before.lines().filter(line -> line.stripLeading().startsWith("#")).toList();
+    assertThat(comments).isNotEmpty();
+    assertThat(Files.readString(fixed).lines().toList()).containsSubsequence(comments);
+    assertThat(Ccm4j.execute("doctor", fixed.toString())).isZero();
+
+    StringWriter err = new StringWriter();
+    assertThat(
+            Ccm4j.execute(
+                new PrintWriter(err, true),
+                "doctor",
+                manifest.toString(),
+                "--diff",
+                "--fix",
+                fixed.toString()))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("give --fix <file> or --diff");
   }
 }

@@ -76,4 +76,42 @@ class ServerSideValidationIT {
       assertThat(dryRun(controlPlane, fixed)).as(scenario).doesNotContain("Warning");
     }
   }
+
+  /**
+   * What {@code doctor --fix} writes — the input's own text with only the fixed fields changed,
+   * comments kept — applies without a warning too: each scenario, and a commented vendor-shaped
+   * manifest with the old master label.
+   */
+  @Test
+  void theFilesDoctorFixWritesApplyWithoutWarnings(LocalControlPlane controlPlane)
+      throws Exception {
+    List<Path> inputs = new java.util.ArrayList<>();
+    for (String scenario : Scenarios.NAMES) {
+      Path broken = temp.resolve("written-" + scenario + ".yaml");
+      Files.writeString(broken, Scenarios.manifest(scenario));
+      inputs.add(broken);
+    }
+    inputs.add(
+        Path.of(
+            "..",
+            "doctor",
+            "src",
+            "test",
+            "resources",
+            "rewrite",
+            "commented-vendor-daemonset.yaml"));
+    for (Path input : inputs) {
+      Path fixed = temp.resolve("fixed-" + input.getFileName());
+      assertThat(Ccm4j.execute("doctor", input.toString(), "--fix", fixed.toString()))
+          .as(input.toString())
+          .isIn(0, 1);
+      List<String> comments =
+          Files.readString(input).lines().filter(l -> l.stripLeading().startsWith("#")).toList();
+      assertThat(Files.readString(fixed).lines().toList())
+          .as(input.toString())
+          .containsAll(comments);
+
+      assertThat(dryRun(controlPlane, fixed)).as(input.toString()).doesNotContain("Warning");
+    }
+  }
 }

@@ -106,6 +106,15 @@ public final class CcmFlags {
     return star;
   }
 
+  /** Whether {@code --controllers} names the controller itself (not only through {@code *}). */
+  public static boolean names(
+      List<String> words, io.ccm4j.controllers.ControllerDescriptor controller) {
+    return value(words, "--controllers").stream()
+        .flatMap(v -> java.util.Arrays.stream(v.split(",")))
+        .map(String::trim)
+        .anyMatch(name -> name.equals(controller.name()) || name.equals(controller.alias()));
+  }
+
   private static boolean isFlag(String word) {
     return word == null || word.startsWith("-");
   }

@@ -16,9 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +25,7 @@ import java.util.stream.Collectors;
 /**
  * A cloud-controller-manager workload found in a manifest, typed, with its pod template.
  *
+ * @param recognition why it was taken for a CCM, and its CCM container
  * @param declaredStatic the user said the Pod is a static pod ({@code doctor --static-pod})
  */
 public record CcmWorkload(
@@ -34,6 +33,7 @@ public record CcmWorkload(
     HasMetadata object,
     PodSpec pod,
     Map<String, String> podLabels,
+    CcmRecognition.Verdict recognition,
     boolean declaredStatic) {
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -56,7 +56,8 @@ public record CcmWorkload(
    *
    * @throws ManifestException naming the document when it is no valid object of its kind
    */
-  static Optional<CcmWorkload> detect(ManifestDocument document) throws ManifestException {
+  static Optional<CcmWorkload> detect(ManifestDocument document, CcmRbac rbac)
+      throws ManifestException {
     Optional<HasMetadata> workload = workloadObject(document);
     if (workload.isEmpty() || ownedByWorkloadController(workload.get().getMetadata())) {
       return Optional.empty();
@@ -70,47 +71,64 @@ public record CcmWorkload(
     requireItems(document, "containers", spec.getContainers());
     requireItems(document, "initContainers", spec.getInitContainers());
     requireItems(document, "tolerations", spec.getTolerations());
-    if (!runsCcm(spec)) {
+    Optional<CcmRecognition.Verdict> verdict =
+        judge(object, spec, rbac).filter(CcmRecognition.Verdict::isCcm);
+    if (verdict.isEmpty()) {
       return Optional.empty();
     }
     Map<String, String> labels =
         template.getMetadata() == null || template.getMetadata().getLabels() == null
             ? Map.of()
             : template.getMetadata().getLabels();
-    return Optional.of(new CcmWorkload(document, object, spec, labels, false));
+    return Optional.of(new CcmWorkload(document, object, spec, labels, verdict.get(), false));
+  }
+
+  /** The pod's likeliest CCM container with its signs, the RBAC of its ServiceAccount counted. */
+  private static Optional<CcmRecognition.Verdict> judge(
+      HasMetadata object, PodSpec spec, CcmRbac rbac) {
+    String namespace = object.getMetadata() == null ? null : object.getMetadata().getNamespace();
+    String account =
+        spec.getServiceAccountName() != null
+            ? spec.getServiceAccountName()
+            : spec.getServiceAccount();
+    return CcmRecognition.judge(spec, rbac.signFor(namespace, account));
   }
 
   /**
-   * For a workload that is no CCM but passes {@code --cloud-provider} (kube-controller-manager,
-   * cluster-autoscaler, a node agent, or a CCM the doctor does not know): what to tell the user
-   * when no CCM was found, naming the workload, where it is and the flag's value.
+   * For a workload with signs of a CCM that is not taken for one (kube-controller-manager,
+   * cluster-autoscaler, a node agent or CSI driver, or too few signs): what to tell the user when
+   * no CCM was found, naming the workload, where it is, its signs and why it is not taken for one.
    */
-  static Optional<String> notACcmButPassesCloudProvider(ManifestDocument document) {
+  static Optional<String> notTakenForCcm(ManifestDocument document, CcmRbac rbac) {
     Optional<HasMetadata> workload;
     try {
       workload = workloadObject(document);
     } catch (ManifestException e) {
       return Optional.empty(); // detect() reports it
     }
-    if (workload.isEmpty()) {
+    if (workload.isEmpty() || ownedByWorkloadController(workload.get().getMetadata())) {
       return Optional.empty();
     }
     HasMetadata object = workload.get();
     PodTemplateSpec template = podTemplate(object);
-    if (template == null || template.getSpec() == null || runsCcm(template.getSpec())) {
+    if (template == null || template.getSpec() == null) {
       return Optional.empty();
     }
-    return cloudProviderOfNonCcm(template.getSpec())
+    return judge(object, template.getSpec(), rbac)
+        .filter(verdict -> !verdict.isCcm())
         .map(
-            provider ->
-                ("%s/%s (%s) passes --cloud-provider=%s but is taken for kube-controller-manager,"
-                        + " cluster-autoscaler or a node agent (or passes external), not a"
-                        + " cloud-controller-manager")
+            verdict ->
+                "%s/%s (%s) has signs of a cloud-controller-manager (%s) but is not taken for one: %s"
                     .formatted(
                         document.kind(),
                         object.getMetadata() == null ? "" : object.getMetadata().getName(),
                         document.location(),
-                        provider));
+                        verdict.reasons(),
+                        verdict
+                            .notACcm()
+                            .orElse(
+                                "too few signs (weighing %d, %d needed)"
+                                    .formatted(verdict.weight(), CcmRecognition.ENOUGH))));
   }
 
   /** The document as its workload type; empty when it is no workload kind. */
@@ -193,86 +211,21 @@ public record CcmWorkload(
   }
 
   /**
-   * Whether a pod runs a cloud-controller-manager (ccm4j or another): a container whose name, image
-   * name or command line says {@code cloud-controller-manager}, {@code ccm}, {@code ccm4j} or
-   * {@code cloud-provider-<x>} (an Equinix Metal style {@code cloud-provider-equinix-metal}), or
-   * that passes {@code --cloud-provider=<name>} with a name other than {@code external} (any
-   * vendor's CCM) — unless it is kube-controller-manager, cluster-autoscaler or a node agent (a
-   * kubelet, a cloud-node-manager), which take that flag too.
+   * Whether a pod runs a cloud-controller-manager (ccm4j or another), judged by its containers
+   * alone ({@link CcmRecognition}).
    */
   public static boolean runsCcm(PodSpec pod) {
-    if (pod == null || pod.getContainers() == null) {
-      return false;
-    }
-    return pod.getContainers().stream().anyMatch(CcmWorkload::isCcm);
-  }
-
-  /**
-   * The {@code --cloud-provider} value of a container that passes one but is not taken for a CCM,
-   * for the doctor to say why it found none.
-   */
-  static Optional<String> cloudProviderOfNonCcm(PodSpec pod) {
-    if (pod == null || pod.getContainers() == null) {
-      return Optional.empty();
-    }
-    return pod.getContainers().stream()
-        .filter(container -> container != null && !isCcm(container))
-        .map(container -> CcmFlags.value(words(container), "--cloud-provider"))
-        .flatMap(Optional::stream)
-        .findFirst();
-  }
-
-  private static boolean isCcm(Container container) {
-    if (container == null) {
-      return false;
-    }
-    List<String> words = words(container);
-    String identity =
-        (container.getName()
-                + " "
-                + imageName(container.getImage())
-                + " "
-                + String.join(" ", words))
-            .toLowerCase(Locale.ROOT);
-    if (identity.contains("cluster-autoscaler")
-        || identity.contains("kube-controller-manager")
-        || identity.contains("cloud-node-manager")
-        || identity.contains("kubelet")) {
-      return false;
-    }
-    String names =
-        (container.getName() + " " + imageName(container.getImage())).toLowerCase(Locale.ROOT);
-    if (identity.contains("cloud-controller-manager")
-        || names.contains("cloud-provider-")
-        || Arrays.stream(identity.split("[^a-z0-9]+"))
-            .anyMatch(w -> w.equals("ccm") || w.equals("ccm4j"))) {
-      return true;
-    }
-    return CcmFlags.value(words, "--cloud-provider")
-        .filter(provider -> !provider.isBlank() && !provider.equals("external"))
-        .isPresent();
-  }
-
-  /**
-   * The image's own name, without registry, path or tag: {@code cloud-controller-manager} for
-   * {@code registry.k8s.io/provider-aws/cloud-controller-manager:v1.30.0}, but {@code sim-cni} for
-   * {@code ccm4j/sim-cni:1}.
-   */
-  private static String imageName(String image) {
-    if (image == null) {
-      return "";
-    }
-    String name = image.substring(image.lastIndexOf('/') + 1);
-    int end = name.indexOf('@') >= 0 ? name.indexOf('@') : name.indexOf(':');
-    return end >= 0 ? name.substring(0, end) : name;
+    return ccmContainer(pod).isPresent();
   }
 
   /** The pod's first cloud-controller-manager container, if it has one. */
   public static Optional<Container> ccmContainer(PodSpec pod) {
-    if (pod == null || pod.getContainers() == null) {
-      return Optional.empty();
-    }
-    return pod.getContainers().stream().filter(CcmWorkload::isCcm).findFirst();
+    return CcmRecognition.ccmContainer(pod);
+  }
+
+  /** Why it was taken for a CCM: {@code image name …, flag --cloud-config}. */
+  public String recognisedBy() {
+    return recognition.reasons();
   }
 
   /** The container's command and arguments, in order. */
@@ -318,7 +271,8 @@ public record CcmWorkload(
    * A static pod: the kubelet runs it from a file, and re-creates it; its API copy is a mirror. In
    * a manifest, a bare Pod shaped like a kubeadm static pod counts: no owner, and the label {@code
    * tier: control-plane} or a hostPath mount of {@code /etc/kubernetes} (where kubeadm keeps the
-   * kubeconfigs such a pod reads).
+   * kubeconfigs such a pod reads), unless it references a ServiceAccount, ConfigMap or Secret,
+   * which the kubelet refuses for a static pod: such a Pod is meant for {@code kubectl apply}.
    */
   public boolean isStaticPod() {
     if (!(object instanceof Pod)) {
@@ -334,7 +288,7 @@ public record CcmWorkload(
         || controllerOwner(metadata).filter(owner -> "Node".equals(owner.getKind())).isPresent()) {
       return true;
     }
-    if (controllerOwner(metadata).isPresent()) {
+    if (controllerOwner(metadata).isPresent() || apiObjectReference().isPresent()) {
       return false;
     }
     boolean controlPlaneTier =
@@ -354,11 +308,145 @@ public record CcmWorkload(
   }
 
   /**
+   * The first API object the pod references that a static pod cannot ({@code ServiceAccount x},
+   * {@code ConfigMap y}, {@code Secret z}); empty when it references none.
+   */
+  public Optional<String> apiObjectReference() {
+    String account =
+        pod.getServiceAccountName() != null ? pod.getServiceAccountName() : pod.getServiceAccount();
+    if (account != null && !account.isEmpty()) {
+      return Optional.of("ServiceAccount " + account);
+    }
+    List<String> references = new ArrayList<>();
+    if (pod.getVolumes() != null) {
+      for (var volume : pod.getVolumes()) {
+        if (volume == null) {
+          continue;
+        }
+        if (volume.getConfigMap() != null) {
+          references.add("ConfigMap " + volume.getConfigMap().getName());
+        }
+        if (volume.getSecret() != null) {
+          references.add("Secret " + volume.getSecret().getSecretName());
+        }
+        if (volume.getProjected() != null && volume.getProjected().getSources() != null) {
+          for (var source : volume.getProjected().getSources()) {
+            if (source != null && source.getConfigMap() != null) {
+              references.add("ConfigMap " + source.getConfigMap().getName());
+            }
+            if (source != null && source.getSecret() != null) {
+              references.add("Secret " + source.getSecret().getName());
+            }
+          }
+        }
+      }
+    }
+    for (Container container : allContainers()) {
+      if (container.getEnvFrom() != null) {
+        for (var from : container.getEnvFrom()) {
+          if (from != null && from.getConfigMapRef() != null) {
+            references.add("ConfigMap " + from.getConfigMapRef().getName());
+          }
+          if (from != null && from.getSecretRef() != null) {
+            references.add("Secret " + from.getSecretRef().getName());
+          }
+        }
+      }
+      if (container.getEnv() != null) {
+        for (var env : container.getEnv()) {
+          var source = env == null ? null : env.getValueFrom();
+          if (source != null && source.getConfigMapKeyRef() != null) {
+            references.add("ConfigMap " + source.getConfigMapKeyRef().getName());
+          }
+          if (source != null && source.getSecretKeyRef() != null) {
+            references.add("Secret " + source.getSecretKeyRef().getName());
+          }
+        }
+      }
+    }
+    return references.stream().findFirst();
+  }
+
+  private List<Container> allContainers() {
+    List<Container> all = new ArrayList<>();
+    if (pod.getInitContainers() != null) {
+      all.addAll(pod.getInitContainers());
+    }
+    if (pod.getContainers() != null) {
+      all.addAll(pod.getContainers());
+    }
+    all.removeIf(java.util.Objects::isNull);
+    return all;
+  }
+
+  /**
+   * Where this CCM reaches a cluster other than the one it runs in: its {@code --kubeconfig} (or
+   * {@code KUBECONFIG}) is a file mounted from a Secret, ConfigMap, projected or emptyDir volume —
+   * a hosted control plane's layout, or KubeVirt's, where the CCM runs in the infrastructure
+   * cluster. A kubeconfig from the host (kubeadm's {@code /etc/kubernetes/*.conf}, for a static
+   * pod) is the cluster's own; a CCM without one uses its ServiceAccount, in its own cluster. Empty
+   * when it manages the cluster it runs in.
+   */
+  public Optional<String> managedClusterKubeconfig() {
+    Container container = recognition.container();
+    List<String> words = words(container);
+    Optional<String> flag =
+        CcmFlags.value(words, "--kubeconfig").map(path -> "--kubeconfig=" + path);
+    Optional<String> env =
+        container.getEnv() == null
+            ? Optional.empty()
+            : container.getEnv().stream()
+                .filter(e -> e != null && "KUBECONFIG".equals(e.getName()) && e.getValue() != null)
+                .map(e -> "KUBECONFIG=" + e.getValue())
+                .findFirst();
+    Optional<String> given = flag.or(() -> env);
+    if (given.isEmpty() || container.getVolumeMounts() == null || pod.getVolumes() == null) {
+      return Optional.empty();
+    }
+    String path = given.get().substring(given.get().indexOf('=') + 1);
+    return container.getVolumeMounts().stream()
+        .filter(m -> m != null && m.getMountPath() != null && m.getName() != null)
+        .filter(
+            m ->
+                path.equals(m.getMountPath())
+                    || path.startsWith(stripSlash(m.getMountPath()) + "/"))
+        .max(java.util.Comparator.comparingInt(m -> m.getMountPath().length()))
+        .flatMap(
+            mount ->
+                pod.getVolumes().stream()
+                    .filter(v -> v != null && mount.getName().equals(v.getName()))
+                    .findFirst())
+        .flatMap(
+            volume -> {
+              if (volume.getSecret() != null) {
+                return Optional.of("Secret " + volume.getSecret().getSecretName());
+              }
+              if (volume.getConfigMap() != null) {
+                return Optional.of("ConfigMap " + volume.getConfigMap().getName());
+              }
+              if (volume.getProjected() != null) {
+                return Optional.of("projected volume " + volume.getName());
+              }
+              if (volume.getEmptyDir() != null) {
+                return Optional.of("emptyDir " + volume.getName() + ", written at start");
+              }
+              return Optional.empty();
+            })
+        .map(from -> given.get() + ", mounted from " + from);
+  }
+
+  private static String stripSlash(String path) {
+    return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+  }
+
+  /**
    * This workload, judged as a static pod when it is a bare Pod (the user knows it is a file in the
    * kubelet's {@code --pod-manifest-path}); any other kind as it is.
    */
   public CcmWorkload asStaticPod() {
-    return object instanceof Pod ? new CcmWorkload(source, object, pod, podLabels, true) : this;
+    return object instanceof Pod
+        ? new CcmWorkload(source, object, pod, podLabels, recognition, true)
+        : this;
   }
 
   /**
@@ -378,11 +466,6 @@ public record CcmWorkload(
     return ccmWords().stream().anyMatch(words -> runs(words, Controllers.CLOUD_NODE));
   }
 
-  /** Whether its {@code --controllers} runs the route controller (whatever its other flags). */
-  public boolean runsRouteController() {
-    return ccmWords().stream().anyMatch(words -> runs(words, Controllers.NODE_ROUTE));
-  }
-
   /** Whether it hands out pod CIDRs ({@code --allocate-node-cidrs}): the CNI then waits for it. */
   public boolean allocatesNodeCidrs() {
     return ccmWords().stream()
@@ -393,17 +476,49 @@ public record CcmWorkload(
   }
 
   /**
-   * Whether it creates routes for pod CIDRs (upstream runs the route controller with {@code
-   * --allocate-node-cidrs} and {@code --configure-cloud-routes}, on by default): until it does, new
-   * nodes carry {@code node.kubernetes.io/network-unavailable}.
+   * Whether it creates routes for pod CIDRs: until it does, new nodes carry {@code
+   * node.kubernetes.io/network-unavailable}. See {@link #whyNoRoutes}.
    */
   public boolean createsRoutes() {
-    return ccmWords().stream()
-        .anyMatch(
-            words ->
-                CcmFlags.bool(words, "--allocate-node-cidrs", false)
-                    && CcmFlags.bool(words, "--configure-cloud-routes", true)
-                    && runs(words, Controllers.NODE_ROUTE));
+    return whyNoRoutes().isEmpty();
+  }
+
+  /**
+   * Why its route controller creates no routes, when it does not: {@code --configure-cloud-routes}
+   * (on by default) is false, {@code --controllers} leaves it out, it has no pod CIDRs to route
+   * (neither {@code --allocate-node-cidrs} nor {@code --cluster-cidr}), or it is selected only by
+   * {@code *} without {@code --allocate-node-cidrs} (upstream starts it only then; named in {@code
+   * --controllers} or with {@code --configure-cloud-routes} given, as ccm4j runs it, it routes the
+   * pod CIDRs of {@code --cluster-cidr}).
+   */
+  public Optional<String> whyNoRoutes() {
+    List<String> words = words(recognition.container());
+    if (!CcmFlags.bool(words, "--configure-cloud-routes", true)) {
+      return Optional.of("--configure-cloud-routes is false");
+    }
+    if (!runs(words, Controllers.NODE_ROUTE)) {
+      return Optional.of("--controllers leaves out its route controller");
+    }
+    if (CcmFlags.bool(words, "--allocate-node-cidrs", false)) {
+      return Optional.empty();
+    }
+    if (CcmFlags.value(words, "--cluster-cidr").isEmpty()) {
+      return Optional.of(
+          "its route controller does not start without --cluster-cidr or --allocate-node-cidrs");
+    }
+    boolean meant =
+        CcmFlags.names(words, Controllers.NODE_ROUTE)
+            || words.stream()
+                .anyMatch(
+                    w ->
+                        w != null
+                            && (w.equals("--configure-cloud-routes")
+                                || w.startsWith("--configure-cloud-routes=")));
+    return meant
+        ? Optional.empty()
+        : Optional.of(
+            "upstream starts its route controller only with --allocate-node-cidrs (name route in"
+                + " --controllers or give --configure-cloud-routes to run it with --cluster-cidr)");
   }
 
   /** Whether the words' {@code --controllers} runs the controller, by its name or alias. */
@@ -412,7 +527,7 @@ public record CcmWorkload(
   }
 
   private List<List<String>> ccmWords() {
-    return pod.getContainers().stream().filter(CcmWorkload::isCcm).map(CcmWorkload::words).toList();
+    return List.of(words(recognition.container()));
   }
 
   /** Whether any container runs with leader election switched off. */
@@ -424,6 +539,24 @@ public record CcmWorkload(
   /** The object as YAML. */
   public String toYaml() {
     return SERIALIZATION.asYaml(object);
+  }
+
+  /** The object as the plain values it is written with. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> asMap() {
+    return SERIALIZATION.convertValue(object, Map.class);
+  }
+
+  /**
+   * The document's object as {@link #asMap} writes it once read as its kind: what a fixed
+   * workload's values are compared with, so that only what the fix changed differs.
+   */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> normalised(ManifestDocument document) {
+    Class<? extends HasMetadata> type = WORKLOAD_KINDS.get(document.kind());
+    Object typed =
+        type == null ? document.object() : SERIALIZATION.convertValue(document.object(), type);
+    return SERIALIZATION.convertValue(typed, Map.class);
   }
 
   /** Any object of a manifest as YAML, the way {@link #toYaml} writes a workload. */

@@ -15,6 +15,7 @@ import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
+import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -30,6 +31,9 @@ final class Checks {
 
   /** Every rule the workload violates. */
   static List<Rule> check(CcmWorkload workload) {
+    if (workload.managedClusterKubeconfig().isPresent()) {
+      return checkRemote(workload);
+    }
     PodSpec pod = workload.pod();
     List<Rule> violated = new ArrayList<>();
     // The scheduler never sees a static pod or a pod with spec.nodeName: NoSchedule taints and
@@ -82,6 +86,41 @@ final class Checks {
   }
 
   /**
+   * A CCM that manages another cluster: nothing of that cluster's bootstrap waits on where it runs
+   * here, so only the rules about running it reliably apply.
+   */
+  private static List<Rule> checkRemote(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    List<Rule> violated = new ArrayList<>();
+    violated.add(Rule.MANAGES_REMOTE_CLUSTER);
+    if (workload.leaderElectionOff() && mayRunTwo(workload)) {
+      violated.add(Rule.LEADER_ELECTION);
+    }
+    if (!workload.bypassesScheduler()
+        && workload.maxPods() > 1
+        && !(workload.object() instanceof DaemonSet)
+        && !hasHostnameAntiAffinity(pod)) {
+      violated.add(Rule.ANTI_AFFINITY);
+    }
+    if (remoteRolloutHangs(workload)) {
+      violated.add(Rule.ROLLING_UPDATE);
+    }
+    if ("Pod".equals(workload.kind()) && !workload.isStaticPod()) {
+      violated.add(Rule.SCALABLE_WORKLOAD);
+    }
+    return violated;
+  }
+
+  /** A surging rollout of host-network pods, or of one pod per node, here. */
+  static boolean remoteRolloutHangs(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    return workload.object() instanceof Deployment deployment
+        && surges(deployment.getSpec().getStrategy())
+        && (Boolean.TRUE.equals(pod.getHostNetwork())
+            || (workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod)));
+  }
+
+  /**
    * A finding, with its severity and wording for this workload where they depend on it: a missing
    * not-ready toleration deadlocks only when the CCM is on the CNI's critical path (it needs the
    * pod network, or hands out the pod CIDRs or routes the CNI waits for); otherwise it delays the
@@ -107,17 +146,48 @@ final class Checks {
             workload,
             rule,
             Rule.Severity.WARNING,
-            NOT_INITIALISING
+            notInitialising(workload)
                 + " without host networking it only starts once the CNI is up, and needs the pod"
                 + " network to reach the cloud and the API server: slower, not a deadlock.");
       }
-      case CONTROL_PLANE_PLACEMENT ->
+      case MASTER_SELECTOR ->
           Finding.of(
               workload,
               rule,
               rule.severity(),
               rule.consequence(),
               tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+      case CONTROL_PLANE_PLACEMENT ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              rule.consequence() + preferredPlacement(pod),
+              tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+      case MANAGES_REMOTE_CLUSTER ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              "Taken for managing another cluster: "
+                  + workload.managedClusterKubeconfig().orElseThrow()
+                  + ". "
+                  + rule.consequence());
+      case SCALABLE_WORKLOAD ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              workload
+                  .apiObjectReference()
+                  .map(
+                      reference ->
+                          rule.consequence()
+                              + " It references "
+                              + reference
+                              + ", which a static pod cannot, so it is taken for a Pod applied"
+                              + " with kubectl (--static-pod says otherwise).")
+                  .orElse(rule.consequence()));
       case ROLLING_UPDATE ->
           Finding.of(
               workload,
@@ -132,9 +202,33 @@ final class Checks {
     };
   }
 
+  /** What a preferred node affinity on the control-plane or master label does, said. */
+  private static String preferredPlacement(PodSpec pod) {
+    String said = "";
+    if (PodSpecs.prefersLabel(pod, WellKnownLabels.ROLE_CONTROL_PLANE)) {
+      said +=
+          " Its preferred node affinity for node-role.kubernetes.io/control-plane is only a"
+              + " preference: the scheduler still places it on a worker when no control-plane node"
+              + " fits.";
+    }
+    if (PodSpecs.prefersLabel(pod, WellKnownLabels.ROLE_MASTER)) {
+      said +=
+          " Its preferred node affinity for node-role.kubernetes.io/master matches no node of a"
+              + " current cluster (kubeadm no longer sets that label since Kubernetes 1.24), so it"
+              + " prefers nothing; the fix asks for node-role.kubernetes.io/control-plane there too.";
+    }
+    return said;
+  }
+
   private static final String NOT_INITIALISING =
       "This CCM does not initialise nodes (--controllers leaves out cloud-node) and hands out no pod"
           + " CIDRs or routes, so nothing a new node needs waits for it:";
+
+  /** {@link #NOT_INITIALISING}, with why its route controller creates no routes. */
+  private static String notInitialising(CcmWorkload workload) {
+    return NOT_INITIALISING.replace(
+        " or routes,", " or routes (" + workload.whyNoRoutes().orElse("") + "),");
+  }
 
   private static final String THEN_TOLERATE =
       " Control-plane nodes carry node-role.kubernetes.io/control-plane:NoSchedule: then tolerate"
@@ -177,7 +271,9 @@ final class Checks {
           workload,
           Rule.TOLERATE_NOT_READY,
           Rule.Severity.WARNING,
-          start + NOT_INITIALISING + " it only starts once the CNI has: slower, not a deadlock.",
+          start
+              + notInitialising(workload)
+              + " it only starts once the CNI has: slower, not a deadlock.",
           NOT_READY_NO_SCHEDULE,
           NOT_READY_NO_EXECUTE);
     }
@@ -187,12 +283,10 @@ final class Checks {
             + (onCniPath
                 ? "The CNI waits for this CCM (it needs the pod network, or gives the pod CIDRs or"
                     + " routes the CNI waits for): deadlock."
-                : "The CCM runs on the host network and hands out no pod CIDRs"
-                    + (workload.runsRouteController()
-                        ? " (so its route controller, which routes only the pod CIDRs of"
-                            + " --allocate-node-cidrs, creates none)"
-                        : " or routes")
-                    + ", so it only starts once the CNI has: slower, not a deadlock, unless the CNI"
+                : "The CCM runs on the host network, hands out no pod CIDRs (no"
+                    + " --allocate-node-cidrs) and creates no routes ("
+                    + workload.whyNoRoutes().orElse("")
+                    + "), so it only starts once the CNI has: slower, not a deadlock, unless the CNI"
                     + " waits for the node addresses this CCM sets (some do, to pick the node's"
                     + " IP): then it is one.");
     return withNearMisses(

@@ -1,8 +1,15 @@
 package io.ccm4j.doctor;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** Checks cloud-controller-manager workloads against {@link Rule}, and fixes what can be fixed. */
 public final class Doctor {
@@ -16,34 +23,37 @@ public final class Doctor {
    */
   public static List<CcmWorkload> workloads(List<ManifestDocument> documents)
       throws ManifestException {
+    CcmRbac rbac = CcmRbac.of(documents);
     List<CcmWorkload> workloads = new ArrayList<>();
     for (ManifestDocument document : documents) {
-      CcmWorkload.detect(document).ifPresent(workloads::add);
+      CcmWorkload.detect(document, rbac).ifPresent(workloads::add);
     }
     return workloads;
   }
 
   /**
-   * When no CCM is found: the workloads that pass {@code --cloud-provider} all the same
-   * (kube-controller-manager, cluster-autoscaler, a node agent, or a CCM not recognised), one line
-   * each.
+   * When no CCM is found: the workloads with signs of one all the same (kube-controller-manager,
+   * cluster-autoscaler, a node agent or CSI driver, or a CCM with too few signs), one line each
+   * naming the signs and why it is not taken for a CCM.
    */
-  public static List<String> notCcmsPassingCloudProvider(List<ManifestDocument> documents) {
+  public static List<String> notTakenForCcms(List<ManifestDocument> documents) {
+    CcmRbac rbac = CcmRbac.of(documents);
     List<String> lines = new ArrayList<>();
     for (ManifestDocument document : documents) {
-      CcmWorkload.notACcmButPassesCloudProvider(document).ifPresent(lines::add);
+      CcmWorkload.notTakenForCcm(document, rbac).ifPresent(lines::add);
     }
     return lines;
   }
 
   /**
    * The input again, every object in its order, with each CCM workload replaced by its (fixed)
-   * version: {@code --fix}'s output, a drop-in for the input (ServiceAccounts, RBAC, Secrets stay).
-   * Objects of a {@code kind: List} come out one document each; comments are not kept.
+   * version, each written out in full: a drop-in for the input (ServiceAccounts, RBAC, Secrets
+   * stay). Objects of a {@code kind: List} come out one document each; comments are not kept: what
+   * {@link #fixedTexts} falls back to.
    */
   public static String manifestsWith(
       List<ManifestDocument> documents, List<CcmWorkload> workloads) {
-    Map<ManifestDocument, CcmWorkload> bySource = new java.util.IdentityHashMap<>();
+    Map<ManifestDocument, CcmWorkload> bySource = new IdentityHashMap<>();
     workloads.forEach(workload -> bySource.put(workload.source(), workload));
     List<String> yaml = new ArrayList<>();
     for (ManifestDocument document : documents) {
@@ -52,6 +62,91 @@ public final class Doctor {
       yaml.add(text.startsWith("---\n") ? text.substring(4) : text);
     }
     return String.join("---\n", yaml);
+  }
+
+  /**
+   * Each input file that holds a fixed CCM workload, with its text as {@code --fix} writes it: only
+   * the fields the fix changed differ; comments, key order, quoting and every other object stay as
+   * they are ({@link ManifestRewriter}). A file whose text cannot be edited so (the edited text
+   * would not read back as the fixed objects) is written out in full, without its comments, and
+   * {@code notices} says so.
+   *
+   * @param workloads the workloads, fixed, found in {@code documents}
+   * @throws ManifestException when a file can no longer be read
+   */
+  public static Map<Path, String> fixedTexts(
+      List<ManifestDocument> documents, List<CcmWorkload> workloads, Consumer<String> notices)
+      throws ManifestException {
+    Map<ManifestDocument, CcmWorkload> bySource = new IdentityHashMap<>();
+    workloads.forEach(workload -> bySource.put(workload.source(), workload));
+    Map<Path, List<ManifestDocument>> byFile = new LinkedHashMap<>();
+    documents.forEach(d -> byFile.computeIfAbsent(d.file(), f -> new ArrayList<>()).add(d));
+    Map<Path, String> texts = new LinkedHashMap<>();
+    for (Map.Entry<Path, List<ManifestDocument>> file : byFile.entrySet()) {
+      List<ManifestDocument> mine = file.getValue();
+      List<ManifestRewriter.Change> changes = new ArrayList<>();
+      for (int i = 0; i < mine.size(); i++) {
+        CcmWorkload workload = bySource.get(mine.get(i));
+        if (workload != null) {
+          changes.add(
+              new ManifestRewriter.Change(
+                  i, CcmWorkload.normalised(mine.get(i)), workload.asMap()));
+        }
+      }
+      if (changes.stream().allMatch(c -> c.before().equals(c.after()))) {
+        continue;
+      }
+      String text = read(file.getKey());
+      String rewritten;
+      try {
+        rewritten = ManifestRewriter.rewrite(text, changes);
+        String problem = readsBackAs(rewritten, file.getKey(), mine, changes);
+        if (problem != null) {
+          throw new IllegalStateException(problem);
+        }
+      } catch (RuntimeException | ManifestException e) {
+        notices.accept(
+            "%s: its formatting could not be kept (%s): written out in full, without comments"
+                .formatted(file.getKey(), e.getMessage()));
+        rewritten = manifestsWith(mine, workloads);
+      }
+      texts.put(file.getKey(), rewritten);
+    }
+    return texts;
+  }
+
+  /** Why the rewritten text is not the input with the changes; null when it is. */
+  private static String readsBackAs(
+      String rewritten,
+      Path file,
+      List<ManifestDocument> originals,
+      List<ManifestRewriter.Change> changes)
+      throws ManifestException {
+    List<ManifestDocument> again = Manifests.read(rewritten, file);
+    if (again.size() != originals.size()) {
+      return again.size() + " objects read back, not " + originals.size();
+    }
+    Map<Integer, ManifestRewriter.Change> byIndex = new HashMap<>();
+    changes.forEach(c -> byIndex.put(c.index(), c));
+    for (int i = 0; i < again.size(); i++) {
+      ManifestRewriter.Change change = byIndex.get(i);
+      boolean same =
+          change == null
+              ? again.get(i).object().equals(originals.get(i).object())
+              : CcmWorkload.normalised(again.get(i)).equals(change.after());
+      if (!same) {
+        return "object " + (i + 1) + " reads back otherwise";
+      }
+    }
+    return null;
+  }
+
+  private static String read(Path file) throws ManifestException {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+    }
   }
 
   /**

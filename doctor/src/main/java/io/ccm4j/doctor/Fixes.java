@@ -43,6 +43,10 @@ final class Fixes {
   private Fixes() {}
 
   static void fixInPlace(CcmWorkload workload) {
+    if (workload.managedClusterKubeconfig().isPresent()) {
+      fixRemote(workload);
+      return;
+    }
     PodSpec pod = workload.pod();
     boolean scheduled = !workload.bypassesScheduler();
     if (scheduled && !tolerates(pod, UNINITIALIZED)) {
@@ -56,16 +60,7 @@ final class Fixes {
           pod, WellKnownTaints.NODE_NETWORK_UNAVAILABLE, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }
     pod.setHostNetwork(true);
-    if (mayRunTwo(workload)) {
-      for (Container container : pod.getContainers()) {
-        if (container.getArgs() != null) {
-          container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
-        }
-        if (container.getCommand() != null) {
-          container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
-        }
-      }
-    }
+    turnOnLeaderElection(workload);
     if (!scheduled) {
       return;
     }
@@ -81,6 +76,46 @@ final class Fixes {
         && !tolerates(pod, MASTER)) {
       addToleration(pod, WellKnownTaints.MASTER, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }
+    spreadReplicas(workload);
+    // Host networking (added above if missing) or one pod per node: a surge pod may find no node
+    // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.
+    if (workload.object() instanceof Deployment deployment
+        && surges(deployment.getSpec().getStrategy())) {
+      oneAtATime(deployment);
+    }
+  }
+
+  /**
+   * A CCM that manages another cluster gets no tolerations, host networking or control-plane
+   * placement here (its placement holds up nothing there): only what keeps it running.
+   */
+  private static void fixRemote(CcmWorkload workload) {
+    turnOnLeaderElection(workload);
+    if (workload.bypassesScheduler()) {
+      return;
+    }
+    spreadReplicas(workload);
+    if (Checks.remoteRolloutHangs(workload)) {
+      oneAtATime((Deployment) workload.object());
+    }
+  }
+
+  private static void turnOnLeaderElection(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
+    if (mayRunTwo(workload)) {
+      for (Container container : pod.getContainers()) {
+        if (container.getArgs() != null) {
+          container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
+        }
+        if (container.getCommand() != null) {
+          container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
+        }
+      }
+    }
+  }
+
+  private static void spreadReplicas(CcmWorkload workload) {
+    PodSpec pod = workload.pod();
     if (workload.maxPods() > 1
         && !(workload.object() instanceof DaemonSet)
         && !hasHostnameAntiAffinity(pod)
@@ -98,20 +133,52 @@ final class Fixes {
               .endPodAntiAffinity()
               .build());
     }
-    // Host networking (added above if missing) or one pod per node: a surge pod may find no node
-    // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.
-    if (workload.object() instanceof Deployment deployment
-        && surges(deployment.getSpec().getStrategy())) {
-      deployment
-          .getSpec()
-          .setStrategy(
-              new DeploymentStrategyBuilder()
-                  .withType("RollingUpdate")
-                  .withNewRollingUpdate()
-                  .withMaxSurge(new IntOrString(0))
-                  .withMaxUnavailable(new IntOrString(1))
-                  .endRollingUpdate()
-                  .build());
+  }
+
+  private static void oneAtATime(Deployment deployment) {
+    deployment
+        .getSpec()
+        .setStrategy(
+            new DeploymentStrategyBuilder()
+                .withType("RollingUpdate")
+                .withNewRollingUpdate()
+                .withMaxSurge(new IntOrString(0))
+                .withMaxUnavailable(new IntOrString(1))
+                .endRollingUpdate()
+                .build());
+  }
+
+  /**
+   * In the preferred node affinity, a requirement on the master label (which no current node has)
+   * becomes one on the control-plane label ({@code Exists}); weights and other terms stay.
+   */
+  static void preferControlPlaneOverMaster(PodSpec pod) {
+    if (pod.getAffinity() == null
+        || pod.getAffinity().getNodeAffinity() == null
+        || pod.getAffinity().getNodeAffinity().getPreferredDuringSchedulingIgnoredDuringExecution()
+            == null) {
+      return;
+    }
+    for (var weighted :
+        pod.getAffinity().getNodeAffinity().getPreferredDuringSchedulingIgnoredDuringExecution()) {
+      NodeSelectorTerm term = weighted == null ? null : weighted.getPreference();
+      if (term == null || term.getMatchExpressions() == null) {
+        continue;
+      }
+      List<NodeSelectorRequirement> expressions = new ArrayList<>();
+      for (NodeSelectorRequirement r : term.getMatchExpressions()) {
+        if (requiresLabel(r, WellKnownLabels.ROLE_MASTER)) {
+          r =
+              new NodeSelectorRequirementBuilder()
+                  .withKey(WellKnownLabels.ROLE_CONTROL_PLANE)
+                  .withOperator("Exists")
+                  .build();
+        }
+        if (!expressions.contains(r)) {
+          expressions.add(r);
+        }
+      }
+      term.setMatchExpressions(expressions);
     }
   }
 
@@ -131,6 +198,7 @@ final class Fixes {
    * nodeSelector on the master label is dropped: the affinity replaces it.
    */
   static void placeOnControlPlane(PodSpec pod) {
+    preferControlPlaneOverMaster(pod);
     if (pod.getNodeSelector() != null
         && pod.getNodeSelector().containsKey(WellKnownLabels.ROLE_MASTER)) {
       Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector());

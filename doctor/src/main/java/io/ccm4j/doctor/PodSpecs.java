@@ -205,6 +205,31 @@ final class PodSpecs {
         .toList();
   }
 
+  /** The preferred node affinity's terms (weights dropped); empty when it has none. */
+  static List<NodeSelectorTerm> preferredNodeSelectorTerms(PodSpec pod) {
+    var affinity = pod.getAffinity();
+    if (affinity == null
+        || affinity.getNodeAffinity() == null
+        || affinity.getNodeAffinity().getPreferredDuringSchedulingIgnoredDuringExecution()
+            == null) {
+      return List.of();
+    }
+    return affinity.getNodeAffinity().getPreferredDuringSchedulingIgnoredDuringExecution().stream()
+        .filter(Objects::nonNull)
+        .map(term -> term.getPreference())
+        .filter(Objects::nonNull)
+        .toList();
+  }
+
+  /** Whether a preferred node affinity term asks for the label ({@code Exists} or {@code In}). */
+  static boolean prefersLabel(PodSpec pod, String key) {
+    return preferredNodeSelectorTerms(pod).stream()
+        .anyMatch(
+            term ->
+                term.getMatchExpressions() != null
+                    && term.getMatchExpressions().stream().anyMatch(r -> requiresLabel(r, key)));
+  }
+
   static Affinity affinityOf(PodSpec pod) {
     return pod.getAffinity() == null ? new Affinity() : pod.getAffinity();
   }

@@ -86,7 +86,21 @@ public enum Rule {
       Severity.WARNING,
       Source.CHICKEN_AND_EGG,
       "A bare Pod is not recreated if it or its node fails; node initialisation then stops.",
-      "Run it as a Deployment (with leader election) or a DaemonSet.");
+      "Run it as a Deployment (with leader election) or a DaemonSet."),
+  MANAGES_REMOTE_CLUSTER(
+      "manages-remote-cluster",
+      Severity.INFO,
+      Source.CHICKEN_AND_EGG,
+      "It manages another cluster than the one it runs in (a hosted control plane, or KubeVirt's"
+          + " layout), so its placement here cannot hold up that cluster's bootstrap: the taint,"
+          + " host-network and control-plane findings are not raised. The risks live elsewhere:"
+          + " the managed cluster's new nodes keep node.cloudprovider.kubernetes.io/uninitialized"
+          + " (nothing schedules on them) until this CCM initialises them, so it must be running"
+          + " here and reach that cluster's API server (the kubeconfig's server) and the cloud;"
+          + " while it is down or cut off, that cluster gets no usable new node and no load"
+          + " balancer changes.",
+      "Nothing to place on control-plane nodes here. Keep it available (several replicas with"
+          + " leader election), and alert on the managed cluster's nodes that stay uninitialized.");
 
   /** Where a recommendation comes from: a page a user can open. */
   public enum Source {
@@ -111,10 +125,11 @@ public enum Rule {
     }
   }
 
-  /** How bad a finding is; errors make the doctor exit non-zero. */
+  /** How bad a finding is; errors make the doctor exit non-zero; INFO only informs. */
   public enum Severity {
     ERROR,
-    WARNING
+    WARNING,
+    INFO
   }
 
   private final String id;

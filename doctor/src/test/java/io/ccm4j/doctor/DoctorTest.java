@@ -359,6 +359,9 @@ class DoctorTest {
             org.assertj.core.groups.Tuple.tuple("tolerate-not-ready", Rule.Severity.WARNING),
             org.assertj.core.groups.Tuple.tuple("tolerate-control-plane", Rule.Severity.ERROR),
             org.assertj.core.groups.Tuple.tuple("master-selector", Rule.Severity.ERROR));
+    // It tolerates only the master taint: selecting control-plane nodes, it must tolerate theirs.
+    assertThat(only(findings, "master-selector").fix())
+        .contains("node-role.kubernetes.io/control-plane:NoSchedule: then tolerate it too");
     assertThat(Doctor.check(fixed(Files.readString(vendor)).getFirst())).isEmpty();
   }
 
@@ -550,7 +553,7 @@ class DoctorTest {
            command: [cloud-node-manager, --node-name=$(NODE_NAME), --cloud-provider=azure]}]}}}
         """;
     assertThat(Doctor.workloads(yaml(others))).isEmpty();
-    assertThat(Doctor.notCcmsPassingCloudProvider(yaml(others)))
+    assertThat(Doctor.notTakenForCcms(yaml(others)))
         .hasSize(2)
         .anySatisfy(
             line ->
@@ -878,14 +881,24 @@ class DoctorTest {
                 + " Exists}], affinity: {"
                 + CONTROL_PLANE_AFFINITY
                 + "}",
-            "'--controllers=cloud-node,route'");
-    Finding notReady = only(Doctor.examine(yaml(routeControllerOn)), "tolerate-not-ready");
-    assertThat(notReady.consequence())
-        .contains("its route controller, which routes only the pod CIDRs of --allocate-node-cidrs")
-        .doesNotContain("no pod CIDRs or routes");
+            "'--controllers=cloud-node,route', --cluster-cidr=10.244.0.0/16");
+    List<Finding> routing = Doctor.examine(yaml(routeControllerOn));
+    assertThat(errors(routing)).contains("tolerate-network-unavailable", "tolerate-not-ready");
+    assertThat(only(routing, "tolerate-not-ready").consequence())
+        .contains("gives the pod CIDRs or routes the CNI waits for")
+        .doesNotContain("no pod CIDRs or routes")
+        .doesNotContain("creates none");
+    String configured =
+        routeControllerOn.replace(
+            "'--controllers=cloud-node,route'", "--configure-cloud-routes=true");
+    assertThat(errors(Doctor.examine(yaml(configured)))).contains("tolerate-network-unavailable");
     String noRouteController = routeControllerOn.replace("cloud-node,route", "cloud-node");
     assertThat(only(Doctor.examine(yaml(noRouteController)), "tolerate-not-ready").consequence())
-        .contains("hands out no pod CIDRs or routes");
+        .contains("creates no routes (--controllers leaves out its route controller)");
+    String byDefault = routeControllerOn.replace("'--controllers=cloud-node,route'", "--v=2");
+    assertThat(only(Doctor.examine(yaml(byDefault)), "tolerate-not-ready").consequence())
+        .contains("creates no routes (upstream starts its route controller only with")
+        .doesNotContain("creates none");
 
     String anywhere =
         """
@@ -914,5 +927,134 @@ class DoctorTest {
             "spec: {hostNetwork: true, affinity: {" + CONTROL_PLANE_AFFINITY + "},");
     assertThat(only(Doctor.examine(yaml(onControlPlane)), "rolling-update").consequence())
         .contains("with one control-plane node");
+  }
+
+  /** A CCM Deployment in the cluster that hosts another cluster's control plane (KubeVirt-like). */
+  private static final String REMOTE =
+      """
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: kubevirt-cloud-controller-manager, namespace: tenant-a}
+      spec:
+        replicas: 1
+        selector: {matchLabels: {app: ccm}}
+        template:
+          metadata: {labels: {app: ccm}}
+          spec:
+            containers:
+            - name: kubevirt-cloud-controller-manager
+              image: quay.io/kubevirt/kubevirt-cloud-controller-manager:v0.5.1
+              command: [/bin/kubevirt-cloud-controller-manager]
+              args:
+              - --cloud-provider=kubevirt
+              - --cloud-config=/etc/cloud/cloud-config
+              - --kubeconfig=/etc/kubernetes/kubeconfig/value
+              volumeMounts:
+              - {name: kubeconfig, mountPath: /etc/kubernetes/kubeconfig, readOnly: true}
+              - {name: cloud-config, mountPath: /etc/cloud, readOnly: true}
+            volumes:
+            - name: kubeconfig
+              %s
+            - name: cloud-config
+              configMap: {name: cloud-config}
+      """;
+
+  /**
+   * A CCM whose --kubeconfig comes from a Secret manages another cluster: no in-cluster scheduling
+   * finding, an INFO naming the kubeconfig and the risks that live elsewhere, and --fix adds no
+   * control-plane placement, toleration or host networking. A kubeconfig from the host (kubeadm's)
+   * is the cluster's own.
+   */
+  @Test
+  void aCcmWithAKubeconfigToAnotherClusterGetsNoInClusterSchedulingFindings() throws Exception {
+    String remote = REMOTE.formatted("secret: {secretName: tenant-a-kubeconfig}");
+
+    List<Finding> findings = Doctor.examine(yaml(remote));
+
+    assertThat(findings).extracting(Finding::rule).containsExactly("manages-remote-cluster");
+    Finding info = findings.getFirst();
+    assertThat(info.severity()).isEqualTo(Rule.Severity.INFO);
+    assertThat(info.consequence())
+        .startsWith(
+            "Taken for managing another cluster: --kubeconfig=/etc/kubernetes/kubeconfig/value,"
+                + " mounted from Secret tenant-a-kubeconfig.")
+        .contains(
+            "the managed cluster's new nodes keep node.cloudprovider.kubernetes.io/uninitialized")
+        .contains("it must be running here and reach that cluster's API server");
+    CcmWorkload fixed = fixed(remote).getFirst();
+    assertThat(fixed.pod().getTolerations()).isNullOrEmpty();
+    assertThat(fixed.pod().getHostNetwork()).isNull();
+    assertThat(fixed.pod().getAffinity()).isNull();
+
+    String local = REMOTE.formatted("hostPath: {path: /etc/kubernetes/kubeconfig}");
+    assertThat(rules(local)).contains("tolerate-uninitialized", "control-plane-placement");
+  }
+
+  /**
+   * A bare Pod shaped like kubeadm's (tier: control-plane) that references a ServiceAccount or a
+   * ConfigMap is no static pod (the kubelet refuses those for one): it is applied with kubectl and
+   * gets the scalable-workload and placement advice, saying why.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "serviceAccountName: cloud-controller-manager, | ServiceAccount cloud-controller-manager",
+        "volumes: [{name: c, configMap: {name: cloud-config}}], | ConfigMap cloud-config",
+      })
+  void aBarePodReferencingApiObjectsIsNoStaticPod(String reference, String named) throws Exception {
+    String pod =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cloud-controller-manager, namespace: kube-system, labels: {tier: control-plane}}
+        spec: {hostNetwork: true, %s containers: [{name: ccm, image: example.com/cloud-controller-manager:v1,
+          args: [--cloud-provider=acme, --leader-elect=true]}]}
+        """;
+
+    List<Finding> findings = Doctor.examine(yaml(pod.formatted(reference)));
+
+    assertThat(findings)
+        .extracting(Finding::rule)
+        .contains("scalable-workload", "tolerate-uninitialized", "control-plane-placement");
+    assertThat(only(findings, "scalable-workload").consequence())
+        .contains("It references " + named + ", which a static pod cannot");
+    assertThat(rules(pod.formatted("")))
+        .doesNotContain("scalable-workload", "tolerate-uninitialized");
+  }
+
+  /**
+   * A preferred node affinity is only a preference: the pod may run anywhere, and the finding says
+   * so; one on the master label prefers nothing on a current cluster, and --fix rewrites it.
+   */
+  @Test
+  void aPreferredNodeAffinityIsSaidAndItsMasterLabelRewritten() throws Exception {
+    String preferred =
+        single(
+            "hostNetwork: true, tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized,"
+                + " operator: Exists}, {key: node-role.kubernetes.io/control-plane, operator:"
+                + " Exists}, {key: node.kubernetes.io/not-ready, operator: Exists}], affinity:"
+                + " {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100,"
+                + " preference: {matchExpressions: [{key: node-role.kubernetes.io/master, operator:"
+                + " In, values: ['']}]}}]}}",
+            "--leader-elect=true");
+
+    Finding placement = only(Doctor.examine(yaml(preferred)), "control-plane-placement");
+
+    assertThat(placement.consequence())
+        .contains("Its preferred node affinity for node-role.kubernetes.io/master matches no node");
+    CcmWorkload fixed = fixed(preferred).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    var preference =
+        fixed
+            .pod()
+            .getAffinity()
+            .getNodeAffinity()
+            .getPreferredDuringSchedulingIgnoredDuringExecution()
+            .getFirst();
+    assertThat(preference.getWeight()).isEqualTo(100);
+    assertThat(preference.getPreference().getMatchExpressions())
+        .singleElement()
+        .satisfies(r -> assertThat(r.getKey()).isEqualTo("node-role.kubernetes.io/control-plane"));
   }
 }
