@@ -17,9 +17,11 @@ final class DeadlockProof {
    * How long a cycle must stand with nothing changing. Each party of a cycle acts within a second
    * or two (the scheduler retries an unschedulable pod on every node change, the lab's kubelets and
    * CNI look every 200 ms, the managers initialise a node in well under a second): ten seconds of
-   * stillness leaves a wide margin, and every deadlock scenario ends within 30 s.
+   * stillness leaves a wide margin, and every deadlock scenario has its verdict within 30 s.
    */
-  static final Duration WINDOW = Duration.ofSeconds(10);
+  static final int WINDOW_SECONDS = 10;
+
+  static final Duration WINDOW = Duration.ofSeconds(WINDOW_SECONDS);
 
   private final long windowNanos;
   private Object state;

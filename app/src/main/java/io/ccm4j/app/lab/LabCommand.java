@@ -54,7 +54,11 @@ public final class LabCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       defaultValue = "90s",
       converter = GoDurationConverter.class,
-      description = "Call it a deadlock after this long. Default: 90s.")
+      description =
+          "Call it a deadlock after this long at the latest; a cycle the live analysis names ends"
+              + " the run once nothing has changed for "
+              + DeadlockProof.WINDOW_SECONDS
+              + "s. Default: 90s.")
   Duration timeout;
 
   @Option(
