@@ -11,6 +11,7 @@ ccm4j_select_jdk() {
     version=$(ccm4j_java_version "$candidate")
     if [ -n "$version" ] && [ "${version%%.*}" -ge 21 ] 2>/dev/null; then
       export JAVA_HOME="$candidate"
+      export CCM4J_JAVA_FEATURE="${version%%.*}" # its feature release: 21, 25, ...
       return 0
     fi
   done

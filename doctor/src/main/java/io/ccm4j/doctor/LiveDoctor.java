@@ -31,7 +31,13 @@ import java.util.stream.Collectors;
 public final class LiveDoctor {
 
   /** One observation; errors make the doctor exit non-zero. */
-  public record Observation(Rule.Severity severity, String what, String detail) {}
+  public record Observation(Rule.Severity severity, String what, String detail) {
+
+    /** Whether it names a dependency cycle of the bootstrap: {@code deadlock: ...}. */
+    public boolean isDeadlock() {
+      return severity == Rule.Severity.ERROR && what.startsWith("deadlock: ");
+    }
+  }
 
   private static final List<String> CNI_NAMES =
       List.of("cni", "calico", "flannel", "cilium", "weave", "canal", "kube-router", "antrea");
@@ -303,6 +309,15 @@ public final class LiveDoctor {
               "the CNI needs the node addresses the CCM sets; until then the nodes are not-ready and their"
                   + " not-ready taint keeps the CCM pod out. Fix: tolerate node.kubernetes.io/not-ready and use"
                   + " hostNetwork."));
+    }
+    if (reasons.contains(WellKnownTaints.NODE_NETWORK_UNAVAILABLE)) {
+      return Optional.of(
+          new Observation(
+              Rule.Severity.ERROR,
+              "deadlock: the routes wait for the cloud-controller-manager, which waits for a route",
+              "the nodes keep node.kubernetes.io/network-unavailable until the CCM has created their routes;"
+                  + " the CCM pod does not tolerate that taint, so it cannot start on any of them. Fix:"
+                  + " tolerate node.kubernetes.io/network-unavailable (`ccm4j doctor <manifest> --fix`)."));
     }
     if (reasons.contains(WellKnownTaints.CONTROL_PLANE)) {
       return Optional.of(

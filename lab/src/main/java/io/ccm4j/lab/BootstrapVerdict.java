@@ -68,12 +68,16 @@ final class BootstrapVerdict {
 
   /**
    * Plays the kubelets' and the CNI's part until every node is initialised and Ready
-   * (bootstrapped), two managers lead without a Lease (collision) or the time is up (deadlocked).
+   * (bootstrapped), two managers lead without a Lease (collision), the live doctor's cycle stands
+   * with nothing changing for {@link DeadlockProof#WINDOW} (deadlocked) or the time is up
+   * (deadlocked).
    */
   LabResult watch(String scenario, KubernetesClient admin, List<String> nodes)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    long nextProgress = 0;
+    long nextLook = 0;
+    Progress printed = null;
+    DeadlockProof proof = new DeadlockProof();
     while (System.nanoTime() < deadline) {
       step.run();
       int ready = trackNodes(admin, nodes);
@@ -102,31 +106,37 @@ final class BootstrapVerdict {
         return new LabResult(
             scenario, LabResult.BOOTSTRAPPED, at, List.of(), timeline, checkTraffic(admin));
       }
-      if (System.nanoTime() > nextProgress) {
-        List<Pod> ccmPods =
-            admin.pods().inNamespace("kube-system").list().getItems().stream()
-                .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
-                .toList();
-        out.printf(
-            "lab: %5.1f s  nodes initialised %d/%d, Ready %d/%d; CCM pods scheduled %d/%d, managers running %d;"
-                + " uninitialized taints left %d%n",
-            timeline.elapsedSeconds(),
-            initialised.size(),
-            nodes.size(),
-            ready,
-            nodes.size(),
-            ccmPods.stream().filter(p -> p.getSpec().getNodeName() != null).count(),
-            ccmPods.size(),
-            managers.size(),
-            nodes.size() - initialised.size());
-        nextProgress = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+      if (System.nanoTime() >= nextLook) {
+        // Once a second: the progress, printed when it changed, and the live analysis's cycles.
+        Progress progress = progress(admin, nodes.size(), ready);
+        if (!progress.equals(printed)) {
+          out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), progress.line());
+          printed = progress;
+        }
+        List<String> cycles = cycles(admin);
+        if (!cycles.isEmpty() && !cycles.equals(proof.cycles())) {
+          timeline.record("live analysis", String.join("; ", cycles));
+          out.printf(
+              "lab: %5.1f s  %s; the verdict if nothing changes for %d s%n",
+              timeline.elapsedSeconds(),
+              String.join("; ", cycles),
+              DeadlockProof.WINDOW.toSeconds());
+        }
+        // Anything the timeline records (a pod bound, started, a network up) is a change too.
+        if (proof.look(System.nanoTime(), List.of(progress, timeline.entries().size()), cycles)) {
+          return deadlocked(scenario, admin);
+        }
+        nextLook = System.nanoTime() + Duration.ofSeconds(1).toNanos();
       }
       Thread.sleep(200);
     }
+    return deadlocked(scenario, admin);
+  }
+
+  /** The live doctor's explanation of a bootstrap that did not happen. */
+  private LabResult deadlocked(String scenario, KubernetesClient admin) {
     List<String> explanation = new ArrayList<>();
-    for (LiveDoctor.Observation observation :
-        new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
-            .diagnose()) {
+    for (LiveDoctor.Observation observation : liveDoctor(admin).diagnose()) {
       if (observation.severity() == Rule.Severity.ERROR
           && !observation.what().startsWith("node ")) {
         explanation.add(observation.what() + ": " + observation.detail());
@@ -136,6 +146,44 @@ final class BootstrapVerdict {
     timeline.record("verdict", "deadlocked");
     return new LabResult(
         scenario, LabResult.DEADLOCKED, at, explanation, timeline, Optional.empty());
+  }
+
+  /** Everything counts as stuck at once: the lab watches from the cluster's first moment. */
+  private static LiveDoctor liveDoctor(KubernetesClient admin) {
+    return new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager");
+  }
+
+  /** The dependency cycles the live doctor sees now ({@code deadlock: ...}); empty when none. */
+  private static List<String> cycles(KubernetesClient admin) {
+    return liveDoctor(admin).diagnose().stream()
+        .filter(LiveDoctor.Observation::isDeadlock)
+        .map(LiveDoctor.Observation::what)
+        .toList();
+  }
+
+  /** What the progress line says; printed again only when it changes. */
+  private record Progress(
+      int initialised, int nodes, int ready, long scheduled, int ccmPods, int managers) {
+
+    String line() {
+      return "nodes initialised %d/%d, Ready %d/%d; CCM pods scheduled %d/%d, managers running %d;"
+              .formatted(initialised, nodes, ready, nodes, scheduled, ccmPods, managers)
+          + " uninitialized taints left %d".formatted(nodes - initialised);
+    }
+  }
+
+  private Progress progress(KubernetesClient admin, int nodes, int ready) {
+    List<Pod> ccmPods =
+        admin.pods().inNamespace("kube-system").list().getItems().stream()
+            .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
+            .toList();
+    return new Progress(
+        initialised.size(),
+        nodes,
+        ready,
+        ccmPods.stream().filter(p -> p.getSpec().getNodeName() != null).count(),
+        ccmPods.size(),
+        managers.size());
   }
 
   /**

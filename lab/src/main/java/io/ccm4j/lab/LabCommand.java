@@ -54,7 +54,11 @@ public final class LabCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       defaultValue = "90s",
       converter = GoDurationConverter.class,
-      description = "Call it a deadlock after this long. Default: 90s.")
+      description =
+          "Call it a deadlock after this long at the latest; a cycle the live analysis names ends"
+              + " the run once nothing has changed for "
+              + DeadlockProof.WINDOW_SECONDS
+              + "s. Default: 90s.")
   Duration timeout;
 
   @Option(
@@ -63,6 +67,13 @@ public final class LabCommand implements Callable<Integer> {
       defaultValue = "lab-report",
       description = "Where to write the HTML report. Default: ${DEFAULT-VALUE}.")
   Path report;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      description =
+          "Print the log of what the lab runs in its process (the managers, the node-lifecycle"
+              + " controller) on standard error; by default it goes to a file beside the report.")
+  boolean verbose;
 
   @Override
   public Integer call() throws Exception {
@@ -84,8 +95,19 @@ public final class LabCommand implements Callable<Integer> {
       name = scenario;
       yaml = Scenarios.manifest(scenario);
     }
-    LabResult result =
-        new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
+    LabResult result;
+    if (verbose) {
+      result = lab().run(name, yaml);
+    } else {
+      Files.createDirectories(report);
+      Path log = report.resolve("lab-" + name + ".log");
+      System.out.printf(
+          "lab: log: %s (the managers, the node-lifecycle controller; -v prints it here)%n",
+          log.toAbsolutePath());
+      try (LabLog ignored = LabLog.to(log)) {
+        result = lab().run(name, yaml);
+      }
+    }
     Path file = LabReport.write(result, report);
     System.out.println();
     if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
@@ -102,5 +124,9 @@ public final class LabCommand implements Callable<Integer> {
     }
     System.out.printf("Report: %s%n", file.toAbsolutePath());
     return result.succeeded() ? 0 : 1;
+  }
+
+  private BootstrapLab lab() {
+    return new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out);
   }
 }

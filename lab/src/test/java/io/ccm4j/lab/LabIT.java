@@ -6,11 +6,16 @@ import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,12 +27,19 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class LabIT {
 
-  private static final Duration DEADLOCK_AFTER = Duration.ofSeconds(20);
+  /**
+   * The lab's default timeout: a deadlock the live analysis explains ends well before it, once
+   * nothing has changed for the confirmation window.
+   */
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  /** Every deadlock scenario's verdict comes within this, from the manifests' apply. */
+  private static final double DEADLOCK_VERDICT_WITHIN_SECONDS = 30;
 
   @TempDir Path temp;
 
   private static LabResult run(String name, String manifest) throws Exception {
-    return new BootstrapLab(new BootstrapLab.Settings(3, 3, DEADLOCK_AFTER), System.out)
+    return new BootstrapLab(new BootstrapLab.Settings(3, 3, TIMEOUT), System.out)
         .run(name, manifest);
   }
 
@@ -48,13 +60,17 @@ class LabIT {
         "missing-uninitialized-toleration | deadlocked"
             + " | deadlock: nodes wait for the cloud-controller-manager, which waits for a node"
             + " | node(s) had untolerated taint(s)",
-        "not-ready-noexecute | deadlocked | |",
+        "not-ready-noexecute | deadlocked"
+            + " | deadlock: the network waits for the cloud-controller-manager, which waits for the"
+            + " network | node(s) had untolerated taint(s)",
         "pod-network | deadlocked | deadlock: the cloud-controller-manager waits for the pod network |",
         "control-plane-only-taint | deadlocked"
             + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
             + " | node(s) had untolerated taint(s)",
         "replicas-without-leader-election | collision | |",
-        "network-unavailable-with-routes | deadlocked | | node(s) had untolerated taint(s)",
+        "network-unavailable-with-routes | deadlocked"
+            + " | deadlock: the routes wait for the cloud-controller-manager, which waits for a route"
+            + " | node(s) had untolerated taint(s)",
         "master-only-toleration | deadlocked"
             + " | deadlock: the cloud-controller-manager may only run where it is not tolerated"
             + " | node(s) had untolerated taint(s)",
@@ -88,6 +104,17 @@ class LabIT {
       assertThat(result.traffic()).isEmpty();
       assertThat(result.explanation()).isNotEmpty();
     }
+    if (result.verdict().equals(LabResult.DEADLOCKED)) {
+      // The live analysis's cycle, then the confirmation window with nothing changing: the
+      // verdict long before the timeout.
+      assertThat(result.seconds()).isLessThan(DEADLOCK_VERDICT_WITHIN_SECONDS);
+      assertThat(result.timeline().entries())
+          .anySatisfy(
+              e -> {
+                assertThat(e.subject()).isEqualTo("live analysis");
+                assertThat(e.what()).startsWith("deadlock: ");
+              });
+    }
     if (explainedBy != null) {
       assertThat(result.explanation()).anySatisfy(e -> assertThat(e).startsWith(explainedBy));
     }
@@ -108,6 +135,51 @@ class LabIT {
     if (result.traffic().isPresent()) {
       assertThat(report).contains("Traffic: GET http://127.", "through the load balancer");
     }
+  }
+
+  /**
+   * As a user runs it: on standard output the lab's own lines only, each progress line once (only
+   * when something changed); the log of what runs in the lab's process goes to a file beside the
+   * report, whose path is printed once, and nothing to standard error.
+   */
+  @Test
+  void theCommandPrintsOnlyTheLabsOwnLinesAndLogsToAFileBesideTheReport() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    int exit;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      exit = Ccm4j.execute("lab", "--scenario", "pod-network", "--report", temp.toString());
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    System.out.print(printed);
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    List<String> lines = printed.lines().filter(line -> !line.isBlank()).toList();
+    assertThat(lines)
+        .allSatisfy(line -> assertThat(line).matches("(lab: |Verdict: |  - |Report: ).*"))
+        .anySatisfy(line -> assertThat(line).startsWith("Verdict: deadlocked after "));
+    Path log = temp.resolve("lab-pod-network.log");
+    assertThat(lines)
+        .filteredOn(line -> line.contains(log.toString()))
+        .singleElement()
+        .satisfies(line -> assertThat(line).startsWith("lab: log: " + log.toAbsolutePath()));
+    assertThat(Files.readString(log)).contains("LocalControlPlane", "NodeLifecycleController");
+    Pattern progress = Pattern.compile("lab: +-?[0-9.]+ s {2}(.*)");
+    List<String> said =
+        lines.stream()
+            .map(progress::matcher)
+            .filter(Matcher::matches)
+            .map(m -> m.group(1))
+            .toList();
+    assertThat(said).isNotEmpty().doesNotHaveDuplicates();
   }
 
   /**

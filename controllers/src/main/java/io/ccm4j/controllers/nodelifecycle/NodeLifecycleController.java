@@ -314,17 +314,22 @@ public final class NodeLifecycleController implements Controller {
 
   /** §3.3: the zones' decisions of this pass ({@link ZoneDisruption}), applied in one place. */
   private void applyZoneDecisions(Map<String, List<NodeCondition>> zoneConditions, List<Node> all) {
+    Map<String, ZoneState> previous = zoneStates.snapshot();
     ZoneDisruption.Plan plan =
-        ZoneDisruption.decide(
-            zoneStates.snapshot(), zoneConditions, settings.unhealthyZoneThreshold(), rates);
+        ZoneDisruption.decide(previous, zoneConditions, settings.unhealthyZoneThreshold(), rates);
     for (String zone : plan.forgotten()) {
       zoneStates.forget(zone);
       lifecycleMetrics.remove(zone); // as upstream deletes the zone's series
     }
     lifecycleMetrics.recordZones(zoneConditions);
     if (plan.outage() == ZoneDisruption.Outage.STARTS) {
-      log.warn(
-          "every zone is fully disrupted: stopping NoExecute tainting and lifting those taints");
+      if (ZoneDisruption.startsBeforeAnyZoneWasJudged(previous)) {
+        log.info(
+            "no node has been Ready yet, so every zone is fully disrupted: no NoExecute tainting until one is");
+      } else {
+        log.warn(
+            "every zone is fully disrupted: stopping NoExecute tainting and lifting those taints");
+      }
     }
     // Rates first: a lift that fails must not leave the tainting running during the outage.
     for (ZoneDisruption.ZoneDecision decision : plan.zones()) {

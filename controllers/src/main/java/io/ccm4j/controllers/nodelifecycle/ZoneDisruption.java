@@ -106,6 +106,16 @@ final class ZoneDisruption {
     return new Plan(forgotten, changed, Outage.NONE);
   }
 
+  /**
+   * Whether an outage that starts now starts before any zone was judged: a cluster starting, whose
+   * nodes have not reported Ready yet (§3.2 counts them NotReady, so every new zone is fully
+   * disrupted). Upstream logs entering that mode at Info; ccm4j warns only of an outage that
+   * follows a zone seen Normal or partially disrupted.
+   */
+  static boolean startsBeforeAnyZoneWasJudged(Map<String, ZoneState> previous) {
+    return previous.values().stream().allMatch(state -> state == ZoneState.INITIAL);
+  }
+
   /** The log line (and event message) for a zone's change of state. */
   static String changeMessage(
       String zone, ZoneState previous, ZoneDecision decision, Outage outage) {

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The service controller's node-set sync (S15): when the nodes change, every load balancer this
@@ -105,10 +106,12 @@ final class LoadBalancerNodeSync {
             Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
       }
     }
-    log.info(
-        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
-        synced.size() - failed,
-        synced.size());
+    // S15 step 5; a pass with no load balancer to update (an empty cluster's) is not news.
+    log.atLevel(synced.isEmpty() ? Level.DEBUG : Level.INFO)
+        .log(
+            "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
+            synced.size() - failed,
+            synced.size());
     metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
   }
 

@@ -125,6 +125,30 @@ class ZoneDisruptionTest {
     assertThat(plan.zones()).isEmpty();
   }
 
+  /**
+   * §3.2: nodes that have not reported count as NotReady, so a starting cluster's zones go from
+   * Initial to FullDisruption; that is no outage worth a warning. One that follows a zone judged
+   * Normal (or partially disrupted) is.
+   */
+  @Test
+  void anOutageAtStartUpIsToldApartFromOneAfterAZoneWasJudged() {
+    Map<String, ZoneState> starting = new LinkedHashMap<>();
+    starting.put("a", ZoneState.INITIAL);
+    starting.put("b", ZoneState.INITIAL);
+    assertThat(decide(starting, Map.of("a", new int[] {0, 3}, "b", new int[] {0, 2})).outage())
+        .isEqualTo(Outage.STARTS);
+    assertThat(ZoneDisruption.startsBeforeAnyZoneWasJudged(starting)).isTrue();
+
+    Map<String, ZoneState> running = new LinkedHashMap<>(starting);
+    running.put("b", ZoneState.NORMAL);
+    assertThat(decide(running, Map.of("a", new int[] {0, 3}, "b", new int[] {0, 2})).outage())
+        .isEqualTo(Outage.STARTS);
+    assertThat(ZoneDisruption.startsBeforeAnyZoneWasJudged(running)).isFalse();
+    assertThat(
+            ZoneDisruption.startsBeforeAnyZoneWasJudged(Map.of("a", ZoneState.PARTIAL_DISRUPTION)))
+        .isFalse();
+  }
+
   @Test
   void noNodeThatCountsIsNoOutage() {
     Plan plan = decide(Map.of("a", ZoneState.FULL_DISRUPTION), Map.of());
