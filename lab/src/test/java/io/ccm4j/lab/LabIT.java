@@ -2,6 +2,7 @@ package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ccm4j.app.Ccm4j;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.Manifests;
