@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.node;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
@@ -11,6 +12,7 @@ import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.nodeutil.Batches;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -56,6 +58,7 @@ public final class CloudNodeController implements Controller {
 
   private final KubernetesClient client;
   private final InstancesV2 instances;
+  private final InitialMetadataLookups initialLookups;
   private final Optional<Zones> zones;
   private final ControllerSettings settings;
   private final String name;
@@ -95,6 +98,14 @@ public final class CloudNodeController implements Controller {
             settings.nodeStatusUpdateWorkers(),
             runnable -> Thread.ofPlatform().name("cloud-node-status-worker").unstarted(runnable));
     this.nodes = SharedInformers.of(context.informers(), Node.class);
+    this.initialLookups =
+        new InitialMetadataLookups(
+            instances,
+            () ->
+                nodes.getStore().list().stream()
+                    .filter(node -> Taints.hasKey(node, WellKnownTaints.UNINITIALIZED))
+                    .toList(),
+            System::nanoTime);
     // N2: add and update enqueue the node's key; there is no delete handler (N15).
     nodes.addEventHandler(
         new ResourceEventHandler<>() {
@@ -148,7 +159,7 @@ public final class CloudNodeController implements Controller {
       return;
     }
     log.info("Initializing node {} with cloud provider", name);
-    Optional<InstanceMetadata> fetched = instances.instanceMetadata(node);
+    Optional<InstanceMetadata> fetched = initialLookups.metadata(node);
     if (fetched.isEmpty()) {
       log.info("Skip sync node {} because cloud provided nil metadata", name);
       return; // N6: no requeue; the next node event retries
@@ -246,14 +257,20 @@ public final class CloudNodeController implements Controller {
     }
   }
 
-  /** N13: refreshes every initialised node's addresses, in parallel. */
+  /**
+   * N13: refreshes every initialised node's addresses, in parallel: one bulk call per {@code
+   * maxNodesPerCall()} nodes (node by node for a provider without bulk calls, as upstream).
+   */
   void updateNodeStatus() {
     long started = System.nanoTime();
-    List<Node> all = nodes.getStore().list();
+    List<Node> initialised =
+        nodes.getStore().list().stream()
+            .filter(node -> !Taints.hasKey(node, WellKnownTaints.UNINITIALIZED))
+            .toList();
     List<Future<?>> pending =
-        all.stream()
-            .map(node -> statusWorkers.submit(() -> refreshAddresses(node)))
-            .collect(java.util.stream.Collectors.toList());
+        Batches.of(initialised, instances.maxNodesPerCall()).stream()
+            .<Future<?>>map(batch -> statusWorkers.submit(() -> refreshAddresses(batch)))
+            .toList();
     for (Future<?> future : pending) {
       try {
         future.get();
@@ -266,23 +283,31 @@ public final class CloudNodeController implements Controller {
     }
     log.debug(
         "Update {} nodes status took {} ms.",
-        all.size(),
+        initialised.size(),
         Duration.ofNanos(System.nanoTime() - started).toMillis());
   }
 
-  private void refreshAddresses(Node node) {
-    if (Taints.hasKey(node, WellKnownTaints.UNINITIALIZED)) {
-      return;
-    }
+  private void refreshAddresses(List<Node> batch) {
+    BulkAnswers<Optional<InstanceMetadata>> answers;
     try {
-      Optional<InstanceMetadata> metadata = instances.instanceMetadata(node);
-      // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
-      metadata.ifPresent(m -> updateNodeAddress(node, m));
+      answers = instances.instancesMetadata(batch);
     } catch (CloudException | RuntimeException e) {
       log.error(
-          "node {}: cannot get addresses from the cloud: {}",
-          node.getMetadata().getName(),
-          e.getMessage());
+          "cannot get addresses of {} nodes from the cloud: {}", batch.size(), e.getMessage());
+      return;
+    }
+    for (Node node : batch) {
+      String nodeName = node.getMetadata().getName();
+      Optional<CloudException> failure = answers.failure(nodeName);
+      if (failure.isPresent()) {
+        log.error(
+            "node {}: cannot get addresses from the cloud: {}",
+            nodeName,
+            failure.get().getMessage());
+        continue;
+      }
+      // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
+      answers.value(nodeName).orElseThrow().ifPresent(m -> updateNodeAddress(node, m));
     }
   }
 

@@ -28,7 +28,8 @@ final class SimCloudConfigLoader {
   private static SimCloudConfig checked(SimCloudConfig config, String source)
       throws CloudConfigException {
     if (config == null) {
-      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null, null);
+      config =
+          new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null, null, null, null);
     }
     validate(config, source);
     return config;
@@ -51,6 +52,26 @@ final class SimCloudConfigLoader {
         config.hangMs() == null || config.hangMs() >= 0, source, "hangMs", "must not be negative");
     require(config.qps() >= 0, source, "qps", "must not be negative");
     require(config.burst() == null || config.burst() >= 1, source, "burst", "must be at least 1");
+    if (config.accountLimit() != null) {
+      require(
+          config.qps() == 0 && config.burst() == null,
+          source,
+          "accountLimit",
+          "replaces the top-level qps and burst; give one or the other");
+      require(config.accountLimit().qps() > 0, source, "accountLimit.qps", "must be positive");
+      require(
+          config.accountLimit().burst() == null || config.accountLimit().burst() >= 1,
+          source,
+          "accountLimit.burst",
+          "must be at least 1");
+    }
+    require(
+        config.instancesPerCall() == null
+            || (config.instancesPerCall() >= 1
+                && config.instancesPerCall() <= SimCloudConfig.MAX_INSTANCES_PER_CALL),
+        source,
+        "instancesPerCall",
+        "must be between 1 and " + SimCloudConfig.MAX_INSTANCES_PER_CALL);
     if (config.generate() != null) {
       require(config.generate().count() >= 0, source, "generate.count", "must not be negative");
       if (config.generate().addressFamilies() != null) {
