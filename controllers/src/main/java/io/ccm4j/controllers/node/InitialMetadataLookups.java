@@ -20,12 +20,12 @@ import java.util.function.Supplier;
  * Instance metadata for the nodes being initialised, coalesced into bulk calls (the burst of a
  * scale-up): the worker that needs a node's metadata asks the cloud for it together with every
  * other node still waiting for initialisation in the cache, up to the provider's {@code
- * maxNodesPerCall()}, and keeps their answers for their own syncs; a worker whose node is in a
- * call in flight waits for that call. A size cap and no batching window: the cache already tells
- * which nodes wait, so a lone node's initialisation waits for nothing but its own call. An answer
- * is used once, and only while it is younger than {@link #MAX_AGE}; an error in it fails that
- * node's sync only (retried with backoff, N6). A provider without bulk calls is asked node by node,
- * as upstream does.
+ * maxNodesPerCall()}, and keeps their answers for their own syncs; a worker whose node is in a call
+ * in flight waits for that call. A size cap and no batching window: the cache already tells which
+ * nodes wait, so a lone node's initialisation waits for nothing but its own call. An answer is used
+ * once, and only while it is younger than {@link #MAX_AGE}; an error in it fails that node's sync
+ * only (retried with backoff, N6). A provider without bulk calls is asked node by node, as upstream
+ * does.
  */
 final class InitialMetadataLookups {
 
@@ -38,6 +38,12 @@ final class InitialMetadataLookups {
   private final Supplier<List<Node>> waiting;
   private final LongSupplier nanoTime;
   private final Map<String, Lookup> prefetched = new HashMap<>();
+
+  /**
+   * Nodes whose answer was used lately, by when: not prefetched again while their initialisation
+   * has not reached the cache yet (they still ask for themselves when their sync comes again).
+   */
+  private final Map<String, Long> used = new HashMap<>();
 
   /**
    * @param waiting the nodes that still wait for initialisation (in the informer cache)
@@ -61,6 +67,8 @@ final class InitialMetadataLookups {
     synchronized (prefetched) {
       long now = nanoTime.getAsLong();
       prefetched.values().removeIf(lookup -> now - lookup.at() > MAX_AGE.toNanos());
+      used.values().removeIf(at -> now - at > MAX_AGE.toNanos());
+      used.put(name, now);
       Lookup lookup = prefetched.remove(name);
       if (lookup != null) {
         call = lookup.call();
@@ -79,8 +87,7 @@ final class InitialMetadataLookups {
       } catch (CloudException e) {
         call.complete(BulkAnswers.allFailed(names(batch), e));
       } catch (RuntimeException e) {
-        call.complete(
-            BulkAnswers.allFailed(names(batch), new CloudException(e.toString(), e)));
+        call.complete(BulkAnswers.allFailed(names(batch), new CloudException(e.toString(), e)));
       }
     }
     BulkAnswers<Optional<InstanceMetadata>> answers;
@@ -108,7 +115,9 @@ final class InitialMetadataLookups {
         break;
       }
       String otherName = InstancesV2.nodeName(other);
-      if (!otherName.equals(name) && !prefetched.containsKey(otherName)) {
+      if (!otherName.equals(name)
+          && !prefetched.containsKey(otherName)
+          && !used.containsKey(otherName)) {
         batch.add(other);
       }
     }
