@@ -39,6 +39,8 @@ import java.util.Map;
  *   provisioningRetryAfterMs: 1000 # ... with this delay (default 1000)
  *   ensureCalls: 3                 # an ensure makes this many cloud API calls, each with the
  *                                  # latency (as a real provider's several requests; default 1)
+ *   servicesPerCall: 1000          # a node-set change updates this many load balancers in one
+ *                                  # call (default 1: one call per load balancer, as upstream)
  * </pre>
  */
 public record SimCloudConfig(
@@ -98,5 +100,6 @@ public record SimCloudConfig(
       @JsonProperty("ingressPool") String ingressPool,
       @JsonProperty("provisioningRetries") Integer provisioningRetries,
       @JsonProperty("provisioningRetryAfterMs") Long provisioningRetryAfterMs,
-      @JsonProperty("ensureCalls") Integer ensureCalls) {}
+      @JsonProperty("ensureCalls") Integer ensureCalls,
+      @JsonProperty("servicesPerCall") Integer servicesPerCall) {}
 }

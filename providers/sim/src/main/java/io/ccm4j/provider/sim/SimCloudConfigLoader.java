@@ -108,6 +108,13 @@ final class SimCloudConfigLoader {
           source,
           "loadBalancers.ensureCalls",
           "must be at least 1");
+      require(
+          lb.servicesPerCall() == null
+              || (lb.servicesPerCall() >= 1
+                  && lb.servicesPerCall() <= SimCloudConfig.MAX_INSTANCES_PER_CALL),
+          source,
+          "loadBalancers.servicesPerCall",
+          "must be between 1 and " + SimCloudConfig.MAX_INSTANCES_PER_CALL);
     }
     if (config.instances() != null) {
       for (int i = 0; i < config.instances().size(); i++) {
@@ -143,7 +150,7 @@ final class SimCloudConfigLoader {
       SimCloudConfig config, SimLoadBalancers.Gate gate, SimCallJournal journal) {
     SimCloudConfig.LoadBalancers lb =
         config.loadBalancers() == null
-            ? new SimCloudConfig.LoadBalancers(null, null, null, null)
+            ? new SimCloudConfig.LoadBalancers(null, null, null, null, null)
             : config.loadBalancers();
     return new SimLoadBalancers(
         gate,
@@ -155,7 +162,8 @@ final class SimCloudConfigLoader {
                 ? SimCloudConfig.DEFAULT_PROVISIONING_RETRY_AFTER_MS
                 : lb.provisioningRetryAfterMs()),
         lb.ensureCalls() == null ? 1 : lb.ensureCalls(),
-        journal);
+        journal,
+        lb.servicesPerCall() == null ? 1 : lb.servicesPerCall());
   }
 
   /** The instances the config describes, explicit ones first; names must be unique. */
