@@ -135,7 +135,11 @@ public final class CloudNodeLifecycleController implements Controller {
   }
 
   private void monitorNotReady(List<Node> batch) {
-    BulkAnswers<Boolean> exist = ask(batch, instances::instancesExist, "exists"); // L5
+    Optional<BulkAnswers<Boolean>> asked = ask(batch, instances::instancesExist, "exist"); // L5
+    if (asked.isEmpty()) {
+      return; // logged once for the batch; none of its nodes is gone
+    }
+    BulkAnswers<Boolean> exist = asked.get();
     List<Node> existing = new ArrayList<>();
     for (Node node : batch) {
       String name = node.getMetadata().getName();
@@ -154,7 +158,12 @@ public final class CloudNodeLifecycleController implements Controller {
     if (existing.isEmpty()) {
       return;
     }
-    BulkAnswers<Boolean> shutdown = ask(existing, instances::instancesShutdown, "is shut down");
+    Optional<BulkAnswers<Boolean>> askedShutdown =
+        ask(existing, instances::instancesShutdown, "are shut down");
+    if (askedShutdown.isEmpty()) {
+      return;
+    }
+    BulkAnswers<Boolean> shutdown = askedShutdown.get();
     for (Node node : existing) {
       String name = node.getMetadata().getName();
       Optional<CloudException> failure = shutdown.failure(name);
@@ -179,15 +188,23 @@ public final class CloudNodeLifecycleController implements Controller {
     BulkAnswers<Boolean> ask(List<Node> nodes) throws CloudException;
   }
 
-  /** A bulk call; its failure as a whole fails every node of the batch (none is gone). */
-  private static BulkAnswers<Boolean> ask(List<Node> batch, BulkQuestion question, String what) {
+  /**
+   * A bulk call; empty when it failed as a whole, which skips every node of the batch until the
+   * next pass (none is gone), with one log line for them all.
+   */
+  private static Optional<BulkAnswers<Boolean>> ask(
+      List<Node> batch, BulkQuestion question, String what) {
     try {
-      return question.ask(batch);
+      return Optional.of(question.ask(batch));
     } catch (CloudException | RuntimeException e) {
-      log.error("asking the cloud whether {} instances {}: {}", batch.size(), what, e.getMessage());
-      CloudException error =
-          e instanceof CloudException cloud ? cloud : new CloudException(e.toString(), e);
-      return BulkAnswers.allFailed(batch.stream().map(InstancesV2::nodeName).toList(), error);
+      log.error(
+          "error asking the cloud whether the instances of {} nodes ({}{}) {}, skipping them: {}",
+          batch.size(),
+          batch.get(0).getMetadata().getName(),
+          batch.size() > 1 ? ", …" : "",
+          what,
+          e.getMessage());
+      return Optional.empty();
     }
   }
 
