@@ -82,12 +82,23 @@ final class InitialMetadataLookups {
       }
     }
     if (batch != null) {
+      CloudException failure = null;
       try {
         call.complete(instances.instancesMetadata(batch));
       } catch (CloudException e) {
-        call.complete(BulkAnswers.allFailed(names(batch), e));
+        failure = e;
       } catch (RuntimeException e) {
-        call.complete(BulkAnswers.allFailed(names(batch), new CloudException(e.toString(), e)));
+        failure = new CloudException(e.toString(), e);
+      } finally {
+        // Whatever ended the call, the workers waiting for it get an answer.
+        if (!call.isDone()) {
+          call.complete(
+              BulkAnswers.allFailed(
+                  names(batch),
+                  failure != null
+                      ? failure
+                      : new CloudException("the bulk call for node " + name + " did not end")));
+        }
       }
     }
     BulkAnswers<Optional<InstanceMetadata>> answers;

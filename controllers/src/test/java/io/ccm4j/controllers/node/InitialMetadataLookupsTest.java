@@ -2,6 +2,7 @@ package io.ccm4j.controllers.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
@@ -28,7 +29,7 @@ class InitialMetadataLookupsTest {
   }
 
   /** Bulk calls of at most {@code max}; "broken-*" fail alone, "quiet-*" are left unanswered. */
-  private static final class Cloud implements InstancesV2 {
+  private static class Cloud implements InstancesV2 {
     final int max;
     final List<List<String>> bulkCalls = new ArrayList<>();
     int singleCalls;
@@ -148,6 +149,28 @@ class InitialMetadataLookupsTest {
       assertThatThrownBy(() -> lookups.metadata(node)).isSameAs(cloud.wholeCallError);
     }
     assertThat(cloud.bulkCalls).hasSize(1);
+  }
+
+  @Test
+  void aBulkCallEndedByAnErrorStillAnswersTheNodesWaitingForIt() {
+    Cloud cloud =
+        new Cloud(1000) {
+          @Override
+          public BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes) {
+            throw new StackOverflowError("provider bug");
+          }
+        };
+    List<Node> cache = waiting(2);
+    InitialMetadataLookups lookups = new InitialMetadataLookups(cloud, () -> cache, clock::get);
+
+    assertThatThrownBy(() -> lookups.metadata(cache.get(0))).isInstanceOf(StackOverflowError.class);
+    // n1 was in that call: it gets a failure at once instead of waiting for ever.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () ->
+            assertThatThrownBy(() -> lookups.metadata(cache.get(1)))
+                .isInstanceOf(CloudException.class)
+                .hasMessageContaining("did not end"));
   }
 
   @Test
