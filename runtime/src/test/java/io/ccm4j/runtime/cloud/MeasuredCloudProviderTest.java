@@ -12,6 +12,8 @@ import io.ccm4j.cloudprovider.ThrottledException;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -95,6 +97,25 @@ class MeasuredCloudProviderTest {
     // from 40, growing back by 2 a second since.
     assertThat(registry.get(MeasuredCloudProvider.RATE_LIMIT).gauge().value())
         .isBetween(20.0, 30.0);
+  }
+
+  @Test
+  void prometheusSeesTheUpstreamStyleNames() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    InstancesV2 instances =
+        MeasuredCloudProvider.measure(new ThrottledCloudProvider(CLOUD, 40, 10), registry)
+            .instancesV2()
+            .orElseThrow();
+    instances.instanceExists(node("a"));
+    assertThatThrownBy(() -> instances.instanceExists(node("throttled")))
+        .isInstanceOf(ThrottledException.class);
+
+    assertThat(registry.scrape())
+        .contains(
+            "cloud_provider_api_requests_total{outcome=\"success\",request=\"InstanceExists\"} 1.0",
+            "cloud_provider_api_throttled_requests_total{request=\"InstanceExists\"} 1.0",
+            "cloud_provider_api_request_duration_seconds_count{request=\"InstanceExists\"} 2",
+            "cloud_provider_api_rate_limit_qps ");
   }
 
   private static double count(SimpleMeterRegistry registry, String request, String outcome) {
