@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -258,8 +259,9 @@ public final class CloudNodeController implements Controller {
   }
 
   /**
-   * N13: refreshes every initialised node's addresses, in parallel: one bulk call per {@code
-   * maxNodesPerCall()} nodes (node by node for a provider without bulk calls, as upstream).
+   * N13: refreshes every initialised node's addresses, in parallel: first the lookups, one bulk
+   * call per {@code maxNodesPerCall()} nodes (node by node for a provider without bulk calls, as
+   * upstream), then the writes of the nodes whose addresses changed, each on its own.
    */
   void updateNodeStatus() {
     long started = System.nanoTime();
@@ -267,19 +269,23 @@ public final class CloudNodeController implements Controller {
         nodes.getStore().list().stream()
             .filter(node -> !Taints.hasKey(node, WellKnownTaints.UNINITIALIZED))
             .toList();
-    List<Future<?>> pending =
-        Batches.of(initialised, instances.maxNodesPerCall()).stream()
-            .<Future<?>>map(batch -> statusWorkers.submit(() -> refreshAddresses(batch)))
-            .toList();
-    for (Future<?> future : pending) {
-      try {
-        future.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (java.util.concurrent.ExecutionException e) {
-        log.error("address refresh failed: {}", e.getCause().toString());
+    try {
+      List<Future<List<Answered>>> lookups =
+          Batches.of(initialised, instances.maxNodesPerCall()).stream()
+              .map(batch -> statusWorkers.submit(() -> lookUpAddresses(batch)))
+              .toList();
+      List<Future<?>> writes = new ArrayList<>();
+      for (Future<List<Answered>> lookup : lookups) {
+        for (Answered answered : await(lookup).orElse(List.of())) {
+          writes.add(
+              statusWorkers.submit(() -> updateNodeAddress(answered.node(), answered.metadata())));
+        }
       }
+      for (Future<?> write : writes) {
+        await(write);
+      }
+    } catch (InterruptedException | java.util.concurrent.RejectedExecutionException stopping) {
+      return;
     }
     log.debug(
         "Update {} nodes status took {} ms.",
@@ -287,15 +293,31 @@ public final class CloudNodeController implements Controller {
         Duration.ofNanos(System.nanoTime() - started).toMillis());
   }
 
-  private void refreshAddresses(List<Node> batch) {
+  /** A node and what the cloud answered for it. */
+  private record Answered(Node node, InstanceMetadata metadata) {}
+
+  private static <T> Optional<T> await(Future<T> future) throws InterruptedException {
+    try {
+      return Optional.ofNullable(future.get());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw e;
+    } catch (java.util.concurrent.ExecutionException e) {
+      log.error("address refresh failed: {}", e.getCause().toString());
+      return Optional.empty();
+    }
+  }
+
+  private List<Answered> lookUpAddresses(List<Node> batch) {
     BulkAnswers<Optional<InstanceMetadata>> answers;
     try {
       answers = instances.instancesMetadata(batch);
     } catch (CloudException | RuntimeException e) {
       log.error(
           "cannot get addresses of {} nodes from the cloud: {}", batch.size(), e.getMessage());
-      return;
+      return List.of();
     }
+    List<Answered> answered = new ArrayList<>();
     for (Node node : batch) {
       String nodeName = node.getMetadata().getName();
       Optional<CloudException> failure = answers.failure(nodeName);
@@ -307,8 +329,9 @@ public final class CloudNodeController implements Controller {
         continue;
       }
       // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
-      answers.value(nodeName).orElseThrow().ifPresent(m -> updateNodeAddress(node, m));
+      answers.value(nodeName).orElseThrow().ifPresent(m -> answered.add(new Answered(node, m)));
     }
+    return answered;
   }
 
   /** N14: the GA labels follow the beta ones. */
