@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * crashed guest) exists and is shut down, so its node is tainted, not deleted.
  *
  * <p>The bulk calls ({@link #instancesExist}, {@link #instancesShutdown}, {@link
- * #instancesMetadata}) answer a whole pass from one list of the namespace's VMIs (and, only when a
- * VMI is missing, one list of its VirtualMachines; an infrastructure node read once per call)
- * instead of a GET per node: the same decisions over the API's answer at the call, not a cache
- * (K31). A list that fails fails every node of the call; never "gone".
+ * #instancesMetadata}) answer a whole pass from one list of the namespace's VMIs (a VirtualMachine
+ * read only for a node whose VMI is missing; an infrastructure node read once per call) instead of
+ * a GET per node: the same decisions over the API's answer at the call, not a cache (K31). A list
+ * that fails fails every node of the call; never "gone".
  */
 final class KubeVirtInstances implements InstancesV2 {
 
@@ -95,15 +95,12 @@ final class KubeVirtInstances implements InstancesV2 {
       };
 
   /**
-   * One bulk call's view: the VMIs listed once when it starts, the VirtualMachines and
-   * infrastructure nodes read at most once, when first needed (a failure is kept and answered to
-   * every node that needs it).
+   * One bulk call's view: the VMIs listed once when it starts, an infrastructure node read at most
+   * once, when first needed.
    */
   private final class Listed implements Lookup {
     private final List<VirtualMachineInstance> vmis;
     private final Map<String, VirtualMachineInstance> byName = new HashMap<>();
-    private Map<String, Boolean> virtualMachines;
-    private CloudException virtualMachinesFailed;
     private final Map<String, Optional<Node>> infraNodes = new HashMap<>();
 
     Listed() throws CloudException {
@@ -121,29 +118,10 @@ final class KubeVirtInstances implements InstancesV2 {
       return vmis;
     }
 
+    /** A GET: only a node whose VMI is missing asks, and the role may get VMs, not list them. */
     @Override
     public boolean virtualMachineExists(String name) throws CloudException {
-      if (virtualMachinesFailed != null) {
-        throw virtualMachinesFailed;
-      }
-      if (virtualMachines == null) {
-        try {
-          Map<String, Boolean> listed = new HashMap<>();
-          for (GenericKubernetesResource vm :
-              infra
-                  .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINES)
-                  .inNamespace(namespace)
-                  .list()
-                  .getItems()) {
-            listed.put(vm.getMetadata().getName(), vm.getMetadata().getDeletionTimestamp() == null);
-          }
-          virtualMachines = listed;
-        } catch (KubernetesClientException e) {
-          virtualMachinesFailed = failed("listing VirtualMachines in " + namespace, e);
-          throw virtualMachinesFailed;
-        }
-      }
-      return virtualMachines.getOrDefault(name, false);
+      return getVirtualMachineExists(name);
     }
 
     @Override

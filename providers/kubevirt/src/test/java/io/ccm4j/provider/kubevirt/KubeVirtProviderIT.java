@@ -386,7 +386,7 @@ class KubeVirtProviderIT {
     virt.start(
         VirtualMachineSpec.worker("worker-b2", "tenant-" + id, "infra-b-" + id, "127.60.0.22"));
     virt.stop("worker-b2");
-    // An identity that may list VMIs and VirtualMachines but not get one: only lists can answer.
+    // An identity that may list VMIs but not get one: only a list can answer for them.
     String token = serviceAccountToken("list-only");
     infra
         .rbac()
@@ -400,8 +400,13 @@ class KubeVirtProviderIT {
                 .endMetadata()
                 .addNewRule()
                 .withApiGroups("kubevirt.io")
-                .withResources("virtualmachineinstances", "virtualmachines")
+                .withResources("virtualmachineinstances")
                 .withVerbs("list")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("kubevirt.io")
+                .withResources("virtualmachines")
+                .withVerbs("get") // as the shipped role: a stopped VM is read by name
                 .endRule()
                 .build())
         .create();
