@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 	"sigs.k8s.io/yaml"
@@ -35,7 +36,22 @@ type Config struct {
 	Admin     string     `json:"admin"`
 	Instances []Instance `json:"instances"`
 	Generate  *Generate  `json:"generate"`
+	// AccountLimit is the account's API quota, as ccm4j's sim cloud enforces it: calls beyond the
+	// token bucket fail at once as throttled (RequestLimitExceeded). Qps and Burst at the top level
+	// are its older spelling.
+	AccountLimit *AccountLimit `json:"accountLimit"`
+	Qps          float64       `json:"qps"`
+	Burst        int           `json:"burst"`
 }
+
+// AccountLimit is a token bucket: Qps calls a second, Burst saved up (1 when unset).
+type AccountLimit struct {
+	Qps   float64 `json:"qps"`
+	Burst int     `json:"burst"`
+}
+
+// Throttled is the number of calls the account limit refused, under this name in GET /calls.
+const Throttled = "throttled"
 
 // Instance is one listed instance.
 type Instance struct {
@@ -61,7 +77,8 @@ type Cloud struct {
 	latency   time.Duration
 	jitter    time.Duration
 	instances map[string]Instance
-	calls     sync.Map // method -> *atomic.Int64
+	calls     sync.Map      // method -> *atomic.Int64
+	limit     *rate.Limiter // nil: no account limit
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -94,6 +111,23 @@ func Parse(text []byte) (*Cloud, error) {
 	}
 	for _, instance := range config.Instances {
 		cloud.instances[instance.Name] = instance
+	}
+	limit := config.AccountLimit
+	if limit == nil && config.Qps > 0 {
+		limit = &AccountLimit{Qps: config.Qps, Burst: config.Burst}
+	}
+	if limit != nil {
+		if limit.Qps <= 0 {
+			return nil, fmt.Errorf("sim: field \"accountLimit.qps\" must be positive")
+		}
+		burst := limit.Burst
+		if burst == 0 {
+			burst = 1
+		}
+		if burst < 1 {
+			return nil, fmt.Errorf("sim: field \"accountLimit.burst\" must be at least 1")
+		}
+		cloud.limit = rate.NewLimiter(rate.Limit(limit.Qps), burst)
 	}
 	if config.Generate != nil {
 		generate(cloud.instances, config.Generate, regionZones(config.Generate.Regions))
@@ -167,10 +201,14 @@ func (c *Cloud) serveAdmin(address string) error {
 	return nil
 }
 
-// call counts a cloud call and takes as long as the cloud's latency says.
+// call counts a cloud call, refuses it when the account limit is spent, and takes as long as the
+// cloud's latency says.
 func (c *Cloud) call(ctx context.Context, method string) error {
-	counter, _ := c.calls.LoadOrStore(method, new(atomic.Int64))
-	counter.(*atomic.Int64).Add(1)
+	if c.limit != nil && !c.limit.Allow() {
+		c.count(Throttled)
+		return fmt.Errorf("sim: RequestLimitExceeded: account API rate limit exceeded in %s", method)
+	}
+	c.count(method)
 	wait := c.latency
 	if c.jitter > 0 {
 		wait += time.Duration(rand.Int64N(int64(c.jitter)))
@@ -186,6 +224,11 @@ func (c *Cloud) call(ctx context.Context, method string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+func (c *Cloud) count(name string) {
+	counter, _ := c.calls.LoadOrStore(name, new(atomic.Int64))
+	counter.(*atomic.Int64).Add(1)
 }
 
 func (c *Cloud) instance(node *v1.Node) (Instance, bool) {

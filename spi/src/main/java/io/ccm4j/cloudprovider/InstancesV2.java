@@ -1,9 +1,39 @@
 package io.ccm4j.cloudprovider;
 
 import io.fabric8.kubernetes.api.model.Node;
+import java.util.Collection;
 import java.util.Optional;
 
-/** Instance information, keyed by the whole Node object (spec §2, InstancesV2). */
+/**
+ * Instance information, keyed by the whole Node object (spec §2, InstancesV2).
+ *
+ * <h2>Bulk calls</h2>
+ *
+ * Besides the per-node methods of upstream, a provider may answer many nodes in one cloud request
+ * (EC2's {@code DescribeInstances} takes 1,000 ids; most clouds have a list endpoint). It says so
+ * with {@link #maxNodesPerCall()} above 1 and overrides {@link #instancesExist}, {@link
+ * #instancesShutdown} and {@link #instancesMetadata}. Their defaults ask node by node through the
+ * per-node methods, so a provider that offers only those keeps working unchanged. The contract:
+ *
+ * <ul>
+ *   <li>A caller passes at most {@link #maxNodesPerCall()} nodes, none twice, and takes one call
+ *       for one request against the cloud's quota (one token of {@code --cloud-api-qps}).
+ *   <li>Answers are keyed by the node's {@code metadata.name}; there is no order, neither in which
+ *       the provider looks the nodes up nor in the answer.
+ *   <li>A node's answer means exactly what the per-node method's return value means; in particular
+ *       {@code false} from {@link #instancesExist} deletes a NotReady node, so a provider answers
+ *       it only when it is sure the instance is gone (a list that did not cover the node is not
+ *       proof).
+ *   <li>A node's error ({@link BulkAnswers#errors()}) is what the per-node method would have
+ *       thrown, and fails that node only. An error is never "gone": {@link
+ *       InstanceNotFoundException} from {@link #instancesExist} is an error like any other.
+ *   <li>A node missing from the answer (a partial result: a page limit, a region that did not
+ *       answer) was not answered; the caller treats it like an error for that node and asks again
+ *       later.
+ *   <li>An exception thrown by the bulk method fails every node of the call ({@link
+ *       ThrottledException} when the cloud throttled the request).
+ * </ul>
+ */
 public interface InstancesV2 {
 
   /**
@@ -21,4 +51,36 @@ public interface InstancesV2 {
    * the node stays uninitialised until its next event.
    */
   Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException;
+
+  /**
+   * How many nodes one bulk call may carry. 1, the default, means the provider has no bulk
+   * requests: callers then count each node of a bulk call as a request of its own.
+   */
+  default int maxNodesPerCall() {
+    return 1;
+  }
+
+  /** {@link #instanceExists} for many nodes, under the contract above. */
+  default BulkAnswers<Boolean> instancesExist(Collection<Node> nodes) throws CloudException {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceExists);
+  }
+
+  /** {@link #instanceShutdown} for many nodes, under the contract above. */
+  default BulkAnswers<Boolean> instancesShutdown(Collection<Node> nodes) throws CloudException {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceShutdown);
+  }
+
+  /**
+   * {@link #instanceMetadata} for many nodes, under the contract above; a node whose answer is
+   * empty has "nothing yet", as from the per-node method.
+   */
+  default BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes)
+      throws CloudException {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceMetadata);
+  }
+
+  /** The key of a node in {@link BulkAnswers}: its {@code metadata.name}. */
+  static String nodeName(Node node) {
+    return node.getMetadata() == null ? "" : node.getMetadata().getName();
+  }
 }

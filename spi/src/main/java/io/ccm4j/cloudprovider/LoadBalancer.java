@@ -2,6 +2,7 @@ package io.ccm4j.cloudprovider;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -33,6 +34,34 @@ public interface LoadBalancer {
   /** Changes only the set of backend nodes. */
   void updateLoadBalancer(String clusterName, Service service, List<Node> nodes)
       throws CloudException;
+
+  /**
+   * How many Services one {@link #updateLoadBalancers} call may carry. 1, the default, means the
+   * provider has no bulk update: callers then count each Service as a request of its own.
+   */
+  default int maxServicesPerCall() {
+    return 1;
+  }
+
+  /**
+   * {@link #updateLoadBalancer} for many Services with one backend set, as the service controller
+   * needs when the nodes change: a provider that must resolve the nodes to cloud instances (an
+   * instance lookup per update) can do it once for all of them. The default updates Service by
+   * Service. The contract is {@link InstancesV2}'s for bulk calls, keyed by {@link #serviceKey}: at
+   * most {@link #maxServicesPerCall()} Services, {@code true} for each one updated, a Service's
+   * error ({@link ImplementedElsewhereException} included) for that Service only, and a Service
+   * missing from the answer not updated (it gets a full ensure).
+   */
+  default BulkAnswers<Boolean> updateLoadBalancers(
+      String clusterName, Collection<Service> services, List<Node> nodes) throws CloudException {
+    return BulkAnswers.oneByOne(
+        services,
+        LoadBalancer::serviceKey,
+        service -> {
+          updateLoadBalancer(clusterName, service, nodes);
+          return true;
+        });
+  }
 
   /**
    * Deletes the load balancer if it exists; succeeds if it does not. Must not throw {@link

@@ -13,6 +13,7 @@ import io.ccm4j.runtime.client.InformerWatchdog;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.client.RecordingInformerFactory;
 import io.ccm4j.runtime.cloud.CloudFence;
+import io.ccm4j.runtime.cloud.MeasuredCloudProvider;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
@@ -159,7 +160,7 @@ public final class CloudControllerManager implements AutoCloseable {
     this.clients = clients;
     this.settings = settings;
     this.events = new EventRecorders(clients.manager());
-    this.cloud = cloudFence.guard(settings.cloud());
+    this.cloud = cloudFence.guard(MeasuredCloudProvider.measure(settings.cloud(), metrics));
     this.controllers = controllers;
     this.exit = exit;
     new JvmMemoryMetrics().bindTo(metrics);

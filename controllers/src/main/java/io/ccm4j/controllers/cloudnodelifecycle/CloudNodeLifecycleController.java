@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.cloudnodelifecycle;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.api.ConditionStatus;
@@ -7,6 +8,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.nodeutil.Batches;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -20,6 +22,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -95,53 +99,122 @@ public final class CloudNodeLifecycleController implements Controller {
     return started == null ? Optional.empty() : started.health();
   }
 
+  /**
+   * One pass (L3–L8): Ready nodes lose the shutdown taint; the NotReady ones are asked about in
+   * bulk calls of at most the provider's {@code maxNodesPerCall()} (node by node for a provider
+   * without bulk calls, as upstream): first whether their instance exists, then, for those that
+   * exist, whether it is shut down. An error or a missing answer skips that node until the next
+   * pass; it is never taken for "gone".
+   */
   void monitorNodes() {
+    List<Node> notReady = new ArrayList<>();
     for (Node node : nodes.getStore().list()) {
       try {
-        monitor(node);
+        if (ConditionStatus.TRUE.equals(NodeConditions.readyStatus(node))) {
+          liftShutdownTaint(node);
+        } else {
+          notReady.add(node);
+        }
       } catch (RuntimeException e) {
         log.error("node {}: {}", node.getMetadata().getName(), e.getMessage());
       }
     }
+    for (List<Node> batch : Batches.of(notReady, instances.maxNodesPerCall())) {
+      monitorNotReady(batch);
+    }
   }
 
-  private void monitor(Node node) {
-    String name = node.getMetadata().getName();
-    if (ConditionStatus.TRUE.equals(NodeConditions.readyStatus(node))) {
-      // L4: a Ready node loses the shutdown taint (key and effect); no request if it has none.
-      if (Taints.has(node, WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE)) {
-        NodePatches.updateTaints(
-            client,
-            node,
-            taints ->
-                Taints.without(
-                    taints, WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE));
+  /** L4: a Ready node loses the shutdown taint (key and effect); no request if it has none. */
+  private void liftShutdownTaint(Node node) {
+    if (Taints.has(node, WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE)) {
+      NodePatches.updateTaints(
+          client,
+          node,
+          taints ->
+              Taints.without(taints, WellKnownTaints.SHUTDOWN, WellKnownTaints.EFFECT_NO_SCHEDULE));
+    }
+  }
+
+  private void monitorNotReady(List<Node> batch) {
+    Optional<BulkAnswers<Boolean>> asked = ask(batch, instances::instancesExist, "exist"); // L5
+    if (asked.isEmpty()) {
+      return; // logged once for the batch; none of its nodes is gone
+    }
+    BulkAnswers<Boolean> exist = asked.get();
+    List<Node> existing = new ArrayList<>();
+    for (Node node : batch) {
+      String name = node.getMetadata().getName();
+      Optional<CloudException> failure = exist.failure(name);
+      if (failure.isPresent()) {
+        log.error(
+            "node {}: error checking if the instance exists, skipping: {}",
+            name,
+            failure.get().getMessage());
+      } else if (!exist.value(name).orElseThrow()) {
+        act(node, () -> deleteNode(node)); // L6
+      } else {
+        existing.add(node);
       }
+    }
+    if (existing.isEmpty()) {
       return;
     }
-    boolean exists;
+    Optional<BulkAnswers<Boolean>> askedShutdown =
+        ask(existing, instances::instancesShutdown, "are shut down");
+    if (askedShutdown.isEmpty()) {
+      return;
+    }
+    BulkAnswers<Boolean> shutdown = askedShutdown.get();
+    for (Node node : existing) {
+      String name = node.getMetadata().getName();
+      Optional<CloudException> failure = shutdown.failure(name);
+      if (failure.isPresent()) {
+        log.error(
+            "node {}: error checking if the instance is shut down: {}",
+            name,
+            failure.get().getMessage());
+      } else if (shutdown.value(name).orElseThrow()) {
+        act( // L7
+            node,
+            () ->
+                NodePatches.updateTaints(
+                    client, node, taints -> Taints.withTaint(taints, SHUTDOWN_TAINT)));
+      }
+      // L8: NotReady and running: left alone.
+    }
+  }
+
+  @FunctionalInterface
+  private interface BulkQuestion {
+    BulkAnswers<Boolean> ask(List<Node> nodes) throws CloudException;
+  }
+
+  /**
+   * A bulk call; empty when it failed as a whole, which skips every node of the batch until the
+   * next pass (none is gone), with one log line for them all.
+   */
+  private static Optional<BulkAnswers<Boolean>> ask(
+      List<Node> batch, BulkQuestion question, String what) {
     try {
-      exists = instances.instanceExists(node); // L5
+      return Optional.of(question.ask(batch));
     } catch (CloudException | RuntimeException e) {
       log.error(
-          "node {}: error checking if the instance exists, skipping: {}", name, e.getMessage());
-      return;
+          "error asking the cloud whether the instances of {} nodes ({}{}) {}, skipping them: {}",
+          batch.size(),
+          batch.get(0).getMetadata().getName(),
+          batch.size() > 1 ? ", …" : "",
+          what,
+          e.getMessage());
+      return Optional.empty();
     }
-    if (!exists) {
-      deleteNode(node); // L6
-      return;
-    }
-    boolean shutdown;
+  }
+
+  private static void act(Node node, Runnable action) {
     try {
-      shutdown = instances.instanceShutdown(node); // L7
-    } catch (CloudException | RuntimeException e) {
-      log.error("node {}: error checking if the instance is shut down: {}", name, e.getMessage());
-      return;
+      action.run();
+    } catch (RuntimeException e) {
+      log.error("node {}: {}", node.getMetadata().getName(), e.getMessage());
     }
-    if (shutdown) {
-      NodePatches.updateTaints(client, node, taints -> Taints.withTaint(taints, SHUTDOWN_TAINT));
-    }
-    // L8: NotReady and running: left alone.
   }
 
   private void deleteNode(Node node) {

@@ -1,5 +1,6 @@
 package io.ccm4j.controllers.node;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
@@ -10,6 +11,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.controllers.nodeutil.Batches;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
@@ -28,6 +30,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,6 +58,7 @@ public final class CloudNodeController implements Controller {
 
   private final KubernetesClient client;
   private final InstancesV2 instances;
+  private final InitialMetadataLookups initialLookups;
   private final Optional<Zones> zones;
   private final CloudNodeSettings settings;
   private final String name;
@@ -95,6 +99,14 @@ public final class CloudNodeController implements Controller {
             settings.nodeStatusUpdateWorkers(),
             runnable -> Thread.ofPlatform().name("cloud-node-status-worker").unstarted(runnable));
     this.nodes = SharedInformers.of(context.informers(), Node.class);
+    this.initialLookups =
+        new InitialMetadataLookups(
+            instances,
+            () ->
+                nodes.getStore().list().stream()
+                    .filter(node -> Taints.hasKey(node, WellKnownTaints.UNINITIALIZED))
+                    .toList(),
+            System::nanoTime);
     // N2: add and update enqueue the node's key; there is no delete handler (N15).
     nodes.addEventHandler(
         new ResourceEventHandler<>() {
@@ -148,7 +160,7 @@ public final class CloudNodeController implements Controller {
       return;
     }
     log.info("Initializing node {} with cloud provider", name);
-    Optional<InstanceMetadata> fetched = instances.instanceMetadata(node);
+    Optional<InstanceMetadata> fetched = initialLookups.metadata(node);
     if (fetched.isEmpty()) {
       log.info("Skip sync node {} because cloud provided nil metadata", name);
       return; // N6: no requeue; the next node event retries
@@ -246,44 +258,80 @@ public final class CloudNodeController implements Controller {
     }
   }
 
-  /** N13: refreshes every initialised node's addresses, in parallel. */
+  /**
+   * N13: refreshes every initialised node's addresses, in parallel: first the lookups, one bulk
+   * call per {@code maxNodesPerCall()} nodes (node by node for a provider without bulk calls, as
+   * upstream), then the writes of the nodes whose addresses changed, each on its own.
+   */
   void updateNodeStatus() {
     long started = System.nanoTime();
-    List<Node> all = nodes.getStore().list();
-    List<Future<?>> pending =
-        all.stream()
-            .map(node -> statusWorkers.submit(() -> refreshAddresses(node)))
-            .collect(java.util.stream.Collectors.toList());
-    for (Future<?> future : pending) {
-      try {
-        future.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (java.util.concurrent.ExecutionException e) {
-        log.error("address refresh failed: {}", e.getCause().toString());
+    List<Node> initialised =
+        nodes.getStore().list().stream()
+            .filter(node -> !Taints.hasKey(node, WellKnownTaints.UNINITIALIZED))
+            .toList();
+    try {
+      List<Future<List<Answered>>> lookups =
+          Batches.of(initialised, instances.maxNodesPerCall()).stream()
+              .map(batch -> statusWorkers.submit(() -> lookUpAddresses(batch)))
+              .toList();
+      List<Future<?>> writes = new ArrayList<>();
+      for (Future<List<Answered>> lookup : lookups) {
+        for (Answered answered : await(lookup).orElse(List.of())) {
+          writes.add(
+              statusWorkers.submit(() -> updateNodeAddress(answered.node(), answered.metadata())));
+        }
       }
+      for (Future<?> write : writes) {
+        await(write);
+      }
+    } catch (InterruptedException | java.util.concurrent.RejectedExecutionException stopping) {
+      return;
     }
     log.debug(
         "Update {} nodes status took {} ms.",
-        all.size(),
+        initialised.size(),
         Duration.ofNanos(System.nanoTime() - started).toMillis());
   }
 
-  private void refreshAddresses(Node node) {
-    if (Taints.hasKey(node, WellKnownTaints.UNINITIALIZED)) {
-      return;
-    }
+  /** A node and what the cloud answered for it. */
+  private record Answered(Node node, InstanceMetadata metadata) {}
+
+  private static <T> Optional<T> await(Future<T> future) throws InterruptedException {
     try {
-      Optional<InstanceMetadata> metadata = instances.instanceMetadata(node);
-      // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
-      metadata.ifPresent(m -> updateNodeAddress(node, m));
+      return Optional.ofNullable(future.get());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw e;
+    } catch (java.util.concurrent.ExecutionException e) {
+      log.error("address refresh failed: {}", e.getCause().toString());
+      return Optional.empty();
+    }
+  }
+
+  private List<Answered> lookUpAddresses(List<Node> batch) {
+    BulkAnswers<Optional<InstanceMetadata>> answers;
+    try {
+      answers = instances.instancesMetadata(batch);
     } catch (CloudException | RuntimeException e) {
       log.error(
-          "node {}: cannot get addresses from the cloud: {}",
-          node.getMetadata().getName(),
-          e.getMessage());
+          "cannot get addresses of {} nodes from the cloud: {}", batch.size(), e.getMessage());
+      return List.of();
     }
+    List<Answered> answered = new ArrayList<>();
+    for (Node node : batch) {
+      String nodeName = node.getMetadata().getName();
+      Optional<CloudException> failure = answers.failure(nodeName);
+      if (failure.isPresent()) {
+        log.error(
+            "node {}: cannot get addresses from the cloud: {}",
+            nodeName,
+            failure.get().getMessage());
+        continue;
+      }
+      // Upstream dereferences nil metadata here (§8.3); ccm4j skips the node.
+      answers.value(nodeName).orElseThrow().ifPresent(m -> answered.add(new Answered(node, m)));
+    }
+    return answered;
   }
 
   /** N14: the GA labels follow the beta ones. */

@@ -1,8 +1,10 @@
 package io.ccm4j.controllers.service;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.ImplementedElsewhereException;
 import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.controllers.nodeutil.Batches;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
@@ -76,6 +78,10 @@ final class LoadBalancerNodeSync {
 
   /** One pass over every synced Service. */
   void pass() throws InterruptedException {
+    if (balancer.maxServicesPerCall() > 1) {
+      bulkPass();
+      return;
+    }
     long started = System.nanoTime();
     List<Service> synced = List.copyOf(cache.values());
     List<Future<Boolean>> results = new ArrayList<>();
@@ -121,31 +127,121 @@ final class LoadBalancerNodeSync {
    * from its start could put back a node a service worker has since left out (kubernetes#121090).
    */
   private boolean nodeSyncService(Service service) {
+    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
+    return switch (prepare(service, newNodes)) {
+      case UP_TO_DATE -> true;
+      case FAILED -> false;
+      case UPDATE -> {
+        if (!updateBackends(service, newNodes)) {
+          metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's
+          yield false;
+        }
+        yield true;
+      }
+    };
+  }
+
+  /** What a Service's node sync comes to before the cloud is asked. */
+  private enum Step {
+    UP_TO_DATE,
+    UPDATE,
+    FAILED
+  }
+
+  private Step prepare(Service service, List<Node> newNodes) {
     if (service == null || !LoadBalancerServices.wantsLoadBalancer(service)) {
-      return true;
+      return Step.UP_TO_DATE;
     }
     String key = Cache.metaNamespaceKeyFunc(service);
     List<Node> synced = lastSyncedNodes.get(key);
     if (synced == null) {
       // Its first sync is under way and has not asked the cloud yet: it will use the current
       // nodes (upstream updates it here too, one call more at every start).
-      return true;
+      return Step.UP_TO_DATE;
     }
-    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     List<Node> oldNodes = LoadBalancerNodes.stableNodeSet(synced);
     // Only over what was read: a service worker that stored newer nodes meanwhile, or a deletion
     // that forgot the Service, wins.
     if (!lastSyncedNodes.replace(key, synced, newNodes)) {
-      return true;
+      return Step.UP_TO_DATE;
     }
     if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
-      return true;
+      return Step.UP_TO_DATE;
     }
-    if (!recordBackendsUnrecorded(key) || !updateBackends(service, newNodes)) {
-      metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's nodeSyncService
-      return false;
+    if (!recordBackendsUnrecorded(key)) {
+      metrics.nodeSyncErrors.increment();
+      return Step.FAILED;
     }
-    return true;
+    return Step.UPDATE;
+  }
+
+  /**
+   * The pass for a provider with bulk updates ({@code maxServicesPerCall()} above 1): the nodes are
+   * read once, each Service is prepared as in the per-Service pass, and the load balancers that
+   * need the new backends get them in bulk calls; each Service's outcome is then the one its own
+   * update would have had. One pass is a few calls, so the snapshot of its start is current.
+   */
+  private void bulkPass() throws InterruptedException {
+    long started = System.nanoTime();
+    List<Service> synced = List.copyOf(cache.values());
+    List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
+    List<Future<Step>> steps = new ArrayList<>();
+    try {
+      for (Service service : synced) {
+        steps.add(nodeSyncPool.submit(() -> prepare(service, newNodes)));
+      }
+    } catch (RejectedExecutionException stopping) {
+      return;
+    }
+    List<Service> toUpdate = new ArrayList<>();
+    List<Service> failed = new ArrayList<>();
+    for (int i = 0; i < steps.size(); i++) {
+      Step step;
+      try {
+        step = steps.get(i).get();
+      } catch (CancellationException stopping) {
+        return;
+      } catch (ExecutionException e) {
+        log.error(
+            "node sync of {} failed: {}",
+            Cache.metaNamespaceKeyFunc(synced.get(i)),
+            e.getCause().toString());
+        step = Step.FAILED;
+      }
+      switch (step) {
+        case UPDATE -> toUpdate.add(synced.get(i));
+        case FAILED -> failed.add(synced.get(i));
+        case UP_TO_DATE -> {}
+      }
+    }
+    for (List<Service> batch : Batches.of(toUpdate, balancer.maxServicesPerCall())) {
+      long callStarted = System.nanoTime();
+      BulkAnswers<Boolean> answers;
+      try {
+        answers = balancer.updateLoadBalancers(clusterName, batch, newNodes);
+      } catch (CloudException e) {
+        answers =
+            BulkAnswers.allFailed(batch.stream().map(Cache::metaNamespaceKeyFunc).toList(), e);
+      }
+      double seconds = (System.nanoTime() - callStarted) / 1e9;
+      for (Service service : batch) {
+        metrics.loadBalancerSync.increment();
+        metrics.updateLoadBalancerHostLatency.record(seconds);
+        Optional<CloudException> failure = answers.failure(Cache.metaNamespaceKeyFunc(service));
+        if (!afterUpdate(service, newNodes, failure)) {
+          metrics.nodeSyncErrors.increment();
+          failed.add(service);
+        }
+      }
+    }
+    for (Service service : failed) {
+      serviceQueue.add(Cache.metaNamespaceKeyFunc(service)); // a full ensure, not rate-limited
+    }
+    log.info(
+        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
+        synced.size() - failed.size(),
+        synced.size());
+    metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
   }
 
   /**
@@ -192,12 +288,23 @@ final class LoadBalancerNodeSync {
   }
 
   private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
-    String key = Cache.metaNamespaceKeyFunc(service);
     try {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
-    } catch (ImplementedElsewhereException e) {
-      return true;
     } catch (CloudException e) {
+      return afterUpdate(service, newNodes, Optional.of(e));
+    }
+    return afterUpdate(service, newNodes, Optional.empty());
+  }
+
+  /** S15's outcomes of one Service's update; false when the Service needs a full ensure. */
+  private boolean afterUpdate(
+      Service service, List<Node> newNodes, Optional<CloudException> failure) {
+    String key = Cache.metaNamespaceKeyFunc(service);
+    if (failure.isPresent() && failure.get() instanceof ImplementedElsewhereException) {
+      return true;
+    }
+    if (failure.isPresent()) {
+      CloudException e = failure.get();
       try {
         if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
           return true; // nothing to update; the next ensure creates it

@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.RecordingBulkCloud;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
@@ -101,6 +102,38 @@ class CloudNodeLifecycleControllerIT {
         .until(() -> node(ready) != null && node(notReady) != null);
     assertThat(cloud.calls().getOrDefault("InstanceExists", 0L)).isPositive();
     assertThat(cloud.calls().get(SimCloud.INJECTED_ERRORS)).isPositive();
+  }
+
+  @Test
+  void L5_L6_inBulkCallsAnErrorForOneNodeDeletesNeitherItNorTheOthers() throws Exception {
+    harness.close();
+    SimCloud bulk =
+        SimCloudProviderFactory.fromYaml(
+            "instancesPerCall: 1000\ngenerate: {count: 3, prefix: %s}".formatted(prefix));
+    RecordingBulkCloud cloud = new RecordingBulkCloud(bulk);
+    harness = new ControllerHarness(client, cloud, FAST).start(Controllers.CLOUD_NODE_LIFECYCLE);
+    String gone = prefix + "0";
+    String unknown = prefix + "1";
+    String running = prefix + "2";
+    for (String name : java.util.List.of(gone, unknown, running)) {
+      kubelets.register(NodeSpec.named(name)).setReady(false, "network down");
+    }
+    bulk.delete(gone);
+    bulk.delete(unknown);
+    cloud.failInBulkAnswers(unknown); // gone too, but the cloud's answer for it is an error
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> node(gone) == null);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> node(unknown) != null && node(running) != null);
+    assertThat(cloud.callsAbout(running))
+        .extracting(RecordingBulkCloud.Call::method)
+        .contains("InstancesExist", "InstancesShutdown")
+        .doesNotContain("InstanceExists", "InstanceShutdown");
+    // One call asked about all three at once.
+    assertThat(cloud.callsAbout(running))
+        .anySatisfy(call -> assertThat(call.nodes()).contains(gone, unknown, running));
   }
 
   @Test

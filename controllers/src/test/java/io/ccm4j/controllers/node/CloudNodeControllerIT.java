@@ -13,6 +13,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.RecordingBulkCloud;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
@@ -301,6 +302,38 @@ class CloudNodeControllerIT {
             IntStream.range(0, count)
                 .mapToObj(i -> node(prefix + "e-" + i).getSpec().getProviderID()))
         .allMatch(id -> id.startsWith("sim://"));
+  }
+
+  @Test
+  void aBurstIsInitialisedAndItsAddressesSyncedInBulkCalls() throws Exception {
+    int count = 40;
+    String burst = prefix + "b-";
+    RecordingBulkCloud cloud =
+        new RecordingBulkCloud(
+            sim(
+                "instancesPerCall: 1000\ngenerate: {count: %d, prefix: %s}"
+                    .formatted(count, burst)));
+    List<String> names = IntStream.range(0, count).mapToObj(i -> burst + i).toList();
+    // The burst is in the cache before the workers start: the first lookup carries all of it.
+    kubelets.registerAll(names.stream().map(NodeSpec::named).toList(), 8);
+    run(cloud, settings(Duration.ofMillis(300)));
+
+    await().atMost(60, TimeUnit.SECONDS).until(() -> names.stream().allMatch(this::untainted));
+    // Two address-sync passes at least after the burst's initialisation.
+    int before = cloud.callsAbout(names.get(0)).size();
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> cloud.callsAbout(names.get(0)).size() >= before + 2);
+
+    List<RecordingBulkCloud.Call> calls = cloud.callsAbout(names.get(0));
+    assertThat(calls).extracting(RecordingBulkCloud.Call::method).containsOnly("InstancesMetadata");
+    // Initialisation: one call for the 40 nodes. A sync pass once all are initialised: one call
+    // for all of them too (ceil(40 / 1000)), never one per node.
+    assertThat(calls.get(0).nodes()).containsAll(names);
+    assertThat(calls.get(calls.size() - 1).nodes()).containsAll(names);
+    for (String name : names) {
+      assertThat(cloud.callsAbout(name)).hasSizeLessThanOrEqualTo(calls.size() + 1);
+    }
   }
 
   @Test

@@ -310,6 +310,28 @@ class ServiceLoadBalancerControllerIT {
   }
 
   @Test
+  void S15_withBulkUpdatesANodeJoiningUpdatesEveryLoadBalancerInOneCall() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("loadBalancers: {servicesPerCall: 1000}");
+    List<String> names = List.of("bulk-1", "bulk-2", "bulk-3", "bulk-4", "bulk-5");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    long before = cloud.calls().getOrDefault("UpdateLoadBalancers", 0L);
+
+    kubelets.register(NodeSpec.named(node("b")));
+
+    await()
+        .atMost(15, TimeUnit.SECONDS)
+        .until(() -> names.stream().allMatch(n -> backends(n).containsKey(node("b"))));
+    for (String name : names) {
+      awaitEvent(name, "Normal", "UpdatedLoadBalancer", "Updated load balancer with new hosts");
+      assertThat(calls(name, "UpdateLoadBalancer")).as(name).isZero();
+    }
+    // One pass, one call for the five (a node event of another test may add a pass).
+    assertThat(cloud.calls().getOrDefault("UpdateLoadBalancers", 0L) - before).isBetween(1L, 2L);
+  }
+
+  @Test
   void S15_nodesJoiningDuringAPassCoalesceIntoOneMorePass() throws Exception {
     kubelets.register(NodeSpec.named(node("first")));
     run("");

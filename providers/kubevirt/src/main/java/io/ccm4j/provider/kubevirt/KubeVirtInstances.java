@@ -1,5 +1,6 @@
 package io.ccm4j.provider.kubevirt;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
@@ -9,6 +10,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * deletionTimestamp}, held by KubeVirt's finalizers while the guest shuts down) exists and is shut
  * down only once its phase says so; a {@code Failed} one (KubeVirt's answer to a lost host, or a
  * crashed guest) exists and is shut down, so its node is tainted, not deleted.
+ *
+ * <p>The bulk calls ({@link #instancesExist}, {@link #instancesShutdown}, {@link
+ * #instancesMetadata}) answer a whole pass from one list of the namespace's VMIs (a VirtualMachine
+ * read only for a node whose VMI is missing; an infrastructure node read once per call) instead of
+ * a GET per node: the same decisions over the API's answer at the call, not a cache (K31). A list
+ * that fails fails every node of the call; never "gone".
  */
 final class KubeVirtInstances implements InstancesV2 {
 
@@ -49,14 +58,120 @@ final class KubeVirtInstances implements InstancesV2 {
     this.zoneAndRegionEnabled = zoneAndRegionEnabled;
   }
 
+  /** Where a call reads the infrastructure: a GET each time, or one list for a bulk call. */
+  private interface Lookup {
+    Optional<VirtualMachineInstance> vmi(String name) throws CloudException;
+
+    /** The namespace's VMIs. */
+    List<VirtualMachineInstance> vmis() throws CloudException;
+
+    boolean virtualMachineExists(String name) throws CloudException;
+
+    Optional<Node> infraNode(String name) throws CloudException;
+  }
+
+  /** Every question a GET (or a list) of its own, as upstream asks. */
+  private final Lookup live =
+      new Lookup() {
+        @Override
+        public Optional<VirtualMachineInstance> vmi(String name) throws CloudException {
+          return getVmi(name);
+        }
+
+        @Override
+        public List<VirtualMachineInstance> vmis() throws CloudException {
+          return listVmis();
+        }
+
+        @Override
+        public boolean virtualMachineExists(String name) throws CloudException {
+          return getVirtualMachineExists(name);
+        }
+
+        @Override
+        public Optional<Node> infraNode(String name) throws CloudException {
+          return getInfraNode(name);
+        }
+      };
+
+  /**
+   * One bulk call's view: the VMIs listed once when it starts, an infrastructure node read at most
+   * once, when first needed.
+   */
+  private final class Listed implements Lookup {
+    private final List<VirtualMachineInstance> vmis;
+    private final Map<String, VirtualMachineInstance> byName = new HashMap<>();
+    private final Map<String, Optional<Node>> infraNodes = new HashMap<>();
+
+    Listed() throws CloudException {
+      vmis = listVmis();
+      vmis.forEach(vmi -> byName.put(vmi.name(), vmi));
+    }
+
+    @Override
+    public Optional<VirtualMachineInstance> vmi(String name) {
+      return Optional.ofNullable(byName.get(name));
+    }
+
+    @Override
+    public List<VirtualMachineInstance> vmis() {
+      return vmis;
+    }
+
+    /** A GET: only a node whose VMI is missing asks, and the role may get VMs, not list them. */
+    @Override
+    public boolean virtualMachineExists(String name) throws CloudException {
+      return getVirtualMachineExists(name);
+    }
+
+    @Override
+    public Optional<Node> infraNode(String name) throws CloudException {
+      Optional<Node> known = infraNodes.get(name);
+      if (known == null) {
+        known = getInfraNode(name);
+        infraNodes.put(name, known);
+      }
+      return known;
+    }
+  }
+
+  /** Answers a pass in one call: see the class comment. */
+  @Override
+  public int maxNodesPerCall() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesExist(Collection<Node> nodes) throws CloudException {
+    Listed listed = new Listed();
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, node -> exists(node, listed));
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesShutdown(Collection<Node> nodes) throws CloudException {
+    Listed listed = new Listed();
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, node -> shutdown(node, listed));
+  }
+
+  @Override
+  public BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes)
+      throws CloudException {
+    Listed listed = new Listed();
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, node -> metadata(node, listed));
+  }
+
   /** K23, but a stopped VM's node exists (see the class comment). */
   @Override
   public boolean instanceExists(Node node) throws CloudException {
+    return exists(node, live);
+  }
+
+  private boolean exists(Node node, Lookup lookup) throws CloudException {
     String name = ProviderIds.instanceId(providerId(node));
-    if (vmi(name).isPresent()) {
+    if (lookup.vmi(name).isPresent()) {
       return true;
     }
-    if (virtualMachineExists(name)) {
+    if (lookup.virtualMachineExists(name)) {
       return true;
     }
     log.info(
@@ -67,8 +182,12 @@ final class KubeVirtInstances implements InstancesV2 {
   /** K24; a VM without a VMI is stopped, so shut down. */
   @Override
   public boolean instanceShutdown(Node node) throws CloudException {
+    return shutdown(node, live);
+  }
+
+  private boolean shutdown(Node node, Lookup lookup) throws CloudException {
     String name = ProviderIds.instanceId(providerId(node));
-    Optional<VirtualMachineInstance> vmi = vmi(name);
+    Optional<VirtualMachineInstance> vmi = lookup.vmi(name);
     if (vmi.isEmpty()) {
       return true;
     }
@@ -85,11 +204,15 @@ final class KubeVirtInstances implements InstancesV2 {
   /** K25. */
   @Override
   public Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException {
-    VirtualMachineInstance vmi = find(node);
+    return metadata(node, live);
+  }
+
+  private Optional<InstanceMetadata> metadata(Node node, Lookup lookup) throws CloudException {
+    VirtualMachineInstance vmi = find(node, lookup);
     String zone = "";
     String region = "";
     if (zoneAndRegionEnabled) {
-      Map<String, String> labels = infraNodeLabels(vmi);
+      Map<String, String> labels = infraNodeLabels(vmi, lookup);
       zone = labels.getOrDefault(WellKnownLabels.ZONE, "");
       region = labels.getOrDefault(WellKnownLabels.REGION, "");
     }
@@ -112,12 +235,13 @@ final class KubeVirtInstances implements InstancesV2 {
    * the namespace's VMIs and compares {@code spec.hostname} here: upstream asks the API server with
    * a field selector the KubeVirt CRD does not support, so its fallback always fails (K115).
    */
-  private VirtualMachineInstance find(Node node) throws CloudException {
+  private VirtualMachineInstance find(Node node, Lookup lookup) throws CloudException {
     String nodeName = nodeName(node);
     String providerId = providerId(node);
     if (providerId != null && !providerId.isEmpty()) {
       String name = ProviderIds.instanceId(providerId);
-      return vmi(name)
+      return lookup
+          .vmi(name)
           .orElseThrow(
               () ->
                   new InstanceNotFoundException(
@@ -127,39 +251,27 @@ final class KubeVirtInstances implements InstancesV2 {
     Map<String, String> labels = node.getMetadata().getLabels();
     String instanceId = labels == null ? null : labels.get(INSTANCE_ID_LABEL);
     if (instanceId != null && !instanceId.isEmpty()) {
-      return vmi(instanceId)
+      return lookup
+          .vmi(instanceId)
           .orElseThrow(
               () ->
                   new InstanceNotFoundException(
                       "node %s: no VMI %s/%s (label %s)"
                           .formatted(nodeName, namespace, instanceId, INSTANCE_ID_LABEL)));
     }
-    Optional<VirtualMachineInstance> byName = vmi(nodeName);
+    Optional<VirtualMachineInstance> byName = lookup.vmi(nodeName);
     if (byName.isPresent()) {
       return byName.get();
     }
     String host = InstanceDecisions.hostLabel(nodeName);
     if (!host.equals(nodeName)) {
-      Optional<VirtualMachineInstance> byHost = vmi(host);
+      Optional<VirtualMachineInstance> byHost = lookup.vmi(host);
       if (byHost.isPresent()) {
         return byHost.get();
       }
     }
-    List<VirtualMachineInstance> byHostname;
-    try {
-      byHostname =
-          infra
-              .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
-              .inNamespace(namespace)
-              .list()
-              .getItems()
-              .stream()
-              .map(VirtualMachineInstance::of)
-              .filter(vmi -> host.equals(vmi.hostname()))
-              .toList();
-    } catch (KubernetesClientException e) {
-      throw failed("listing VMIs in " + namespace + " for node " + nodeName, e);
-    }
+    List<VirtualMachineInstance> byHostname =
+        lookup.vmis().stream().filter(vmi -> host.equals(vmi.hostname())).toList();
     if (byHostname.size() > 1) {
       throw new CloudException(
           "node %s: found %d VMIs in %s with the hostname %s"
@@ -178,18 +290,14 @@ final class KubeVirtInstances implements InstancesV2 {
   }
 
   /** K30: every failure, an unscheduled VMI included, fails the whole metadata call. */
-  private Map<String, String> infraNodeLabels(VirtualMachineInstance vmi) throws CloudException {
+  private Map<String, String> infraNodeLabels(VirtualMachineInstance vmi, Lookup lookup)
+      throws CloudException {
     if (vmi.nodeName().isEmpty()) {
       throw new CloudException(
           "VMI %s/%s is not scheduled to an infrastructure node yet (no status.nodeName)"
               .formatted(namespace, vmi.name()));
     }
-    Node infraNode;
-    try {
-      infraNode = infra.nodes().withName(vmi.nodeName()).get();
-    } catch (KubernetesClientException e) {
-      throw failed("reading infrastructure node " + vmi.nodeName(), e);
-    }
+    Node infraNode = lookup.infraNode(vmi.nodeName()).orElse(null);
     if (infraNode == null) {
       throw new CloudException(
           "VMI %s/%s runs on infrastructure node %s, which does not exist"
@@ -198,7 +306,30 @@ final class KubeVirtInstances implements InstancesV2 {
     return Objects.requireNonNullElse(infraNode.getMetadata().getLabels(), Map.of());
   }
 
-  private Optional<VirtualMachineInstance> vmi(String name) throws CloudException {
+  private Optional<Node> getInfraNode(String name) throws CloudException {
+    try {
+      return Optional.ofNullable(infra.nodes().withName(name).get());
+    } catch (KubernetesClientException e) {
+      throw failed("reading infrastructure node " + name, e);
+    }
+  }
+
+  private List<VirtualMachineInstance> listVmis() throws CloudException {
+    try {
+      return infra
+          .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
+          .inNamespace(namespace)
+          .list()
+          .getItems()
+          .stream()
+          .map(VirtualMachineInstance::of)
+          .toList();
+    } catch (KubernetesClientException e) {
+      throw failed("listing VMIs in " + namespace, e);
+    }
+  }
+
+  private Optional<VirtualMachineInstance> getVmi(String name) throws CloudException {
     GenericKubernetesResource vmi;
     try {
       vmi =
@@ -217,7 +348,7 @@ final class KubeVirtInstances implements InstancesV2 {
    * Whether a VirtualMachine of that name is there and not being deleted: one with a {@code
    * deletionTimestamp} (held by KubeVirt's finalizer after its VMI went) is going, not stopped.
    */
-  private boolean virtualMachineExists(String name) throws CloudException {
+  private boolean getVirtualMachineExists(String name) throws CloudException {
     GenericKubernetesResource vm;
     try {
       vm =

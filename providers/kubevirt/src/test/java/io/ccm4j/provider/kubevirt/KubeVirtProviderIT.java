@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
@@ -376,6 +377,127 @@ class KubeVirtProviderIT {
       assertThatThrownBy(() -> instances.instanceShutdown(node)).isInstanceOf(CloudException.class);
       assertThatThrownBy(() -> instances.instanceMetadata(node)).isInstanceOf(CloudException.class);
     }
+  }
+
+  @Test
+  void k23_k24_k25_bulkCallsAnswerAWholePassFromOneListOfVmis() throws Exception {
+    virt.start(
+        VirtualMachineSpec.worker("worker-b1", "tenant-" + id, "infra-a-" + id, "127.60.0.21"));
+    virt.start(
+        VirtualMachineSpec.worker("worker-b2", "tenant-" + id, "infra-b-" + id, "127.60.0.22"));
+    virt.stop("worker-b2");
+    // An identity that may list VMIs but not get one: only a list can answer for them.
+    String token = serviceAccountToken("list-only");
+    infra
+        .rbac()
+        .roles()
+        .inNamespace(namespace)
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.RoleBuilder()
+                .withNewMetadata()
+                .withName("list-only")
+                .withNamespace(namespace)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("kubevirt.io")
+                .withResources("virtualmachineinstances")
+                .withVerbs("list")
+                .endRule()
+                .addNewRule()
+                .withApiGroups("kubevirt.io")
+                .withResources("virtualmachines")
+                .withVerbs("get") // as the shipped role: a stopped VM is read by name
+                .endRule()
+                .build())
+        .create();
+    infra
+        .rbac()
+        .roleBindings()
+        .inNamespace(namespace)
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+                .withNewMetadata()
+                .withName("list-only")
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", "list-only")
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName("list-only")
+                .withNamespace(namespace)
+                .endSubject()
+                .build())
+        .create();
+    Path kubeconfig = temp.resolve("list-only-kubeconfig");
+    Files.writeString(kubeconfig, infraPlane.kubeconfig("list-only", token));
+    Node running = tenantNode("worker-b1", "kubevirt://worker-b1", Map.of());
+    Node stopped = tenantNode("worker-b2", "kubevirt://worker-b2", Map.of());
+    Node gone = tenantNode("worker-b3", "kubevirt://worker-b3", Map.of());
+    Node byName = tenantNode("worker-b1", null, Map.of());
+    try (KubeVirtCloud listOnly =
+        cloud(kubeconfig, "instancesV2: {zoneAndRegionEnabled: false}\n")) {
+      InstancesV2 instances = listOnly.instancesV2().orElseThrow();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .ignoreExceptions()
+          .until(() -> instances.instancesExist(List.of(running)).value("worker-b1").isPresent());
+      assertThatThrownBy(() -> instances.instanceExists(running))
+          .as("a GET is forbidden")
+          .hasMessageContaining("403");
+
+      BulkAnswers<Boolean> exist = instances.instancesExist(List.of(running, stopped, gone));
+      BulkAnswers<Boolean> shutdown = instances.instancesShutdown(List.of(running, stopped));
+      BulkAnswers<Optional<InstanceMetadata>> metadata =
+          instances.instancesMetadata(List.of(byName, gone));
+
+      assertThat(instances.maxNodesPerCall()).isEqualTo(Integer.MAX_VALUE);
+      assertThat(exist.values())
+          .isEqualTo(Map.of("worker-b1", true, "worker-b2", true, "worker-b3", false));
+      assertThat(shutdown.values()).isEqualTo(Map.of("worker-b1", false, "worker-b2", true));
+      assertThat(metadata.value("worker-b1").orElseThrow().orElseThrow().providerId())
+          .isEqualTo("kubevirt://worker-b1");
+      assertThat(metadata.failure("worker-b3").orElseThrow())
+          .isInstanceOf(InstanceNotFoundException.class);
+    }
+  }
+
+  @Test
+  void k23_l6_aBulkCallWhoseListIsDeniedFailsEveryNodeNeverGone() throws Exception {
+    String token = serviceAccountToken("no-list");
+    Path kubeconfig = temp.resolve("no-list-kubeconfig");
+    Files.writeString(kubeconfig, infraPlane.kubeconfig("no-list", token));
+    try (KubeVirtCloud denied = cloud(kubeconfig, "")) {
+      InstancesV2 instances = denied.instancesV2().orElseThrow();
+      assertThatThrownBy(
+              () ->
+                  instances.instancesExist(
+                      List.of(tenantNode("worker-b9", "kubevirt://worker-b9", Map.of()))))
+          .isInstanceOf(CloudException.class)
+          .hasMessageContaining("listing VMIs in " + namespace)
+          .hasMessageContaining("403");
+    }
+  }
+
+  private String serviceAccountToken(String name) {
+    infra
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
+                .build())
+        .create();
+    return infra
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .withName(name)
+        .tokenRequest(
+            new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
+        .getStatus()
+        .getToken();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.ccm4j.provider.local;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.NodeAddress;
@@ -7,6 +8,7 @@ import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +28,32 @@ import java.util.Set;
  *       say otherwise, and answering "gone" would make the lifecycle controller delete the Node
  *       (L-rules). A node that really left is deleted by whoever removed it.
  * </ul>
+ *
+ * Nothing is asked of a cloud, so a bulk call answers any number of nodes at once.
  */
 final class LocalInstances implements InstancesV2 {
 
   static final String INSTANCE_TYPE = "local";
+
+  @Override
+  public int maxNodesPerCall() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesExist(Collection<Node> nodes) {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceExists);
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesShutdown(Collection<Node> nodes) {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceShutdown);
+  }
+
+  @Override
+  public BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes) {
+    return BulkAnswers.oneByOne(nodes, InstancesV2::nodeName, this::instanceMetadata);
+  }
 
   @Override
   public boolean instanceExists(Node node) {

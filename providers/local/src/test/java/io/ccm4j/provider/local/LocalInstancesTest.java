@@ -57,4 +57,25 @@ class LocalInstancesTest {
     assertThat(instances.instanceMetadata(node).orElseThrow().addresses())
         .containsExactly(NodeAddress.hostname("bare"));
   }
+
+  @Test
+  void anyNumberOfNodesIsAnsweredInOneCall() {
+    java.util.List<Node> nodes =
+        java.util.stream.IntStream.range(0, 5000)
+            .mapToObj(
+                i -> new NodeBuilder().withNewMetadata().withName("w-" + i).endMetadata().build())
+            .toList();
+
+    assertThat(instances.maxNodesPerCall()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(instances.instancesExist(nodes).values()).hasSize(5000).doesNotContainValue(false);
+    assertThat(instances.instancesShutdown(nodes).values()).hasSize(5000).doesNotContainValue(true);
+    assertThat(
+            instances
+                .instancesMetadata(nodes)
+                .value("w-4999")
+                .orElseThrow()
+                .orElseThrow()
+                .providerId())
+        .isEqualTo("local://w-4999");
+  }
 }

@@ -1,16 +1,18 @@
 package io.ccm4j.provider.sim;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.LoadBalancer;
-import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.Routes;
+import io.ccm4j.cloudprovider.ThrottledException;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,8 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
  * The simulated cloud: a table of instances that answers {@link InstancesV2} calls, in-memory load
  * balancers ({@link SimLoadBalancers}) and a route table ({@link SimRoutes}), after a set latency,
  * fails a set fraction of calls, and enforces an API rate limit the way a real cloud does (calls
- * over it fail as throttled, so a well-behaved client must stay under it). Every call is counted by
- * method, and instances can be deleted, shut down and started while it runs.
+ * over it fail as throttled, so a well-behaved client must stay under it), and, when configured,
+ * answers instance lookups for many nodes in one call. Every call is counted by method (a bulk call
+ * once, under its bulk name), and instances can be deleted, shut down and started while it runs.
  */
 public final class SimCloud implements CloudProvider, InstancesV2 {
 
@@ -44,6 +47,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   private final double hangRate;
   private final long hangMs;
   private final ApiRateLimit rateLimit;
+  private final int instancesPerCall;
   private volatile SimAdminServer adminServer;
   private final SimRoutes routes = new SimRoutes(this);
   private final SimLoadBalancers loadBalancers;
@@ -54,10 +58,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     this.errorRate = config.errorRate();
     this.hangRate = config.hangRate();
     this.hangMs = config.hangMs() == null ? SimCloudConfig.DEFAULT_HANG_MS : config.hangMs();
-    this.rateLimit =
-        config.qps() > 0
-            ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
-            : null;
+    if (config.accountLimit() != null) {
+      SimCloudConfig.AccountLimit limit = config.accountLimit();
+      this.rateLimit = new ApiRateLimit(limit.qps(), limit.burst() == null ? 1 : limit.burst());
+    } else {
+      this.rateLimit =
+          config.qps() > 0
+              ? new ApiRateLimit(config.qps(), config.burst() == null ? 1 : config.burst())
+              : null;
+    }
+    this.instancesPerCall = config.instancesPerCall() == null ? 1 : config.instancesPerCall();
     initial.forEach(instance -> instances.put(instance.name(), instance));
     this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call, journal(config));
   }
@@ -125,14 +135,80 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
                 () ->
                     new InstanceNotFoundException(
                         "sim: no instance for node " + node.getMetadata().getName()));
-    return Optional.of(
-        new InstanceMetadata(
-            instance.providerId(),
-            instance.instanceType(),
-            instance.addresses(),
-            instance.zone(),
-            instance.region(),
-            instance.labels()));
+    return Optional.of(metadata(instance));
+  }
+
+  @Override
+  public int maxNodesPerCall() {
+    return instancesPerCall;
+  }
+
+  /** One call for all the nodes, as EC2's DescribeInstances by id; a missing one is gone. */
+  @Override
+  public BulkAnswers<Boolean> instancesExist(Collection<Node> nodes) throws CloudException {
+    if (instancesPerCall <= 1) {
+      return InstancesV2.super.instancesExist(nodes); // node by node
+    }
+    bulkCall("InstancesExist", nodes);
+    Map<String, Boolean> answers = new HashMap<>();
+    nodes.forEach(node -> answers.put(InstancesV2.nodeName(node), find(node).isPresent()));
+    return new BulkAnswers<>(answers, Map.of());
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesShutdown(Collection<Node> nodes) throws CloudException {
+    if (instancesPerCall <= 1) {
+      return InstancesV2.super.instancesShutdown(nodes); // node by node
+    }
+    bulkCall("InstancesShutdown", nodes);
+    Map<String, Boolean> answers = new HashMap<>();
+    nodes.forEach(
+        node ->
+            answers.put(
+                InstancesV2.nodeName(node),
+                find(node).map(i -> i.state() == SimInstance.State.SHUTDOWN).orElse(false)));
+    return new BulkAnswers<>(answers, Map.of());
+  }
+
+  /** A node without an instance fails alone, with {@link InstanceNotFoundException}. */
+  @Override
+  public BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes)
+      throws CloudException {
+    if (instancesPerCall <= 1) {
+      return InstancesV2.super.instancesMetadata(nodes); // node by node
+    }
+    bulkCall("InstancesMetadata", nodes);
+    Map<String, Optional<InstanceMetadata>> answers = new HashMap<>();
+    Map<String, CloudException> errors = new HashMap<>();
+    for (Node node : nodes) {
+      String name = InstancesV2.nodeName(node);
+      find(node)
+          .ifPresentOrElse(
+              instance -> answers.put(name, Optional.of(metadata(instance))),
+              () ->
+                  errors.put(
+                      name, new InstanceNotFoundException("sim: no instance for node " + name)));
+    }
+    return new BulkAnswers<>(answers, errors);
+  }
+
+  private void bulkCall(String method, Collection<Node> nodes) throws CloudException {
+    if (nodes.size() > instancesPerCall) {
+      throw new CloudException(
+          "sim: %s takes at most %d instances a call, got %d"
+              .formatted(method, instancesPerCall, nodes.size()));
+    }
+    call(method);
+  }
+
+  private static InstanceMetadata metadata(SimInstance instance) {
+    return new InstanceMetadata(
+        instance.providerId(),
+        instance.instanceType(),
+        instance.addresses(),
+        instance.zone(),
+        instance.region(),
+        instance.labels());
   }
 
   /** By provider ID when the node has one, else by node name. */
@@ -151,9 +227,13 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
    * {@code hangMs} and then fails, as one past a cloud SDK's timeout) and the error rate.
    */
   void call(String method) throws CloudException {
-    if (rateLimit != null && !rateLimit.tryAcquire()) {
-      count(THROTTLED);
-      throw new RetryAfterException("sim: API rate limit exceeded", Duration.ofSeconds(1));
+    if (rateLimit != null) {
+      Duration retryAfter = rateLimit.tryAcquire();
+      if (!retryAfter.isZero()) {
+        count(THROTTLED);
+        throw new ThrottledException(
+            "sim: RequestLimitExceeded: account API rate limit exceeded in " + method, retryAfter);
+      }
     }
     count(method);
     long delay =
@@ -277,15 +357,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
       this.tokens = burst;
     }
 
-    synchronized boolean tryAcquire() {
+    /** Zero when a token was taken; else how long until the next one. */
+    synchronized Duration tryAcquire() {
       long now = System.nanoTime();
       tokens = Math.min(burst, tokens + (now - last) / 1e9 * qps);
       last = now;
       if (tokens >= 1) {
         tokens -= 1;
-        return true;
+        return Duration.ZERO;
       }
-      return false;
+      return Duration.ofNanos(Math.max(1, (long) Math.ceil((1 - tokens) / qps * 1e9)));
     }
   }
 }

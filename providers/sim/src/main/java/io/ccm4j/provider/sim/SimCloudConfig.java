@@ -13,8 +13,11 @@ import java.util.Map;
  * errorRate: 0.3         # fraction of calls failing with a cloud error
  * hangRate: 0.05         # fraction of calls that hang until their timeout, then fail
  * hangMs: 2000           # that timeout (default 2000)
- * qps: 20                # API rate limit; calls above it fail as throttled
- * burst: 20
+ * accountLimit:          # the account's API quota, a token bucket; calls above it fail as
+ *   qps: 20              # throttled (ThrottledException, retry after the next token)
+ *   burst: 100           # (qps: and burst: at the top level are the older spelling)
+ * instancesPerCall: 1000 # instance lookups answer up to this many nodes in one call, as EC2's
+ *                        # DescribeInstances (default 1: node by node, as upstream asks)
  * admin: 127.0.0.1:0     # loopback admin endpoint (delete/shutdown/start instances, call counts)
  * journal: /tmp/calls.tsv # every load balancer write appended, with its caller (SimCallJournal)
  * instances:
@@ -36,6 +39,8 @@ import java.util.Map;
  *   provisioningRetryAfterMs: 1000 # ... with this delay (default 1000)
  *   ensureCalls: 3                 # an ensure makes this many cloud API calls, each with the
  *                                  # latency (as a real provider's several requests; default 1)
+ *   servicesPerCall: 1000          # a node-set change updates this many load balancers in one
+ *                                  # call (default 1: one call per load balancer, as upstream)
  * </pre>
  */
 public record SimCloudConfig(
@@ -50,7 +55,12 @@ public record SimCloudConfig(
     @JsonProperty("loadBalancers") LoadBalancers loadBalancers,
     @JsonProperty("hangRate") double hangRate,
     @JsonProperty("hangMs") Long hangMs,
-    @JsonProperty("journal") String journal) {
+    @JsonProperty("journal") String journal,
+    @JsonProperty("accountLimit") AccountLimit accountLimit,
+    @JsonProperty("instancesPerCall") Integer instancesPerCall) {
+
+  /** The most {@code instancesPerCall} may be: EC2's limit for DescribeInstances by id. */
+  public static final int MAX_INSTANCES_PER_CALL = 1000;
 
   /** How long a hanging call takes before it fails, unless {@code hangMs} says otherwise. */
   public static final long DEFAULT_HANG_MS = 2000;
@@ -80,10 +90,16 @@ public record SimCloudConfig(
       @JsonProperty("instanceTypes") List<String> instanceTypes,
       @JsonProperty("addressFamilies") List<String> addressFamilies) {}
 
+  /** The account's API quota: {@code qps} calls a second, {@code burst} saved up. */
+  public record AccountLimit(
+      @JsonProperty(value = "qps", required = true) double qps,
+      @JsonProperty("burst") Integer burst) {}
+
   /** The load balancer facet. */
   public record LoadBalancers(
       @JsonProperty("ingressPool") String ingressPool,
       @JsonProperty("provisioningRetries") Integer provisioningRetries,
       @JsonProperty("provisioningRetryAfterMs") Long provisioningRetryAfterMs,
-      @JsonProperty("ensureCalls") Integer ensureCalls) {}
+      @JsonProperty("ensureCalls") Integer ensureCalls,
+      @JsonProperty("servicesPerCall") Integer servicesPerCall) {}
 }

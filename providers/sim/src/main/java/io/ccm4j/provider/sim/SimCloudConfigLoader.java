@@ -28,7 +28,8 @@ final class SimCloudConfigLoader {
   private static SimCloudConfig checked(SimCloudConfig config, String source)
       throws CloudConfigException {
     if (config == null) {
-      config = new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null, null);
+      config =
+          new SimCloudConfig(0, 0, 0, 0, null, null, null, null, null, 0, null, null, null, null);
     }
     validate(config, source);
     return config;
@@ -51,6 +52,26 @@ final class SimCloudConfigLoader {
         config.hangMs() == null || config.hangMs() >= 0, source, "hangMs", "must not be negative");
     require(config.qps() >= 0, source, "qps", "must not be negative");
     require(config.burst() == null || config.burst() >= 1, source, "burst", "must be at least 1");
+    if (config.accountLimit() != null) {
+      require(
+          config.qps() == 0 && config.burst() == null,
+          source,
+          "accountLimit",
+          "replaces the top-level qps and burst; give one or the other");
+      require(config.accountLimit().qps() > 0, source, "accountLimit.qps", "must be positive");
+      require(
+          config.accountLimit().burst() == null || config.accountLimit().burst() >= 1,
+          source,
+          "accountLimit.burst",
+          "must be at least 1");
+    }
+    require(
+        config.instancesPerCall() == null
+            || (config.instancesPerCall() >= 1
+                && config.instancesPerCall() <= SimCloudConfig.MAX_INSTANCES_PER_CALL),
+        source,
+        "instancesPerCall",
+        "must be between 1 and " + SimCloudConfig.MAX_INSTANCES_PER_CALL);
     if (config.generate() != null) {
       require(config.generate().count() >= 0, source, "generate.count", "must not be negative");
       if (config.generate().addressFamilies() != null) {
@@ -87,6 +108,13 @@ final class SimCloudConfigLoader {
           source,
           "loadBalancers.ensureCalls",
           "must be at least 1");
+      require(
+          lb.servicesPerCall() == null
+              || (lb.servicesPerCall() >= 1
+                  && lb.servicesPerCall() <= SimCloudConfig.MAX_INSTANCES_PER_CALL),
+          source,
+          "loadBalancers.servicesPerCall",
+          "must be between 1 and " + SimCloudConfig.MAX_INSTANCES_PER_CALL);
     }
     if (config.instances() != null) {
       for (int i = 0; i < config.instances().size(); i++) {
@@ -122,7 +150,7 @@ final class SimCloudConfigLoader {
       SimCloudConfig config, SimLoadBalancers.Gate gate, SimCallJournal journal) {
     SimCloudConfig.LoadBalancers lb =
         config.loadBalancers() == null
-            ? new SimCloudConfig.LoadBalancers(null, null, null, null)
+            ? new SimCloudConfig.LoadBalancers(null, null, null, null, null)
             : config.loadBalancers();
     return new SimLoadBalancers(
         gate,
@@ -134,7 +162,8 @@ final class SimCloudConfigLoader {
                 ? SimCloudConfig.DEFAULT_PROVISIONING_RETRY_AFTER_MS
                 : lb.provisioningRetryAfterMs()),
         lb.ensureCalls() == null ? 1 : lb.ensureCalls(),
-        journal);
+        journal,
+        lb.servicesPerCall() == null ? 1 : lb.servicesPerCall());
   }
 
   /** The instances the config describes, explicit ones first; names must be unique. */

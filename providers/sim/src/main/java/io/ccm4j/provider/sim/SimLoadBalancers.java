@@ -1,5 +1,6 @@
 package io.ccm4j.provider.sim;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -59,6 +60,7 @@ public final class SimLoadBalancers implements LoadBalancer {
   private final Duration provisioningRetryAfter;
   private final int ensureCalls;
   private final SimCallJournal journal;
+  private final int servicesPerCall;
   private final Map<String, SimLoadBalancer> balancers = new ConcurrentHashMap<>();
   private final Map<String, Integer> provisioning = new ConcurrentHashMap<>();
   private final Map<String, Map<String, LongAdder>> callsByService = new ConcurrentHashMap<>();
@@ -79,6 +81,21 @@ public final class SimLoadBalancers implements LoadBalancer {
       Duration provisioningRetryAfter,
       int ensureCalls,
       SimCallJournal journal) {
+    this(gate, pool, provisioningRetries, provisioningRetryAfter, ensureCalls, journal, 1);
+  }
+
+  /**
+   * @param servicesPerCall how many Services one bulk update may carry (1: no bulk updates)
+   */
+  SimLoadBalancers(
+      Gate gate,
+      IpPool pool,
+      int provisioningRetries,
+      Duration provisioningRetryAfter,
+      int ensureCalls,
+      SimCallJournal journal,
+      int servicesPerCall) {
+    this.servicesPerCall = servicesPerCall;
     this.gate = gate;
     this.pool = pool;
     this.provisioningRetries = provisioningRetries;
@@ -168,8 +185,46 @@ public final class SimLoadBalancers implements LoadBalancer {
         });
   }
 
+  @Override
+  public int maxServicesPerCall() {
+    return servicesPerCall;
+  }
+
+  /**
+   * One cloud call for all the Services (counted once, as {@code UpdateLoadBalancers}); a Service
+   * whose load balancer does not exist fails alone. Each Service's write is journaled.
+   */
+  @Override
+  public BulkAnswers<Boolean> updateLoadBalancers(
+      String clusterName, Collection<Service> services, List<Node> nodes) throws CloudException {
+    if (servicesPerCall <= 1) {
+      return LoadBalancer.super.updateLoadBalancers(clusterName, services, nodes);
+    }
+    if (services.size() > servicesPerCall) {
+      throw new CloudException(
+          "sim: UpdateLoadBalancers takes at most %d load balancers a call, got %d"
+              .formatted(servicesPerCall, services.size()));
+    }
+    gate.call("UpdateLoadBalancers");
+    return BulkAnswers.oneByOne(
+        services,
+        LoadBalancer::serviceKey,
+        service ->
+            journaled(
+                "UpdateLoadBalancer",
+                service,
+                () -> {
+                  setBackends(service, nodes);
+                  return true;
+                }));
+  }
+
   private void update(Service service, List<Node> nodes) throws CloudException {
     call("UpdateLoadBalancer", service);
+    setBackends(service, nodes);
+  }
+
+  private void setBackends(Service service, List<Node> nodes) throws CloudException {
     String name = LoadBalancer.defaultName(service);
     if (balancers.computeIfPresent(
             name,

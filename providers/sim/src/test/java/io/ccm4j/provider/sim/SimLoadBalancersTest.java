@@ -59,6 +59,43 @@ class SimLoadBalancersTest {
   }
 
   @Test
+  void aBulkUpdateIsOneCallAndAMissingLoadBalancerFailsAlone() throws Exception {
+    SimCloud cloud = SimCloudProviderFactory.fromYaml("loadBalancers: {servicesPerCall: 1000}");
+    SimLoadBalancers lbs = cloud.loadBalancers();
+    Service a = service("a");
+    Service b = service("b");
+    Service never = service("never");
+    lbs.ensureLoadBalancer("k", a, List.of(node("n1")));
+    lbs.ensureLoadBalancer("k", b, List.of(node("n1")));
+
+    io.ccm4j.cloudprovider.BulkAnswers<Boolean> answers =
+        lbs.updateLoadBalancers("k", List.of(a, b, never), List.of(node("n2")));
+
+    assertThat(lbs.maxServicesPerCall()).isEqualTo(1000);
+    assertThat(answers.values()).isEqualTo(Map.of("ns/a", true, "ns/b", true));
+    assertThat(answers.failure("ns/never").orElseThrow()).hasMessageContaining("does not exist");
+    assertThat(lbs.loadBalancerOf("ns/b").orElseThrow().backends()).containsOnlyKeys("n2");
+    assertThat(cloud.calls())
+        .containsEntry("UpdateLoadBalancers", 1L)
+        .doesNotContainKey("UpdateLoadBalancer");
+  }
+
+  @Test
+  void withoutServicesPerCallABulkUpdateIsOneCallPerService() throws Exception {
+    SimCloud cloud = SimCloudProviderFactory.fromYaml("");
+    SimLoadBalancers lbs = cloud.loadBalancers();
+    Service a = service("a");
+    Service b = service("b");
+    lbs.ensureLoadBalancer("k", a, List.of());
+    lbs.ensureLoadBalancer("k", b, List.of());
+
+    lbs.updateLoadBalancers("k", List.of(a, b), List.of(node("n2")));
+
+    assertThat(lbs.maxServicesPerCall()).isEqualTo(1);
+    assertThat(cloud.calls()).containsEntry("UpdateLoadBalancer", 2L);
+  }
+
+  @Test
   void ensureHandsOutPoolAddressesAndKeepsThemAcrossEnsures() throws Exception {
     SimLoadBalancers lbs = SimCloudProviderFactory.fromYaml("").loadBalancers();
     Service a = service("a");
