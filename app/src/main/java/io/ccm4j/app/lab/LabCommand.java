@@ -1,5 +1,7 @@
 package io.ccm4j.app.lab;
 
+import io.ccm4j.app.lab.real.RealNodesLab;
+import io.ccm4j.app.lab.real.RealNodesUnavailableException;
 import io.ccm4j.app.options.GoDurationConverter;
 import io.ccm4j.doctor.Scenarios;
 import java.nio.file.Files;
@@ -50,6 +52,16 @@ public final class LabCommand implements Callable<Integer> {
   Path manifest;
 
   @Option(
+      names = "--kubelets",
+      paramLabel = "<kind>",
+      defaultValue = "simulated",
+      description =
+          "simulated (the default, and the scale tool) or real: one control-plane node and two"
+              + " workers, each a real kubelet with its own containerd in namespaces of its own"
+              + " (root, Linux; see docs/lab.md).")
+  String kubelets;
+
+  @Option(
       names = "--timeout",
       paramLabel = "<duration>",
       defaultValue = "90s",
@@ -84,8 +96,22 @@ public final class LabCommand implements Callable<Integer> {
       name = scenario;
       yaml = Scenarios.manifest(scenario);
     }
-    LabResult result =
-        new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
+    LabResult result;
+    if ("real".equals(kubelets)) {
+      try {
+        result = new RealNodesLab(timeout, System.out, report).run(name, yaml);
+      } catch (RealNodesUnavailableException e) {
+        System.err.println("lab: " + e.getMessage());
+        return 2;
+      }
+    } else if ("simulated".equals(kubelets)) {
+      result =
+          new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
+    } else {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--kubelets: unknown kind \"%s\"; known: simulated, real".formatted(kubelets));
+    }
     Path file = LabReport.write(result, report);
     System.out.println();
     if (result.verdict().equals(LabResult.BOOTSTRAPPED)) {
