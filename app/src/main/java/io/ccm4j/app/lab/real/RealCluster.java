@@ -55,6 +55,10 @@ public final class RealCluster implements AutoCloseable {
   private final Map<String, Process> nodes = new LinkedHashMap<>();
   private Process network;
   private long networkPid;
+  private boolean closed;
+
+  /** Ctrl-C or SIGTERM: the nodes end with the JVM anyway; this puts back cgroups and flags too. */
+  private final Thread onShutdown = new Thread(this::close, "ccm4j-real-lab-cleanup");
 
   private RealCluster(Path directory, FileChannel lockChannel, FileLock lock, Path binaries) {
     this.directory = directory;
@@ -84,6 +88,7 @@ public final class RealCluster implements AutoCloseable {
           "another lab on real kubelets runs on this machine (" + directory.resolve("lock") + ")");
     }
     RealCluster cluster = new RealCluster(directory, channel, lock, binaries);
+    Runtime.getRuntime().addShutdownHook(cluster.onShutdown);
     try {
       cluster.sysctls.restoreLeftover();
       removeCgroups(List.of());
@@ -227,7 +232,18 @@ public final class RealCluster implements AutoCloseable {
 
   /** Ends every node and the cluster network, and puts back the cgroups and kernel flags. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (Thread.currentThread() != onShutdown) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(onShutdown);
+      } catch (IllegalStateException e) {
+        // the JVM is shutting down: the hook waits for this close
+      }
+    }
     List<Process> all = new ArrayList<>(nodes.values());
     if (network != null) {
       all.add(network);
