@@ -56,7 +56,7 @@ public final class LabCommand implements Callable<Integer> {
       paramLabel = "<kind>",
       defaultValue = "simulated",
       description =
-          "simulated (the default, and the scale tool) or real: one control-plane node and two"
+          "simulated (the default, and the scale tool) or real: two control-plane nodes and two"
               + " workers, each a real kubelet with its own containerd in namespaces of its own"
               + " (root, Linux; see docs/lab.md).")
   String kubelets;

@@ -4,15 +4,25 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
+import io.ccm4j.app.bench.BenchContext;
 import io.ccm4j.app.lab.LabCloud;
 import io.ccm4j.app.lab.LabResult;
 import io.ccm4j.app.lab.Timeline;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
+import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.ManifestException;
+import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.provider.local.LocalCloud;
 import io.ccm4j.provider.local.LocalCloudProviderFactory;
@@ -22,6 +32,7 @@ import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -40,6 +51,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,18 +61,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 
 /**
  * {@code ccm4j lab --kubelets real}: the bootstrap on real nodes. A real kube-apiserver,
  * kube-scheduler and kube-controller-manager as in the simulated lab, and instead of simulated
- * kubelets one control-plane node (labelled and tainted as kubeadm does) and two workers, each a
+ * kubelets two control-plane nodes (labelled and tainted as kubeadm does) and two workers, each a
  * real kubelet of the control plane's release with its own containerd ({@link RealCluster}),
- * registered with {@code --cloud-provider=external}. When the scheduler binds a CCM pod of the
- * manifest to a node, the lab runs ccm4j's manager in its own process with that pod's arguments on
- * the lab's cloud (the pod's container on the node is a stand-in that sleeps); bootstrapped when
- * the CCM has initialised every node. Then a busybox httpd Deployment (host network) runs on the
- * workers and a request from the cluster network to a worker's address must be answered.
+ * registered with {@code --cloud-provider=external}. When a real kubelet runs a CCM pod of the
+ * manifest (the scheduler bound it, and the kubelet started its container, a stand-in that sleeps
+ * under the pod's image name), the lab runs ccm4j's manager in its own process with that pod's
+ * arguments on the lab's cloud; bootstrapped when the CCM has initialised every node, a collision
+ * when two managers run without leader election. Then a busybox httpd Deployment (host network)
+ * runs on the workers and a request from the cluster network to a worker's address must be
+ * answered.
  *
  * <p>Not yet on real nodes: a CNI (nodes stay NotReady, pods use the host network), kube-proxy and
  * the {@code local} load balancers (the request goes to the node, not through a load balancer), the
@@ -91,7 +106,7 @@ public final class RealNodesLab {
             terminationGracePeriodSeconds: 1
             # no CNI on the lab's real nodes yet: they stay NotReady
             tolerations:
-            - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoSchedule}
+            - {key: node.kubernetes.io/not-ready, operator: Exists}
             affinity:
               podAntiAffinity:
                 requiredDuringSchedulingIgnoredDuringExecution:
@@ -117,6 +132,7 @@ public final class RealNodesLab {
   private final List<ManagerClients> managerClients = new ArrayList<>();
   private final Set<String> startedPods = new LinkedHashSet<>();
 
+  private int managersWithoutElection;
   private SimCloud simCloud;
   private LocalCloud loadBalancers;
 
@@ -130,6 +146,7 @@ public final class RealNodesLab {
   static List<RealCluster.Node> nodes() {
     return List.of(
         new RealCluster.Node("cp-0", "10.77.0.10", RealNodeFiles.controlPlaneKubeletFlags()),
+        new RealCluster.Node("cp-1", "10.77.0.11", RealNodeFiles.controlPlaneKubeletFlags()),
         new RealCluster.Node("worker-0", "10.77.0.20", List.of()),
         new RealCluster.Node("worker-1", "10.77.0.21", List.of()));
   }
@@ -161,7 +178,7 @@ public final class RealNodesLab {
     ControlPlaneBinaries binaries = ControlPlaneBinaries.resolveWithNodeBinaries();
     out.printf(
         "lab: scenario %s on real kubelets: starting Kubernetes %s (kube-apiserver,"
-            + " kube-scheduler, kube-controller-manager) and three real nodes%n",
+            + " kube-scheduler, kube-controller-manager) and four real nodes%n",
         scenario, binaries.version());
     List<RealCluster.Node> nodes = nodes();
     String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
@@ -201,14 +218,65 @@ public final class RealNodesLab {
                       taintKeys(registered)));
           out.printf("lab: %s: real kubelet registered at %s%n", node.name(), node.ip());
         }
-        labelControlPlane(admin, "cp-0");
-        timeline.startBootstrap();
-        apply(admin, Scenarios.rbac());
-        apply(admin, manifest);
-        timeline.record("manifests", "applied RBAC and the CCM manifest");
-        LabResult result = watch(scenario, admin, cluster, nodes);
-        writeJson(result, admin);
-        return result;
+        for (RealCluster.Node node : nodes) {
+          if (node.name().startsWith("cp-")) {
+            labelControlPlane(admin, node.name());
+          }
+        }
+        if (routedByTheCcm(manifest)) {
+          // as such a cluster's network plugin marks its nodes until their routes exist
+          for (RealCluster.Node node : nodes) {
+            NodePatches.patchCondition(
+                admin,
+                node.name(),
+                NodeConditions.NETWORK_UNAVAILABLE,
+                "True",
+                "NoRouteCreated",
+                "waiting for the route of the node's pod CIDR");
+            timeline.record(
+                node.name(), "NetworkUnavailable until its route exists (routes by the CCM)");
+          }
+        }
+        // The node-lifecycle controller, as in the simulated lab (the control plane's
+        // kube-controller-manager runs only workload controllers): the taints of the nodes'
+        // conditions (not-ready, network-unavailable) come from it.
+        NodeHealthSettings health =
+            new NodeHealthSettings(
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(40),
+                Duration.ofSeconds(60),
+                1,
+                0.1,
+                0.55f,
+                50);
+        try (BenchContext nodeControllers =
+            new BenchContext(
+                admin,
+                simCloud,
+                ControllerSettings.defaults()
+                    .withConcurrentNodeSyncs(1)
+                    .withNodeMonitorPeriod(health.monitorPeriod())
+                    .withNodeHealth(health),
+                Controllers.NODE_LIFECYCLE)) {
+          NodeLifecycleController nodeLifecycle =
+              new NodeLifecycleController(nodeControllers.context);
+          nodeControllers.context.informers().startAllRegisteredInformers().get();
+          nodeLifecycle.start();
+          timeline.record("node-lifecycle", "watching node health");
+          try {
+            timeline.startBootstrap();
+            apply(admin, Scenarios.rbac());
+            apply(admin, manifest);
+            timeline.record("manifests", "applied RBAC and the CCM manifest");
+            LabResult result = watch(scenario, admin, cluster, nodes);
+            writeJson(result, admin);
+            return result;
+          } finally {
+            managers.values().forEach(CloudControllerManager::close);
+            managers.clear();
+            nodeLifecycle.close();
+          }
+        }
       } finally {
         managers.values().forEach(CloudControllerManager::close);
         managerClients.forEach(ManagerClients::close);
@@ -223,9 +291,7 @@ public final class RealNodesLab {
     Set<String> initialised = new LinkedHashSet<>();
     while (System.nanoTime() < deadline) {
       for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
-        if (pod.getSpec().getNodeName() != null
-            && CcmWorkload.ccmContainer(pod.getSpec()).isPresent()
-            && startedPods.add(pod.getMetadata().getName())) {
+        if (runsOnItsNode(pod) && startedPods.add(pod.getMetadata().getName())) {
           startManager(admin, pod);
         }
       }
@@ -240,6 +306,16 @@ public final class RealNodesLab {
                   .formatted(current.getSpec().getProviderID(), addresses(current)));
           out.printf("lab: %s initialised by the CCM%n", node.name());
         }
+      }
+      if (managersWithoutElection >= 2) {
+        double seconds = timeline.elapsedSeconds();
+        List<String> explanation =
+            List.of(
+                "collision: %d CCM replicas run without leader election, each acting on every node"
+                    .formatted(managersWithoutElection));
+        timeline.record("verdict", explanation.getFirst());
+        return new LabResult(
+            scenario, LabResult.COLLISION, seconds, explanation, timeline, Optional.empty());
       }
       if (initialised.size() == nodes.size()) {
         double seconds = timeline.elapsedSeconds();
@@ -267,8 +343,18 @@ public final class RealNodesLab {
                 .formatted(pod.getMetadata().getName(), unschedulable(pod)));
       }
     }
+    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
+      if (CcmWorkload.ccmContainer(pod.getSpec()).isPresent()
+          && pod.getSpec().getNodeName() != null
+          && !startedPods.contains(pod.getMetadata().getName())) {
+        explanation.add(
+            "CCM pod %s is bound to %s but its real kubelet does not run it: %s"
+                .formatted(
+                    pod.getMetadata().getName(), pod.getSpec().getNodeName(), waiting(admin, pod)));
+      }
+    }
     if (startedPods.isEmpty()) {
-      explanation.add("no CCM pod was scheduled onto a real node, so no CCM runs");
+      explanation.add("no CCM pod runs on a real node, so no CCM runs");
     }
     timeline.record("verdict", "deadlocked: " + String.join("; ", explanation));
     return new LabResult(
@@ -336,6 +422,16 @@ public final class RealNodesLab {
     throw new IOException(
         "the kubelet of %s did not register within 60 s; see %s"
             .formatted(name, cluster.nodeDirectory(name).resolve("kubelet.log")));
+  }
+
+  /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
+  private static boolean routedByTheCcm(String manifest) {
+    try {
+      return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
+          .anyMatch(CcmWorkload::createsRoutes);
+    } catch (ManifestException e) {
+      return false; // applying it reports what is wrong with it
+    }
   }
 
   /** As kubeadm labels its control-plane nodes (it taints them through the kubelet's flag). */
@@ -437,14 +533,18 @@ public final class RealNodesLab {
             .exit(code -> timeline.record(name, "manager exited with " + code))
             .build();
     managers.put(name, manager);
+    if (election.isEmpty()) {
+      managersWithoutElection++;
+    }
     manager.start();
     timeline.record(
         name,
-        "scheduled onto real node %s; ccm4j's manager runs in the lab's process with the pod's"
+        "runs on real node %s; ccm4j's manager runs in the lab's process with the pod's"
                 .formatted(pod.getSpec().getNodeName())
             + " arguments (the pod's container on the node is a stand-in)");
     out.printf(
-        "lab: %s scheduled onto %s; its manager started%n", name, pod.getSpec().getNodeName());
+        "lab: %s runs on %s (its real kubelet started the pod); its manager started%n",
+        name, pod.getSpec().getNodeName());
   }
 
   /** The JSON beside the HTML report: per node its kubelet and runtime, per CCM pod its image. */
@@ -515,6 +615,61 @@ public final class RealNodesLab {
                                 n.get("kubeletVersion"),
                                 n.get("containerRuntimeVersion")))
                 .toList());
+  }
+
+  /**
+   * A CCM pod whose container the real kubelet runs: its manager may start. Bound is not enough
+   * (without the host network a pod has no sandbox until the node's CNI is up).
+   */
+  private static boolean runsOnItsNode(Pod pod) {
+    Optional<Container> ccm = CcmWorkload.ccmContainer(pod.getSpec());
+    return pod.getSpec().getNodeName() != null
+        && ccm.isPresent()
+        && pod.getStatus() != null
+        && pod.getStatus().getContainerStatuses() != null
+        && pod.getStatus().getContainerStatuses().stream()
+            .anyMatch(
+                s ->
+                    s.getName().equals(ccm.get().getName())
+                        && s.getState() != null
+                        && s.getState().getRunning() != null);
+  }
+
+  /** Why the kubelet has not started a pod: its last Warning event, else its container's state. */
+  private static String waiting(KubernetesClient admin, Pod pod) {
+    Optional<String> warning =
+        admin
+            .v1()
+            .events()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withField("involvedObject.name", pod.getMetadata().getName())
+            .list()
+            .getItems()
+            .stream()
+            .filter(e -> "Warning".equals(e.getType()))
+            .max(Comparator.comparing(RealNodesLab::lastSeen))
+            .map(e -> e.getReason() + ": " + e.getMessage());
+    if (warning.isPresent()) {
+      return warning.get();
+    }
+    return Optional.ofNullable(pod.getStatus().getContainerStatuses()).stream()
+        .flatMap(List::stream)
+        .map(s -> s.getState() == null ? null : s.getState().getWaiting())
+        .filter(Objects::nonNull)
+        .map(w -> w.getReason() + (w.getMessage() == null ? "" : ": " + w.getMessage()))
+        .findFirst()
+        .orElse("phase " + pod.getStatus().getPhase() + ", no container started");
+  }
+
+  /** When an event was last seen, as RFC 3339 text (which sorts by time). */
+  private static String lastSeen(Event event) {
+    return Stream.of(
+            event.getLastTimestamp(),
+            event.getEventTime() == null ? null : event.getEventTime().getTime(),
+            event.getMetadata().getCreationTimestamp())
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse("");
   }
 
   private static List<String> taintKeys(Node node) {

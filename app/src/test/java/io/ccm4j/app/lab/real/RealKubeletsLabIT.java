@@ -23,11 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The lab on real kubelets (root, Linux, overlayfs, Debian's containerd, runc, busybox-static and
- * socat; skipped with the one missing capability elsewhere): three real kubelets of the control
- * plane's release register with the uninitialized taint; the recommended manifest's CCM is
- * scheduled onto the control-plane node and initialises them, and real pods answer; a manifest
- * whose CCM does not tolerate the uninitialized taint deadlocks as on simulated kubelets. Nothing
- * is left running, mounted or changed afterwards.
+ * socat; skipped with the one missing capability elsewhere): four real kubelets of the control
+ * plane's release register with the uninitialized taint; the recommended manifest's CCM runs on the
+ * two control-plane nodes and initialises them, and real pods answer; a manifest whose CCM does not
+ * tolerate the uninitialized taint deadlocks as on simulated kubelets. Nothing is left running,
+ * mounted or changed afterwards.
  */
 class RealKubeletsLabIT {
 
@@ -45,7 +45,7 @@ class RealKubeletsLabIT {
   }
 
   @Test
-  void theRecommendedManifestBootstrapsThreeRealNodesAndRealPodsAnswer() throws Exception {
+  void theRecommendedManifestBootstrapsFourRealNodesAndRealPodsAnswer() throws Exception {
     List<String> flagsBefore = kernelFlags();
 
     LabResult result = run(Scenarios.RECOMMENDED, Duration.ofSeconds(90));
@@ -64,16 +64,16 @@ class RealKubeletsLabIT {
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
     assertThat(json.get("kubelets").asText()).isEqualTo("real");
     String release = ControlPlaneBinaries.resolveWithNodeBinaries().version().toString();
-    assertThat(json.get("nodes")).hasSize(3);
+    assertThat(json.get("nodes")).hasSize(4);
     for (JsonNode node : json.get("nodes")) {
       assertThat(node.get("kubeletVersion").asText()).isEqualTo(release);
       assertThat(node.get("containerRuntimeVersion").asText()).startsWith("containerd://");
       assertThat(node.get("providerID").asText()).isEqualTo("sim://" + node.get("name").asText());
     }
-    // The recommended Deployment wants control-plane nodes, one replica per node: one runs, on
-    // cp-0.
+    // The recommended Deployment wants control-plane nodes, one replica per node.
     assertThat(json.get("ccmPods"))
-        .anySatisfy(pod -> assertThat(pod.get("node").asText()).isEqualTo("cp-0"));
+        .extracting(pod -> pod.get("node").asText())
+        .containsExactlyInAnyOrder("cp-0", "cp-1");
     assertThat(result.timeline().entries())
         .anySatisfy(e -> assertThat(e.what()).startsWith("real kubelets: "));
     assertNothingLeft(flagsBefore);
@@ -92,6 +92,23 @@ class RealKubeletsLabIT {
                 assertThat(line)
                     .startsWith("cp-0: still node.cloudprovider.kubernetes.io/uninitialized"))
         .anySatisfy(line -> assertThat(line).contains("node(s) had untolerated taint(s)"));
+    assertNothingLeft(flagsBefore);
+  }
+
+  @Test
+  void aCcmWithoutTheHostNetworkIsNeverStartedByARealKubeletWithoutCni() throws Exception {
+    List<String> flagsBefore = kernelFlags();
+
+    LabResult result = run("pod-network", Duration.ofSeconds(30));
+
+    assertThat(result.verdict()).isEqualTo(LabResult.DEADLOCKED);
+    // bound by the scheduler, but the real kubelet does not create its sandbox: no CNI
+    assertThat(result.explanation())
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("but its real kubelet does not run it")
+                    .contains("cni plugin not initialized"));
     assertNothingLeft(flagsBefore);
   }
 
