@@ -23,6 +23,7 @@ public record ControlPlaneBinaries(Path directory, KubernetesVersion version) {
   private static final String INSTALL_SCRIPT = "install-control-plane.sh";
   private static final String VERSIONS = "control-plane.versions";
   private static ControlPlaneBinaries resolved;
+  private static ControlPlaneBinaries resolvedWithNodes;
 
   public Path etcd() {
     return directory.resolve("etcd");
@@ -42,6 +43,13 @@ public record ControlPlaneBinaries(Path directory, KubernetesVersion version) {
 
   public Path kubectl() {
     return directory.resolve("kubectl");
+  }
+
+  /**
+   * The node agent; only in a directory resolved {@linkplain #resolveWithNodeBinaries with them}.
+   */
+  public Path kubelet() {
+    return directory.resolve("kubelet");
   }
 
   /** The Kubernetes version ccm4j pins: what a build from Go modules gives by default. */
@@ -90,13 +98,24 @@ public record ControlPlaneBinaries(Path directory, KubernetesVersion version) {
    */
   public static synchronized ControlPlaneBinaries resolve() {
     if (resolved == null) {
-      resolved = in(install());
+      resolved = in(install(false));
     }
     return resolved;
   }
 
+  /**
+   * As {@link #resolve()}, with the node binaries of the same release beside the control plane's
+   * (kubelet, kube-proxy; {@code CCM4J_NODE_BINARIES=1}), built once if the cache lacks them.
+   */
+  public static synchronized ControlPlaneBinaries resolveWithNodeBinaries() {
+    if (resolvedWithNodes == null) {
+      resolvedWithNodes = in(install(true));
+    }
+    return resolvedWithNodes;
+  }
+
   /** Runs the bundled install script; its progress goes to this process's standard error. */
-  private static Path install() {
+  private static Path install(boolean nodeBinaries) {
     try {
       Path dir = Files.createTempDirectory("ccm4j-install-control-plane");
       try {
@@ -108,10 +127,13 @@ public record ControlPlaneBinaries(Path directory, KubernetesVersion version) {
             Files.copy(in, dir.resolve(resource));
           }
         }
-        Process process =
+        ProcessBuilder builder =
             new ProcessBuilder("bash", dir.resolve(INSTALL_SCRIPT).toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (nodeBinaries) {
+          builder.environment().put("CCM4J_NODE_BINARIES", "1");
+        }
+        Process process = builder.start();
         process.getOutputStream().close();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int exit = process.waitFor();

@@ -10,10 +10,14 @@
 #   3. a build from Go modules: a throwaway module in the cache requires k8s.io/kubernetes v<version> and
 #      replaces each staging module it lists at v0.0.0 with the published v0.<minor>.<patch>; etcd is built from
 #      go.etcd.io/etcd/server/v3 at the version that Kubernetes release is tested with. Needs the Go that the
-#      release's go.mod names (or newer) and the Go module proxy;
+#      release's go.mod names (or newer) and the Go module proxy. Only what the cache lacks is built;
 #   4. the last resort, on machines without such a Go: Kubernetes 1.20.2 built from Debian's `kubernetes` source
 #      package, with a warning. (Why the json-iterator/reflect2 swap there: the vendored copies in the 1.20 tree,
 #      built with Go 1.19, give an apiserver that panics on any JSON request carrying a map.)
+#
+# CCM4J_NODE_BINARIES=1 (the lab on real kubelets) also wants the node binaries of the same release, kubelet
+# and kube-proxy, built the same way into the same directory; without it nothing is built for nodes, so the
+# control plane's first build takes no longer. Debian's 1.20.2 fallback has no node binaries.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,6 +28,8 @@ K8S_VERSION=${CCM4J_KUBERNETES_VERSION:-$PINNED_VERSION}
 K8S_VERSION=${K8S_VERSION#v}
 CACHE="${CCM4J_CACHE:-$HOME/.cache/ccm4j}"
 NEEDED=(etcd kube-apiserver kube-scheduler kube-controller-manager kubectl)
+NODE_BINARIES=${CCM4J_NODE_BINARIES:-}
+[ "$NODE_BINARIES" != 1 ] || NEEDED+=(kubelet kube-proxy)
 
 log() { echo "install-control-plane: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -53,7 +59,8 @@ announce() {
   echo "$dir"
 }
 
-if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ -x "$KUBEBUILDER_ASSETS/kube-apiserver" ] && [ -x "$KUBEBUILDER_ASSETS/etcd" ]; then
+if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ -x "$KUBEBUILDER_ASSETS/kube-apiserver" ] && [ -x "$KUBEBUILDER_ASSETS/etcd" ] \
+  && { [ "$NODE_BINARIES" != 1 ] || [ -x "$KUBEBUILDER_ASSETS/kubelet" ]; }; then
   announce "$KUBEBUILDER_ASSETS" "KUBEBUILDER_ASSETS"
   exit 0
 fi
@@ -78,7 +85,8 @@ go_unusable() {
 }
 
 build_from_go_modules() {
-  local minor work kmod info commit etcd_version ldflags staging out started go_line
+  local minor work kmod info commit etcd_version ldflags staging out started go_line missing=()
+  for b in "${NEEDED[@]}"; do [ -x "$BIN/$b" ] || missing+=("$b"); done
   minor=$(echo "$K8S_VERSION" | cut -d. -f2)
   work="$CACHE/build-k8s-$K8S_VERSION"
   out="$CACHE/k8s-$K8S_VERSION/bin.partial"
@@ -99,7 +107,11 @@ build_from_go_modules() {
   etcd_version=${CCM4J_ETCD_VERSION:-$(sed -n 's/^ETCD_VERSION=\${ETCD_VERSION:-\([0-9.]*\)}.*/\1/p' "$ksrc/hack/lib/etcd.sh")}
   [ -n "$etcd_version" ] || die "cannot read the etcd version from $ksrc/hack/lib/etcd.sh; set CCM4J_ETCD_VERSION"
 
-  log "building Kubernetes v$K8S_VERSION and etcd v$etcd_version from Go modules in $work (once; about 8 minutes on 2 cores)"
+  if [ -x "$BIN/kube-apiserver" ]; then
+    log "building ${missing[*]} of Kubernetes v$K8S_VERSION from Go modules in $work (once; about a minute per binary on 2 cores)"
+  else
+    log "building Kubernetes v$K8S_VERSION and etcd v$etcd_version from Go modules in $work (once; about 8 minutes on 2 cores)"
+  fi
   rm -rf "$work" "$out"
   mkdir -p "$work/kubernetes" "$work/etcd" "$out" || return 1
 
@@ -127,22 +139,25 @@ build_from_go_modules() {
   done
   (
     cd "$work/kubernetes"
-    for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    for cmd in "${missing[@]}"; do
+      [ "$cmd" != etcd ] || continue
       log "go build k8s.io/kubernetes/cmd/$cmd"
       go build -trimpath -ldflags "$ldflags" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd" >&2 || exit 1
     done
   ) || return 1
 
-  (
+  [ ! -x "$BIN/etcd" ] && (
     cd "$work/etcd"
     printf 'module ccm4j.local/build/etcd\n\ngo %s\n\nrequire go.etcd.io/etcd/server/v3 v%s\n' \
       "$go_line" "$etcd_version" > go.mod || exit 1
     log "go build go.etcd.io/etcd/server/v3 (etcd v$etcd_version)"
     go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3 >&2 || exit 1
-  ) || return 1
+  ) || [ -x "$BIN/etcd" ] || return 1
 
-  rm -rf "$BIN"
-  mv "$out" "$BIN" || return 1
+  # What was built joins what the cache had: binaries appear whole (a rename) or not at all.
+  mkdir -p "$BIN" || return 1
+  for b in "$out"/*; do mv "$b" "$BIN/" || return 1; done
+  rm -rf "$out"
   rm -rf "$work"
   log "built in $(( $(date +%s) - started )) s"
 }
@@ -156,6 +171,7 @@ if [ "$K8S_VERSION" != "$FALLBACK_KUBERNETES_VERSION" ]; then
     exit 0
   fi
   [ "$status" -eq 2 ] || die "building Kubernetes v$K8S_VERSION from Go modules failed; see the output above"
+  [ "$NODE_BINARIES" != 1 ] || die "cannot build kubelet v$K8S_VERSION (CCM4J_NODE_BINARIES=1) from Go modules (see above)"
   if [ -n "${CCM4J_KUBERNETES_VERSION:-}" ]; then
     die "cannot build the Kubernetes v$K8S_VERSION that CCM4J_KUBERNETES_VERSION selects (see above)"
   fi

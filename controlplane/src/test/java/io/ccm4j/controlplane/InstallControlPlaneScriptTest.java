@@ -127,4 +127,33 @@ class InstallControlPlaneScriptTest {
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.log()).contains("cannot build the Kubernetes v1.36.3");
   }
+
+  @Test
+  void nodeBinariesAreBuiltOnlyWhenAskedFor() throws Exception {
+    String pinned = ControlPlaneBinaries.pinnedVersion();
+    Path cached = binaries(temp.resolve("empty-cache/k8s-" + pinned + "/bin"), "v" + pinned);
+
+    Run controlPlaneOnly = run(Map.of());
+    // PATH has no go: a cache without kubelet cannot be completed, and says so.
+    Run withNodes = run(Map.of("CCM4J_NODE_BINARIES", "1"));
+
+    assertThat(controlPlaneOnly.exit()).isZero();
+    assertThat(controlPlaneOnly.lastLine()).isEqualTo(cached.toString());
+    assertThat(withNodes.exit()).isEqualTo(1);
+    assertThat(withNodes.log()).contains("cannot build kubelet v" + pinned);
+  }
+
+  @Test
+  void cachedNodeBinariesAreUsedWithoutBuilding() throws Exception {
+    String pinned = ControlPlaneBinaries.pinnedVersion();
+    Path cached = binaries(temp.resolve("empty-cache/k8s-" + pinned + "/bin"), "v" + pinned);
+    for (String name : List.of("kubelet", "kube-proxy")) {
+      executable(cached.resolve(name), "#!/bin/sh\necho 'Kubernetes v" + pinned + "'\n");
+    }
+
+    Run run = run(Map.of("CCM4J_NODE_BINARIES", "1"));
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.lastLine()).isEqualTo(cached.toString());
+  }
 }

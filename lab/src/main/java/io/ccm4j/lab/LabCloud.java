@@ -20,12 +20,12 @@ import java.util.Optional;
  * stops (its {@link #close()} does nothing), so a load balancer keeps serving while the next leader
  * takes over.
  */
-final class LabCloud implements CloudProvider {
+public final class LabCloud implements CloudProvider {
 
   private final SimCloud sim;
   private final LocalCloud local;
 
-  LabCloud(SimCloud sim, LocalCloud local) {
+  public LabCloud(SimCloud sim, LocalCloud local) {
     this.sim = sim;
     this.local = local;
   }

@@ -1,5 +1,7 @@
 package io.ccm4j.lab;
 
+import io.ccm4j.lab.real.RealNodesLab;
+import io.ccm4j.lab.real.RealNodesUnavailableException;
 import io.ccm4j.app.options.GoDurationConverter;
 import io.ccm4j.doctor.Scenarios;
 import java.nio.file.Files;
@@ -50,6 +52,16 @@ public final class LabCommand implements Callable<Integer> {
   Path manifest;
 
   @Option(
+      names = "--kubelets",
+      paramLabel = "<kind>",
+      defaultValue = "simulated",
+      description =
+          "simulated (the default, and the scale tool) or real: two control-plane nodes and two"
+              + " workers, each a real kubelet with its own containerd in namespaces of its own"
+              + " (root, Linux; see docs/lab.md).")
+  String kubelets;
+
+  @Option(
       names = "--timeout",
       paramLabel = "<duration>",
       defaultValue = "90s",
@@ -96,17 +108,27 @@ public final class LabCommand implements Callable<Integer> {
       yaml = Scenarios.manifest(scenario);
     }
     LabResult result;
-    if (verbose) {
-      result = lab().run(name, yaml);
-    } else {
-      Files.createDirectories(report);
-      Path log = report.resolve("lab-" + name + ".log");
-      System.out.printf(
-          "lab: log: %s (the managers, the node-lifecycle controller; -v prints it here)%n",
-          log.toAbsolutePath());
-      try (LabLog ignored = LabLog.to(log)) {
-        result = lab().run(name, yaml);
+    if (!"real".equals(kubelets) && !"simulated".equals(kubelets)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--kubelets: unknown kind \"%s\"; known: simulated, real".formatted(kubelets));
+    }
+    try {
+      if (verbose) {
+        result = runLab(name, yaml);
+      } else {
+        Files.createDirectories(report);
+        Path log = report.resolve("lab-" + name + ".log");
+        System.out.printf(
+            "lab: log: %s (the managers, the node-lifecycle controller; -v prints it here)%n",
+            log.toAbsolutePath());
+        try (LabLog ignored = LabLog.to(log)) {
+          result = runLab(name, yaml);
+        }
       }
+    } catch (RealNodesUnavailableException e) {
+      System.err.println("lab: " + e.getMessage());
+      return 2;
     }
     Path file = LabReport.write(result, report);
     System.out.println();
@@ -126,7 +148,10 @@ public final class LabCommand implements Callable<Integer> {
     return result.succeeded() ? 0 : 1;
   }
 
-  private BootstrapLab lab() {
-    return new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out);
+  private LabResult runLab(String name, String yaml) throws Exception {
+    if ("real".equals(kubelets)) {
+      return new RealNodesLab(timeout, System.out, report).run(name, yaml);
+    }
+    return new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
   }
 }

@@ -1,0 +1,51 @@
+#!/bin/sh
+# One real node of the lab: run by `unshare --net --mount --pid --fork --propagation private` as the first
+# process of the node's own network, mount and PID namespaces. It waits for its eth0 (the lab creates a veth
+# pair from the cluster network's bridge to this namespace: an `ip link ... netns <PID>` needs this process's PID
+# as this machine sees it, which only the lab knows), takes its address, hides /run, /var/lib and /var/log behind tmpfs mounts of its own (the kubelet and containerd 1.6 use
+# fixed paths there), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
+# images and starts the kubelet. It lives until standard input closes (the lab ends, or dies): then the kernel
+# kills every process of the PID namespace (kubelet, containerd, shims, containers) and the namespaces, with
+# their mounts and links, go. Left on the machine: the empty cgroups, which the lab removes.
+# Arguments: <node name> <node IP> <node directory> <lab directory>
+set -eu
+name=$1 ip=$2 dir=$3 lab=$4
+echo started
+i=0
+until ip link show eth0 >/dev/null 2>&1; do
+  i=$((i + 1)); [ "$i" -lt 300 ] || { echo "no eth0 after 30 s"; exit 1; }
+  sleep 0.1
+done
+ip link set lo up
+ip addr add "$ip/24" dev eth0
+ip link set eth0 up
+ip route add default via 10.77.0.1
+# Before /proc is this namespace's own: the cgroup root of the node's pods, in every hierarchy.
+for hierarchy in /sys/fs/cgroup/*/; do
+  [ -d "$hierarchy" ] || continue
+  mkdir -p "$hierarchy/ccm4j-lab-$name"
+  if [ -f "$hierarchy/cpuset.cpus" ]; then
+    cat "$hierarchy/cpuset.cpus" > "$hierarchy/ccm4j-lab-$name/cpuset.cpus"
+    cat "$hierarchy/cpuset.mems" > "$hierarchy/ccm4j-lab-$name/cpuset.mems"
+  fi
+done
+mount -t proc proc /proc
+hostname "$name"
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=755 tmpfs /var/lib
+mount -t tmpfs -o mode=755 tmpfs /var/log
+mkdir -p /run/containerd /run/cni/net.d /var/lib/kubelet /var/log/pods /var/log/containers
+containerd --config "$dir/containerd.toml" >"$dir/containerd.log" 2>&1 &
+i=0
+until ctr --address /run/containerd/containerd.sock version >/dev/null 2>&1; do
+  i=$((i + 1)); [ "$i" -lt 300 ] || { echo "containerd did not start; see $dir/containerd.log"; exit 1; }
+  sleep 0.1
+done
+for image in "$lab"/images/*.tar; do
+  ctr --address /run/containerd/containerd.sock -n k8s.io images import --no-unpack "$image" >>"$dir/containerd.log" 2>&1
+done
+kubelet --config="$dir/kubelet.yaml" --kubeconfig="$dir/kubeconfig" --cloud-provider=external \
+  --hostname-override="$name" --node-ip="$ip" --root-dir=/var/lib/kubelet ${KUBELET_EXTRA_ARGS:-} \
+  --v=1 >"$dir/kubelet.log" 2>&1 &
+echo ready
+cat >/dev/null

@@ -1,0 +1,146 @@
+package io.ccm4j.lab.real;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ccm4j.lab.LabResult;
+import io.ccm4j.controlplane.ControlPlaneBinaries;
+import io.ccm4j.doctor.Scenarios;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lab on real kubelets (root, Linux, overlayfs, Debian's containerd, runc, busybox-static and
+ * socat; skipped with the one missing capability elsewhere): four real kubelets of the control
+ * plane's release register with the uninitialized taint; the recommended manifest's CCM runs on the
+ * two control-plane nodes and initialises them, and real pods answer; a manifest whose CCM does not
+ * tolerate the uninitialized taint deadlocks as on simulated kubelets. Nothing is left running,
+ * mounted or changed afterwards.
+ */
+class RealKubeletsLabIT {
+
+  @TempDir Path report;
+
+  @BeforeAll
+  static void onlyWhereRealNodesCanRun() {
+    Optional<String> missing = RealNodeCapabilities.missingHere();
+    assumeTrue(missing.isEmpty(), () -> missing.orElseThrow());
+  }
+
+  private LabResult run(String scenario, Duration timeout) throws Exception {
+    return new RealNodesLab(timeout, System.out, report)
+        .run(scenario, Scenarios.manifest(scenario));
+  }
+
+  @Test
+  void theRecommendedManifestBootstrapsFourRealNodesAndRealPodsAnswer() throws Exception {
+    List<String> flagsBefore = kernelFlags();
+
+    LabResult result = run(Scenarios.RECOMMENDED, Duration.ofSeconds(90));
+    System.out.printf(
+        "MEASURED lab on real kubelets: %s after %.1f s%n", result.verdict(), result.seconds());
+
+    assertThat(result.verdict()).isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.traffic())
+        .hasValueSatisfying(
+            t -> {
+              assertThat(t.answered()).as(t.summary()).isTrue();
+              assertThat(t.summary())
+                  .contains("10.77.0.20:8080 answered by worker-0")
+                  .contains("10.77.0.21:8080 answered by worker-1");
+            });
+    JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
+    assertThat(json.get("kubelets").asText()).isEqualTo("real");
+    String release = ControlPlaneBinaries.resolveWithNodeBinaries().version().toString();
+    assertThat(json.get("nodes")).hasSize(4);
+    for (JsonNode node : json.get("nodes")) {
+      assertThat(node.get("kubeletVersion").asText()).isEqualTo(release);
+      assertThat(node.get("containerRuntimeVersion").asText()).startsWith("containerd://");
+      assertThat(node.get("providerID").asText()).isEqualTo("sim://" + node.get("name").asText());
+    }
+    // The recommended Deployment wants control-plane nodes, one replica per node.
+    assertThat(json.get("ccmPods"))
+        .extracting(pod -> pod.get("node").asText())
+        .containsExactlyInAnyOrder("cp-0", "cp-1");
+    assertThat(result.timeline().entries())
+        .anySatisfy(e -> assertThat(e.what()).startsWith("real kubelets: "));
+    assertNothingLeft(flagsBefore);
+  }
+
+  @Test
+  void aCcmThatDoesNotTolerateTheUninitializedTaintDeadlocksRealNodes() throws Exception {
+    List<String> flagsBefore = kernelFlags();
+
+    LabResult result = run("missing-uninitialized-toleration", Duration.ofSeconds(20));
+
+    assertThat(result.verdict()).isEqualTo(LabResult.DEADLOCKED);
+    assertThat(result.explanation())
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("cp-0: still node.cloudprovider.kubernetes.io/uninitialized"))
+        .anySatisfy(line -> assertThat(line).contains("node(s) had untolerated taint(s)"));
+    assertNothingLeft(flagsBefore);
+  }
+
+  @Test
+  void aCcmWithoutTheHostNetworkIsNeverStartedByARealKubeletWithoutCni() throws Exception {
+    List<String> flagsBefore = kernelFlags();
+
+    LabResult result = run("pod-network", Duration.ofSeconds(30));
+
+    assertThat(result.verdict()).isEqualTo(LabResult.DEADLOCKED);
+    // bound by the scheduler, but the real kubelet does not create its sandbox: no CNI
+    assertThat(result.explanation())
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains("but its real kubelet does not run it")
+                    .contains("cni plugin not initialized"));
+    assertNothingLeft(flagsBefore);
+  }
+
+  /**
+   * No process of the lab, no cgroup of its nodes, the kernel flags as they were, the lock free.
+   */
+  private static void assertNothingLeft(List<String> flagsBefore) throws Exception {
+    assertThat(ProcessHandle.allProcesses())
+        .noneSatisfy(
+            p ->
+                assertThat(p.info().commandLine().orElse(""))
+                    .contains(RealCluster.DIRECTORY.toString()));
+    List<Path> cgroups = new ArrayList<>();
+    try (Stream<Path> hierarchies = Files.list(Path.of("/sys/fs/cgroup"))) {
+      for (Path hierarchy : hierarchies.toList()) {
+        if (Files.isDirectory(hierarchy.resolve("ccm4j-lab-cp-0"))) {
+          cgroups.add(hierarchy.resolve("ccm4j-lab-cp-0"));
+        }
+      }
+    }
+    assertThat(cgroups).isEmpty();
+    assertThat(kernelFlags()).isEqualTo(flagsBefore);
+    assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).doesNotContain("ccm4j-real-lab");
+  }
+
+  private static List<String> kernelFlags() throws Exception {
+    List<String> values = new ArrayList<>();
+    for (String flag : HostSysctls.FLAGS) {
+      try (InputStream in = Files.newInputStream(Path.of("/proc/sys", flag))) {
+        values.add(flag + "=" + new String(in.readNBytes(64), StandardCharsets.US_ASCII).strip());
+      }
+    }
+    return values;
+  }
+}
