@@ -1,9 +1,9 @@
 package io.ccm4j.lab;
 
-import io.ccm4j.lab.real.RealNodesLab;
-import io.ccm4j.lab.real.RealNodesUnavailableException;
 import io.ccm4j.app.options.GoDurationConverter;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.lab.real.RealNodesLab;
+import io.ccm4j.lab.real.RealNodesUnavailableException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,14 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
-import io.ccm4j.bench.BenchContext;
-import io.ccm4j.lab.LabCloud;
-import io.ccm4j.lab.LabResult;
-import io.ccm4j.lab.Timeline;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
 import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
@@ -24,6 +19,10 @@ import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.lab.BenchContext;
+import io.ccm4j.lab.LabCloud;
+import io.ccm4j.lab.LabResult;
+import io.ccm4j.lab.Timeline;
 import io.ccm4j.provider.local.LocalCloud;
 import io.ccm4j.provider.local.LocalCloudProviderFactory;
 import io.ccm4j.provider.sim.SimCloud;
@@ -250,16 +249,9 @@ public final class RealNodesLab {
                 0.55f,
                 50);
         try (BenchContext nodeControllers =
-            new BenchContext(
-                admin,
-                simCloud,
-                ControllerSettings.defaults()
-                    .withConcurrentNodeSyncs(1)
-                    .withNodeMonitorPeriod(health.monitorPeriod())
-                    .withNodeHealth(health),
-                Controllers.NODE_LIFECYCLE)) {
+            new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
           NodeLifecycleController nodeLifecycle =
-              new NodeLifecycleController(nodeControllers.context);
+              new NodeLifecycleController(nodeControllers.context, health);
           nodeControllers.context.informers().startAllRegisteredInformers().get();
           nodeLifecycle.start();
           timeline.record("node-lifecycle", "watching node health");

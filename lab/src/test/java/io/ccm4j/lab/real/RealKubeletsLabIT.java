@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ccm4j.lab.LabResult;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.lab.LabResult;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
