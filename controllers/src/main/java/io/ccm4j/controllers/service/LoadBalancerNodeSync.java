@@ -24,7 +24,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * The service controller's node-set sync (S15): when the nodes change, every load balancer this
@@ -78,6 +77,12 @@ final class LoadBalancerNodeSync {
 
   /** One pass over every synced Service. */
   void pass() throws InterruptedException {
+    if (cache.isEmpty()) {
+      // S15 step 5; a pass with no load balancer to update (an empty cluster's) is not news.
+      log.debug(
+          "Successfully updated 0 out of 0 load balancers to direct traffic to the updated set of nodes");
+      return;
+    }
     if (balancer.maxServicesPerCall() > 1) {
       bulkPass();
       return;
@@ -112,12 +117,10 @@ final class LoadBalancerNodeSync {
             Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
       }
     }
-    // S15 step 5; a pass with no load balancer to update (an empty cluster's) is not news.
-    log.atLevel(synced.isEmpty() ? Level.DEBUG : Level.INFO)
-        .log(
-            "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
-            synced.size() - failed,
-            synced.size());
+    log.info(
+        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
+        synced.size() - failed,
+        synced.size());
     metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
   }
 
