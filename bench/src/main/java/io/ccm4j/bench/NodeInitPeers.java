@@ -134,6 +134,16 @@ final class NodeInitPeers {
     return command;
   }
 
+  /** The Go floor as a manager: its Node informer and workers, with or without its events. */
+  List<String> floorCommand(Peer peer, LocalControlPlane controlPlane, GoPeers peers) {
+    return List.of(
+        peers.floor().toString(),
+        "--kubeconfig=" + controlPlane.kubeconfigPath(),
+        "--workers=" + settings.workers(),
+        "--qps=" + settings.kubeApiQps(),
+        "--events=" + (peer == Peer.GO_FLOOR));
+  }
+
   /** Upstream at its defaults (1 worker, 20 QPS, burst 30), or with ccm4j's settings. */
   List<String> upstreamTuning(Peer peer) {
     if (peer != Peer.UPSTREAM_TUNED) {
