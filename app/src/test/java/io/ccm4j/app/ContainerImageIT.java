@@ -84,6 +84,10 @@ class ContainerImageIT {
     assertThat(command)
         .as("out of memory, the process ends and a standby leads")
         .contains("-XX:+ExitOnOutOfMemoryError");
+    assertThat(command)
+        .as("the AOT cache built into the image at build time, with the image's own runtime")
+        .contains("-XX:AOTCache=/app/ccm4j.aot");
+    assertThat(root.resolve("app/ccm4j.aot")).isNotEmptyFile();
     assertThat(config.at("/config/Env"))
         .extracting(JsonNode::asText)
         .as("the manager's JVM options, the file ./ccm4j run reads too, replaceable by a pod's env")
@@ -109,6 +113,9 @@ class ContainerImageIT {
               String[] pair = entry.asText().split("=", 2);
               environment.put(pair[0], pair[1]);
             });
+    // As the image runs, but refusing to start without its AOT cache: a cache the image's JVM
+    // cannot map (another runtime, another class path) fails the test instead of a slow start.
+    environment.merge("JDK_JAVA_OPTIONS", " -XX:AOTMode=on", String::concat);
 
     Process manager = builder.start();
     try (KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults())) {

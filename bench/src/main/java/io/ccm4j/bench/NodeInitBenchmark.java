@@ -39,7 +39,9 @@ import java.util.stream.IntStream;
  *       cloud-controller-manager of the control plane's release (k8s.io/cloud-provider's app) with
  *       the sim cloud in Go, at its defaults and with {@code --concurrent-node-syncs}/{@code
  *       --kube-api-qps} raised to ccm4j's;
- *   <li>{@link Peer#CCM4J}: {@code ccm4j run} as its own JVM, with the heap it is given.
+ *   <li>{@link Peer#CCM4J}: {@code ccm4j run} as its own JVM, with the heap it is given, as {@code
+ *       ./ccm4j run} starts it; {@link Peer#CCM4J_IMAGE}: as the container image starts it (see
+ *       {@link ImageRootfs}).
  * </ul>
  *
  * <p>The Go peers are built by {@code bench/peers/build-peers.sh} (see {@link GoPeers}). A peer is
@@ -60,7 +62,10 @@ public final class NodeInitBenchmark {
         "go-floor-no-events", "Go floor without its event writes (update, status patch)"),
     UPSTREAM("upstream", "upstream CCM, its defaults"),
     UPSTREAM_TUNED("upstream-tuned", "upstream CCM, ccm4j's concurrency and QPS"),
-    CCM4J("ccm4j", "ccm4j");
+    CCM4J("ccm4j", "ccm4j"),
+    CCM4J_IMAGE(
+        "ccm4j-image",
+        "ccm4j as the image runs it (its runtime, JVM options, AOT cache; from app/target's image)");
 
     private final String id;
     private final String title;
@@ -85,7 +90,12 @@ public final class NodeInitBenchmark {
 
     /** Built from bench/peers. */
     public boolean isGo() {
-      return this != CCM4J;
+      return this != CCM4J && this != CCM4J_IMAGE;
+    }
+
+    /** ccm4j, however started. */
+    public boolean isCcm4j() {
+      return this == CCM4J || this == CCM4J_IMAGE;
     }
 
     public static Optional<Peer> byId(String id) {
@@ -204,9 +214,19 @@ public final class NodeInitBenchmark {
   }
 
   public Result run() throws Exception {
-    String version = null;
-    Optional<GoPeers> goPeers = Optional.empty();
     List<Run> runs = new ArrayList<>();
+    try {
+      runAll(runs);
+    } finally {
+      processes.close();
+    }
+    return new Result(settings, version, runs, Optional.ofNullable(profile));
+  }
+
+  private String version;
+
+  private void runAll(List<Run> runs) throws Exception {
+    Optional<GoPeers> goPeers = Optional.empty();
     for (int round = 0; round < settings.runs(); round++) {
       List<Peer> order = NodeInitRuns.order(settings.peers(), round);
       if (settings.runs() > 1) {
@@ -240,7 +260,6 @@ public final class NodeInitBenchmark {
         }
       }
     }
-    return new Result(settings, version, runs, Optional.ofNullable(profile));
   }
 
   /**
@@ -293,6 +312,8 @@ public final class NodeInitBenchmark {
           new ProcessBuilder(
                   switch (peer) {
                     case CCM4J -> processes.ccm4jCommand(controlPlane, cloudConfig, servingPort);
+                    case CCM4J_IMAGE ->
+                        processes.imageCommand(controlPlane, cloudConfig, servingPort);
                     case UPSTREAM, UPSTREAM_TUNED ->
                         processes.upstreamCommand(peer, controlPlane, cloudConfig, goPeers);
                     case GO_FLOOR, GO_FLOOR_NO_EVENTS ->
@@ -306,7 +327,7 @@ public final class NodeInitBenchmark {
             untaintedAt, List.of(probe), manager, log, Duration.ofMinutes(2));
         double startToFirst = (untaintedAt.get(probe) - started) / 1e9;
         Optional<HeapSampler> heap =
-            peer == Peer.CCM4J
+            peer.isCcm4j()
                 ? Optional.of(new HeapSampler(http, servingPort).start())
                 : Optional.empty();
         boolean cloud = !peer.isFloor();
@@ -388,6 +409,11 @@ public final class NodeInitBenchmark {
                       String.join(" ", settings.jvmOptions()))
                   .strip()
               + (processes.classDataArchive() ? ", the launcher's class-data archive" : "");
+      case CCM4J_IMAGE ->
+          "the image's entrypoint and JDK_JAVA_OPTIONS, -Xmx%s standing in for a pod's memory limit%s"
+              .formatted(
+                  settings.heap(),
+                  processes.imageAotCache() ? ", its AOT cache" : ", NO AOT cache in it");
       case UPSTREAM, UPSTREAM_TUNED -> String.join(" ", processes.upstreamTuning(peer)).strip();
       case GO_FLOOR, GO_FLOOR_NO_EVENTS ->
           "no cloud; --workers=%d --qps=%s".formatted(settings.workers(), settings.kubeApiQps());

@@ -100,12 +100,12 @@ final class NodeInitReport {
     if (result.settings().nodes() <= 1000) {
       target(
           out,
-          "peak RSS: ccm4j <= 100 MiB at 1,000 nodes",
+          "peak RSS: ccm4j <= 100 MiB at up to 1,000 nodes",
           own.peakRssMiB() <= 100,
           "%.0f MiB".formatted(own.peakRssMiB()));
     }
     for (Run run : runs) {
-      if (run.peer() == Peer.CCM4J) {
+      if (run.peer().isCcm4j()) {
         target(
             out,
             "start to first node: %s <= 0.5 s".formatted(run.peer().id()),

@@ -89,7 +89,7 @@ class NodeInitBenchmarkTest {
         .containsPattern("peak RSS: ccm4j <= upstream CCM tuned +MISSED 230 MiB against 70 MiB")
         .containsPattern(
             "API server CPU: in ccm4j's run <= in upstream's +MISSED 9\\.0 s against 6\\.0 s")
-        .contains("peak RSS: ccm4j <= 100 MiB at 1,000 nodes")
+        .contains("peak RSS: ccm4j <= 100 MiB at up to 1,000 nodes")
         .containsPattern("start to first node: ccm4j <= 0\\.5 s +MISSED 1\\.80 s")
         .doesNotContainPattern("(?i)issue|#\\d");
   }
