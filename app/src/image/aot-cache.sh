@@ -4,8 +4,9 @@
 # entrypoint runs ccm4j with the image's own Java runtime, JVM options and class path (moved under the
 # unpacked root: the JVM accepts a class path moved as a whole) against an API server that does not
 # answer, until its informers have started, and the cache it writes as it exits goes to
-# OUTPUT_DIR/ccm4j.aot, which Jib puts at /app/ccm4j.aot. Without a JDK that makes AOT caches it
-# leaves OUTPUT_DIR empty, and the image starts without one.
+# OUTPUT_DIR/ccm4j.aot, which Jib puts at /app/ccm4j.aot. OUTPUT_DIR/ccm4j-aot.jvmoptions, the argument
+# file the entrypoint names, holds -XX:AOTCache=/app/ccm4j.aot; with a runtime that makes no AOT cache
+# (before JDK 24, which would not know the option either) it holds none, and the image starts without.
 #   aot-cache.sh IMAGE_TAR OUTPUT_DIR
 set -euo pipefail
 image=$1
@@ -21,6 +22,7 @@ for layer in $(grep -o '[0-9a-f]*\.tar\.gz' "$work/manifest.json"); do
   tar -xOf "$image" "$layer" | tar -xz --warning=no-unknown-keyword -C "$root"
 done
 java="$root/opt/java/bin/java"
+echo "# The image's AOT cache (app/src/image/aot-cache.sh)." > "$out/ccm4j-aot.jvmoptions"
 if ! "$java" -XX:AOTCacheOutput=/dev/null -version >/dev/null 2>&1; then
   echo "aot-cache: the image's Java runtime makes no AOT cache (JDK 24 or newer does): none" >&2
   exit 0
@@ -60,4 +62,5 @@ if [ ! -s "$out/ccm4j.aot" ]; then
   tail -20 "$work/training.log" >&2
   exit 1
 fi
+echo "-XX:AOTCache=/app/ccm4j.aot" >> "$out/ccm4j-aot.jvmoptions"
 echo "aot-cache: $(du -h "$out/ccm4j.aot" | cut -f1) in $out/ccm4j.aot, trained in $(( $(date +%s) - started )) s" >&2

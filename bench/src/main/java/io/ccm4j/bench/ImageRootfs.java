@@ -80,16 +80,13 @@ record ImageRootfs(Path root, JsonNode config) {
         // an argument file of the image: its words, moved
         command.addAll(
             LauncherJvm.parseArgumentFile(Files.readString(inside(part.substring(1)))).stream()
-                .map(this::moveClassPath)
+                .map(this::move)
                 .toList());
-      } else if (part.startsWith("-XX:AOTCache=") || part.startsWith("-XX:SharedArchiveFile=")) {
-        String[] option = part.split("=", 2);
-        command.add(option[0] + "=" + inside(option[1]));
       } else if (i == entrypoint.size() - 1) {
         command.addAll(extraJvmOptions);
         command.add(part);
       } else {
-        command.add(part);
+        command.add(move(part));
       }
     }
     command.addAll(arguments);
@@ -107,6 +104,15 @@ record ImageRootfs(Path root, JsonNode config) {
       }
     }
     return List.of();
+  }
+
+  /** A word of the entrypoint: a class path or an archive's option, its image paths moved. */
+  private String move(String word) {
+    if (word.startsWith("-XX:AOTCache=") || word.startsWith("-XX:SharedArchiveFile=")) {
+      String[] option = word.split("=", 2);
+      return option[0] + "=" + inside(option[1]);
+    }
+    return moveClassPath(word);
   }
 
   /** A class path of the image's absolute paths, each moved under the root. */

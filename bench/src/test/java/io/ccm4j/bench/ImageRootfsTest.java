@@ -24,13 +24,15 @@ class ImageRootfsTest {
     Files.writeString(
         root.resolve("app/jib-classpath-file"),
         "/app/classpath/ccm4j-app.jar:/app/libs/a.jar:/app/libs/b.jar\n");
+    Files.writeString(
+        root.resolve("app/ccm4j-aot.jvmoptions"), "# the cache\n-XX:AOTCache=/app/ccm4j.aot\n");
     var config =
         new ObjectMapper()
             .readTree(
                 """
                 {"config": {
                   "Env": ["PATH=/opt/java/bin", "JDK_JAVA_OPTIONS=@/app/resources/ccm4j-run.jvmoptions"],
-                  "Entrypoint": ["java", "-XX:MaxRAMPercentage=60", "-XX:AOTCache=/app/ccm4j.aot",
+                  "Entrypoint": ["java", "-XX:MaxRAMPercentage=60", "@/app/ccm4j-aot.jvmoptions",
                                  "-cp", "@/app/jib-classpath-file", "io.ccm4j.app.Ccm4j"]}}
                 """);
 
