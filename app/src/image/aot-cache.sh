@@ -7,12 +7,16 @@
 # OUTPUT_DIR/ccm4j.aot, which Jib puts at /app/ccm4j.aot. OUTPUT_DIR/ccm4j-aot.jvmoptions, the argument
 # file the entrypoint names, holds -XX:AOTCache=/app/ccm4j.aot; with a runtime that makes no AOT cache
 # (before JDK 24, which would not know the option either) it holds none, and the image starts without.
-#   aot-cache.sh IMAGE_TAR OUTPUT_DIR
+#   aot-cache.sh IMAGE_TAR OUTPUT_DIR [SKIP: true when Jib is skipped]
 set -euo pipefail
 image=$1
 out=$2
 rm -rf "$out"
 mkdir -p "$out"
+if [ "${3:-false}" = true ] || [ ! -f "$image" ]; then
+  echo "aot-cache: no image built (Jib skipped): no AOT cache" >&2
+  exit 0
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ccm4j-aot.XXXXXX")
 trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 root="$work/rootfs"
