@@ -3,6 +3,7 @@
 # uses, the C libraries that runtime links (taken from this machine, found with ldd), and the few files
 # a container expects (/etc/passwd, /tmp). Jib puts it under the application layers on an empty
 # ("scratch") base, so the image needs no registry to build. Usage: rootfs.sh JAVA_HOME OUTPUT_DIR
+# It also leaves OUTPUT_DIR/../image-aot empty: aot-cache.sh fills it once the image without it is built.
 set -euo pipefail
 java_home=$1
 out=$2
@@ -11,8 +12,8 @@ out=$2
 modules=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml
 modules=$modules,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 
-rm -rf "$out"
-mkdir -p "$out/opt" "$out/etc" "$out/tmp"
+rm -rf "$out" "$out/../image-aot"
+mkdir -p "$out/opt" "$out/etc" "$out/tmp" "$out/../image-aot"
 if ! "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
   --output "$out/opt/java" >&2; then
   # A JDK without jmods (Debian's openjdk packages ship them separately, in openjdk-NN-jmods) cannot

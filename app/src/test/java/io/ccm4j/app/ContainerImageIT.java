@@ -84,6 +84,20 @@ class ContainerImageIT {
     assertThat(command)
         .as("out of memory, the process ends and a standby leads")
         .contains("-XX:+ExitOnOutOfMemoryError");
+    assertThat(command)
+        .as("the argument file that names the image's AOT cache, where its runtime makes one")
+        .contains("@/app/ccm4j-aot.jvmoptions");
+    boolean aotRuntime = aotRuntime(root);
+    if (aotRuntime) {
+      assertThat(Files.readString(root.resolve("app/ccm4j-aot.jvmoptions")))
+          .as("the AOT cache built into the image at build time, with the image's own runtime")
+          .contains("-XX:AOTCache=/app/ccm4j.aot");
+      assertThat(root.resolve("app/ccm4j.aot")).isNotEmptyFile();
+    } else {
+      assertThat(Files.readString(root.resolve("app/ccm4j-aot.jvmoptions")))
+          .as("a runtime before JDK 24 knows no AOT cache, nor its option")
+          .doesNotContain("-XX:AOTCache");
+    }
     assertThat(config.at("/config/Env"))
         .extracting(JsonNode::asText)
         .as("the manager's JVM options, the file ./ccm4j run reads too, replaceable by a pod's env")
@@ -109,6 +123,11 @@ class ContainerImageIT {
               String[] pair = entry.asText().split("=", 2);
               environment.put(pair[0], pair[1]);
             });
+    // As the image runs, but refusing to start without its AOT cache: a cache the image's JVM
+    // cannot map (another runtime, another class path) fails the test instead of a slow start.
+    if (aotRuntime) {
+      environment.merge("JDK_JAVA_OPTIONS", " -XX:AOTMode=on", String::concat);
+    }
 
     Process manager = builder.start();
     try (KubeletFleet kubelets = new KubeletFleet(client, KubeletFleet.Options.kubeletDefaults())) {
@@ -143,6 +162,15 @@ class ContainerImageIT {
       stop(manager);
       client.nodes().withName(node).delete();
     }
+  }
+
+  /** Whether the image's Java runtime (its {@code release} file) is JDK 24 or newer. */
+  private static boolean aotRuntime(Path root) throws IOException {
+    String release = Files.readString(root.resolve("opt/java/release"));
+    java.util.regex.Matcher version =
+        java.util.regex.Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(release);
+    assertThat(version.find()).as("the runtime's release file names its version").isTrue();
+    return Integer.parseInt(version.group(1)) >= 24;
   }
 
   /**

@@ -53,6 +53,11 @@ record GoPeers(Path floor, Path upstreamCcm) {
 
   /** {@code bench/peers} of the checkout this code runs from, or of the working directory. */
   private static Optional<Path> moduleDirectory() {
+    return checkout().map(root -> root.resolve(MODULE));
+  }
+
+  /** The ccm4j checkout this code runs from (or the working directory, if it is one). */
+  static Optional<Path> checkout() {
     List<Path> roots = new ArrayList<>();
     try {
       // bench/target/classes, or launcher/target/lib/ccm4j-bench-*.jar (./ccm4j): the checkout is
@@ -68,8 +73,7 @@ record GoPeers(Path floor, Path upstreamCcm) {
     roots.add(Path.of("").toAbsolutePath());
     return roots.stream()
         .filter(java.util.Objects::nonNull)
-        .map(root -> root.resolve(MODULE))
-        .filter(dir -> Files.isRegularFile(dir.resolve("build-peers.sh")))
+        .filter(root -> Files.isRegularFile(root.resolve(MODULE).resolve("build-peers.sh")))
         .findFirst();
   }
 }

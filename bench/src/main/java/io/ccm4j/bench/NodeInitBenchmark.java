@@ -1,6 +1,5 @@
 package io.ccm4j.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.runtime.serving.LocalManagerHttp;
@@ -27,32 +26,46 @@ import java.util.stream.IntStream;
 
 /**
  * The node-initialisation benchmark, side by side: for each peer a fresh real control plane, the
- * same N Nodes registered at once by simulated kubelets, the same sim cloud (instances, latency),
- * and the time from the first registration to the last untaint. The peers:
+ * same N kubelet-shaped Nodes (status with conditions, addresses, capacity, node info) registered
+ * at once by simulated kubelets in this JVM, which also watches them, the same sim cloud
+ * (instances, latency), and the time from the first registration to the last untaint. Every peer is
+ * a process of its own, run and measured alike. The peers:
  *
  * <ul>
- *   <li>{@link Peer#GO_FLOOR}: client-go speaking protobuf, doing exactly the writes registration
- *       and a CCM cost per node (create, update, status patch, one event) and nothing else;
+ *   <li>{@link Peer#GO_FLOOR}: client-go speaking protobuf with a Node informer, doing exactly the
+ *       writes a CCM costs per node (update, status patch, one event) and asking no cloud; {@link
+ *       Peer#GO_FLOOR_NO_EVENTS} the same without the event;
  *   <li>{@link Peer#UPSTREAM} and {@link Peer#UPSTREAM_TUNED}: the upstream
  *       cloud-controller-manager of the control plane's release (k8s.io/cloud-provider's app) with
  *       the sim cloud in Go, at its defaults and with {@code --concurrent-node-syncs}/{@code
  *       --kube-api-qps} raised to ccm4j's;
- *   <li>{@link Peer#CCM4J}: {@code ccm4j run} as its own JVM, with the heap it is given.
+ *   <li>{@link Peer#CCM4J}: {@code ccm4j run} as its own JVM, with the heap it is given, as {@code
+ *       ./ccm4j run} starts it; {@link Peer#CCM4J_IMAGE}: as the container image starts it (see
+ *       {@link ImageRootfs}).
  * </ul>
  *
- * <p>The Go peers are built by {@code bench/peers/build-peers.sh} (see {@link GoPeers}). A manager
- * peer is timed from its process start to the first node it initialises (one node registered before
- * it starts), then on the N nodes registered at once; its CPU is what the process used from that
- * registration to the last untaint, its memory the process's peak RSS.
+ * <p>The Go peers are built by {@code bench/peers/build-peers.sh} (see {@link GoPeers}). A peer is
+ * timed from its process start to the first node it initialises (one node registered before it
+ * starts), then on the N nodes registered at once. Its CPU, and the API server's and etcd's (read
+ * from {@code /proc}), run from that registration until the API server has taken no node or event
+ * write for a while after the last untaint; its memory is the process's peak RSS. With several runs
+ * the peers' order rotates (see {@link NodeInitRuns}).
  */
 public final class NodeInitBenchmark {
 
   /** Who initialises the nodes. */
   public enum Peer {
-    GO_FLOOR("go-floor", "Go floor (client-go, protobuf: create, update, status patch, event)"),
+    GO_FLOOR(
+        "go-floor",
+        "Go floor (client-go, protobuf, a Node informer; per node: update, status patch, event)"),
+    GO_FLOOR_NO_EVENTS(
+        "go-floor-no-events", "Go floor without its event writes (update, status patch)"),
     UPSTREAM("upstream", "upstream CCM, its defaults"),
     UPSTREAM_TUNED("upstream-tuned", "upstream CCM, ccm4j's concurrency and QPS"),
-    CCM4J("ccm4j", "ccm4j");
+    CCM4J("ccm4j", "ccm4j"),
+    CCM4J_IMAGE(
+        "ccm4j-image",
+        "ccm4j as the image runs it (its runtime, JVM options, AOT cache; from app/target's image)");
 
     private final String id;
     private final String title;
@@ -68,6 +81,21 @@ public final class NodeInitBenchmark {
 
     public String title() {
       return title;
+    }
+
+    /** The Go floor, with or without its events: no cloud, no start of a manager's. */
+    public boolean isFloor() {
+      return this == GO_FLOOR || this == GO_FLOOR_NO_EVENTS;
+    }
+
+    /** Built from bench/peers. */
+    public boolean isGo() {
+      return this != CCM4J && this != CCM4J_IMAGE;
+    }
+
+    /** ccm4j, however started. */
+    public boolean isCcm4j() {
+      return this == CCM4J || this == CCM4J_IMAGE;
     }
 
     public static Optional<Peer> byId(String id) {
@@ -91,19 +119,25 @@ public final class NodeInitBenchmark {
       List<String> jvmOptions,
       Duration timeout,
       List<Peer> peers,
-      boolean profile) {}
+      boolean profile,
+      int runs) {}
 
   /**
-   * One peer's run. Figures a peer has no such thing for are NaN (the floor has no cloud and no
-   * start; only ccm4j reports a heap).
+   * One peer's run ({@code round} counts from 0), or the medians of its runs. Figures a peer has no
+   * such thing for are NaN (the floor has no cloud; only ccm4j reports a heap). The CPU figures,
+   * the peer's, the API server's and etcd's, run from the first registration until the API server
+   * has taken no node or event write for a while after the last untaint.
    */
   public record Run(
       Peer peer,
+      int round,
       int initialised,
       double wallSeconds,
       double p50DelaySeconds,
       double p99DelaySeconds,
       double cpuSeconds,
+      double apiServerCpuSeconds,
+      double etcdCpuSeconds,
       double peakRssMiB,
       double peakHeapMiB,
       double nodeWritesPerNode,
@@ -132,18 +166,25 @@ public final class NodeInitBenchmark {
       this(settings, kubernetesVersion, runs, Optional.empty());
     }
 
-    public Optional<Run> run(Peer peer) {
-      return runs.stream().filter(r -> r.peer() == peer).findFirst();
+    /** Each peer's medians over its runs, in the order of {@link Settings#peers()}. */
+    public List<Run> medians() {
+      return NodeInitRuns.medians(settings.peers(), runs);
     }
 
-    /** This run's wall time over the Go floor's, NaN without a floor. */
+    /** A peer's medians. */
+    public Optional<Run> median(Peer peer) {
+      return medians().stream().filter(r -> r.peer() == peer).findFirst();
+    }
+
+    /** This run's wall time over the Go floor's median, NaN without a floor. */
     public double ratioToFloor(Run run) {
-      return run(Peer.GO_FLOOR)
+      return median(Peer.GO_FLOOR)
           .map(floor -> run.wallSeconds() / floor.wallSeconds())
           .orElse(Double.NaN);
     }
 
     public boolean allInitialised() {
+      // every run of every peer
       return runs.stream().allMatch(r -> r.initialised() == settings.nodes());
     }
 
@@ -173,88 +214,63 @@ public final class NodeInitBenchmark {
   }
 
   public Result run() throws Exception {
-    String version = null;
-    Optional<GoPeers> goPeers = Optional.empty();
     List<Run> runs = new ArrayList<>();
-    for (Peer peer : settings.peers()) {
-      try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
-          KubernetesClient admin = controlPlane.newClient()) {
-        version = controlPlane.binaries().version().toString();
-        out.printf(
-            "%s: control plane %s ready in %.1f s%n",
-            peer.id(), version, controlPlane.startTime().toMillis() / 1000.0);
-        if (peer != Peer.CCM4J && goPeers.isEmpty()) {
-          goPeers = Optional.of(GoPeers.build(version, out));
-        }
-        Run run =
-            switch (peer) {
-              case GO_FLOOR -> runFloor(controlPlane, admin, goPeers.orElseThrow());
-              case UPSTREAM, UPSTREAM_TUNED ->
-                  runManager(peer, controlPlane, admin, goPeers.orElseThrow());
-              case CCM4J -> runManager(peer, controlPlane, admin, null);
-            };
-        out.printf(
-            "%s: %d/%d nodes in %.2f s, CPU %.1f s, peak RSS %.0f MiB%n",
-            peer.id(),
-            run.initialised(),
-            settings.nodes(),
-            run.wallSeconds(),
-            run.cpuSeconds(),
-            run.peakRssMiB());
-        runs.add(run);
-      }
+    try {
+      runAll(runs);
+    } finally {
+      processes.close();
     }
     return new Result(settings, version, runs, Optional.ofNullable(profile));
   }
 
-  /** The Go floor: its own registrations and writes, timed and measured by itself. */
-  private Run runFloor(LocalControlPlane controlPlane, KubernetesClient admin, GoPeers peers)
-      throws Exception {
-    Map<String, Double> before = ApiServerMetrics.requestTotals(admin);
-    Path log = controlPlane.directory().resolve("go-floor.log");
-    Process floor =
-        new ProcessBuilder(
-                peers.floor().toString(),
-                "--kubeconfig=" + controlPlane.kubeconfigPath(),
-                "--nodes=" + settings.nodes(),
-                "--workers=" + settings.workers(),
-                "--qps=" + settings.kubeApiQps())
-            .redirectError(log.toFile())
-            .start();
-    String output = new String(floor.getInputStream().readAllBytes());
-    if (!floor.waitFor(settings.timeout().toSeconds(), TimeUnit.SECONDS)) {
-      floor.destroyForcibly();
-      throw new IllegalStateException("the Go floor did not finish in " + settings.timeout());
+  private String version;
+
+  private void runAll(List<Run> runs) throws Exception {
+    Optional<GoPeers> goPeers = Optional.empty();
+    for (int round = 0; round < settings.runs(); round++) {
+      List<Peer> order = NodeInitRuns.order(settings.peers(), round);
+      if (settings.runs() > 1) {
+        out.printf(
+            "run %d of %d: %s%n",
+            round + 1, settings.runs(), String.join(", ", order.stream().map(Peer::id).toList()));
+      }
+      for (Peer peer : order) {
+        try (LocalControlPlane controlPlane = LocalControlPlane.builder().start();
+            KubernetesClient admin = controlPlane.newClient()) {
+          version = controlPlane.binaries().version().toString();
+          out.printf(
+              "%s: control plane %s ready in %.1f s%n",
+              peer.id(), version, controlPlane.startTime().toMillis() / 1000.0);
+          if (peer.isGo() && goPeers.isEmpty()) {
+            goPeers = Optional.of(GoPeers.build(version, out));
+          }
+          Run run = runPeer(peer, round, controlPlane, admin, goPeers.orElse(null));
+          out.printf(
+              "%s: %d/%d nodes in %.2f s, CPU %.1f s (API server %.1f s, etcd %.1f s), peak RSS"
+                  + " %.0f MiB%n",
+              peer.id(),
+              run.initialised(),
+              settings.nodes(),
+              run.wallSeconds(),
+              run.cpuSeconds(),
+              run.apiServerCpuSeconds(),
+              run.etcdCpuSeconds(),
+              run.peakRssMiB());
+          runs.add(run);
+        }
+      }
     }
-    if (floor.exitValue() != 0 || output.isBlank()) {
-      throw new IllegalStateException(
-          "the Go floor exited with %d; see %s".formatted(floor.exitValue(), log));
-    }
-    JsonNode result = JSON.readTree(output);
-    Map<String, Double> after = ApiServerMetrics.requestTotals(admin);
-    int n = result.path("nodes").asInt();
-    return new Run(
-        Peer.GO_FLOOR,
-        n,
-        result.path("seconds").asDouble(),
-        Double.NaN,
-        Double.NaN,
-        result.path("cpuSeconds").asDouble(),
-        result.path("peakRssKiB").asLong() / 1024.0,
-        Double.NaN,
-        NodeInitMeasurements.nodeWrites(before, after) / n,
-        NodeInitMeasurements.eventWrites(before, after) / n,
-        Double.NaN,
-        Double.NaN,
-        "its own %d registrations included".formatted(n));
   }
 
   /**
-   * A manager as its own process: one node registered before it starts (its start to that node's
-   * untaint), then N at once.
+   * A peer as its own process, on the same load for every peer: one node registered before it
+   * starts (its start to that node's untaint), then N kubelet-shaped Nodes at once, registered by
+   * this JVM and watched by it. Its CPU, and the API server's and etcd's, are read from the first
+   * registration until the API server has taken no node or event write for a while after the last
+   * untaint (the peer's event queue drained).
    */
-  private Run runManager(
-      Peer peer, LocalControlPlane controlPlane, KubernetesClient admin, GoPeers goPeers)
+  private Run runPeer(
+      Peer peer, int round, LocalControlPlane controlPlane, KubernetesClient admin, GoPeers goPeers)
       throws Exception {
     Path dir = controlPlane.directory();
     int cloudAdminPort = freePort();
@@ -285,6 +301,8 @@ public final class NodeInitBenchmark {
     SharedIndexInformer<Node> watcher = NodeInitLoad.watchUntaint(admin, PREFIX, untaintedAt);
     String probe = PREFIX + settings.nodes();
     HttpClient http = LocalManagerHttp.client();
+    long apiServer = controlPlane.pid("kube-apiserver").orElseThrow();
+    long etcd = controlPlane.pid("etcd").orElseThrow();
     try (KubeletFleet fleet = new KubeletFleet(admin, KubeletFleet.Options.withoutHeartbeats())) {
       fleet.register(NodeSpec.named(probe));
       int servingPort = freePort();
@@ -292,9 +310,15 @@ public final class NodeInitBenchmark {
       long started = System.nanoTime();
       Process manager =
           new ProcessBuilder(
-                  peer == Peer.CCM4J
-                      ? processes.ccm4jCommand(controlPlane, cloudConfig, servingPort)
-                      : processes.upstreamCommand(peer, controlPlane, cloudConfig, goPeers))
+                  switch (peer) {
+                    case CCM4J -> processes.ccm4jCommand(controlPlane, cloudConfig, servingPort);
+                    case CCM4J_IMAGE ->
+                        processes.imageCommand(controlPlane, cloudConfig, servingPort);
+                    case UPSTREAM, UPSTREAM_TUNED ->
+                        processes.upstreamCommand(peer, controlPlane, cloudConfig, goPeers);
+                    case GO_FLOOR, GO_FLOOR_NO_EVENTS ->
+                        processes.floorCommand(peer, controlPlane, goPeers);
+                  })
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
@@ -303,18 +327,22 @@ public final class NodeInitBenchmark {
             untaintedAt, List.of(probe), manager, log, Duration.ofMinutes(2));
         double startToFirst = (untaintedAt.get(probe) - started) / 1e9;
         Optional<HeapSampler> heap =
-            peer == Peer.CCM4J
+            peer.isCcm4j()
                 ? Optional.of(new HeapSampler(http, servingPort).start())
                 : Optional.empty();
-        long callsBefore = NodeInitMeasurements.cloudCalls(http, cloudAdminPort);
+        boolean cloud = !peer.isFloor();
+        long callsBefore = cloud ? NodeInitMeasurements.cloudCalls(http, cloudAdminPort) : 0;
+        // Let the probe's status patch and event land first: they are not the run's.
+        NodeInitLoad.awaitQuiet(admin, Duration.ofSeconds(30));
         Map<String, Double> before = ApiServerMetrics.requestTotals(admin);
         double cpuBefore = ProcessStats.cpuSeconds(manager.pid());
+        double apiServerBefore = ProcessStats.cpuSeconds(apiServer);
+        double etcdBefore = ProcessStats.cpuSeconds(etcd);
         long start = System.nanoTime();
         List<String> names =
             IntStream.range(0, settings.nodes()).mapToObj(i -> PREFIX + i).toList();
         NodeInitLoad.register(fleet, names, registeredAt, settings.workers());
         NodeInitLoad.awaitUntainted(untaintedAt, names, manager, log, settings.timeout());
-        double cpu = ProcessStats.cpuSeconds(manager.pid()) - cpuBefore;
         long end =
             names.stream()
                 .map(untaintedAt::get)
@@ -322,15 +350,21 @@ public final class NodeInitBenchmark {
                 .mapToLong(Long::longValue)
                 .max()
                 .orElse(System.nanoTime());
+        // The status patches and events that follow each untaint are the run's too.
+        NodeInitLoad.awaitQuiet(admin, Duration.ofSeconds(60));
+        double cpu = ProcessStats.cpuSeconds(manager.pid()) - cpuBefore;
+        double apiServerCpu = ProcessStats.cpuSeconds(apiServer) - apiServerBefore;
+        double etcdCpu = ProcessStats.cpuSeconds(etcd) - etcdBefore;
         double rss = ProcessStats.peakRssKiB(manager.pid()) / 1024.0;
         if (profiled) {
           profile = processes.profile(manager.pid(), NodeInitPeers.jfr(controlPlane));
         }
         double peakHeap = heap.map(HeapSampler::stop).orElse(Double.NaN);
-        // Let the status patches and events that follow each untaint land before counting.
-        Thread.sleep(1000);
         Map<String, Double> after = ApiServerMetrics.requestTotals(admin);
-        long calls = NodeInitMeasurements.cloudCalls(http, cloudAdminPort) - callsBefore;
+        double calls =
+            cloud
+                ? NodeInitMeasurements.cloudCalls(http, cloudAdminPort) - callsBefore
+                : Double.NaN;
         double[] delays =
             names.stream()
                 .filter(name -> untaintedAt.containsKey(name) && registeredAt.containsKey(name))
@@ -340,26 +374,21 @@ public final class NodeInitBenchmark {
         int n = delays.length;
         return new Run(
             peer,
+            round,
             n,
             (end - start) / 1e9,
             NodeInitMeasurements.percentile(delays, 0.50),
             NodeInitMeasurements.percentile(delays, 0.99),
             cpu,
+            apiServerCpu,
+            etcdCpu,
             rss,
             peakHeap,
             NodeInitMeasurements.nodeWrites(before, after) / Math.max(1, n),
             NodeInitMeasurements.eventWrites(before, after) / Math.max(1, n),
-            (double) calls / Math.max(1, n),
+            calls / Math.max(1, n),
             startToFirst,
-            peer == Peer.CCM4J
-                ? String.join(
-                            " ",
-                            "-Xmx" + settings.heap(),
-                            "@ccm4j-run.jvmoptions",
-                            String.join(" ", settings.jvmOptions()))
-                        .strip()
-                    + (processes.classDataArchive() ? ", the launcher's class-data archive" : "")
-                : String.join(" ", processes.upstreamTuning(peer)).strip());
+            note(peer));
       } finally {
         watcher.close();
         manager.destroy();
@@ -368,6 +397,27 @@ public final class NodeInitBenchmark {
         }
       }
     }
+  }
+
+  private String note(Peer peer) {
+    return switch (peer) {
+      case CCM4J ->
+          String.join(
+                      " ",
+                      "-Xmx" + settings.heap(),
+                      "@ccm4j-run.jvmoptions",
+                      String.join(" ", settings.jvmOptions()))
+                  .strip()
+              + (processes.classDataArchive() ? ", the launcher's class-data archive" : "");
+      case CCM4J_IMAGE ->
+          "the image's entrypoint and JDK_JAVA_OPTIONS, -Xmx%s standing in for a pod's memory limit%s"
+              .formatted(
+                  settings.heap(),
+                  processes.imageAotCache() ? ", its AOT cache" : ", NO AOT cache in it");
+      case UPSTREAM, UPSTREAM_TUNED -> String.join(" ", processes.upstreamTuning(peer)).strip();
+      case GO_FLOOR, GO_FLOOR_NO_EVENTS ->
+          "no cloud; --workers=%d --qps=%s".formatted(settings.workers(), settings.kubeApiQps());
+    };
   }
 
   private static int freePort() throws IOException {

@@ -23,11 +23,13 @@ import picocli.CommandLine.Spec;
     name = "node-init",
     description = {
       "Register N nodes at once and time how long each peer takes to initialise them all, each "
-          + "on a fresh control plane with the same sim cloud: a Go floor (client-go, protobuf, "
-          + "exactly the writes a CCM does), the upstream cloud-controller-manager of the control "
-          + "plane's release (at its defaults and tuned like ccm4j) and ccm4j (its own JVM). Prints "
-          + "one table and writes it as JSON. The Go peers are built once from bench/peers (needs Go "
-          + "and the module proxy)."
+          + "on a fresh control plane with the same sim cloud and the same kubelet-shaped Nodes: a "
+          + "Go floor (client-go, protobuf, a Node informer, exactly the writes a CCM does, with "
+          + "and without its events), the upstream cloud-controller-manager of the control plane's "
+          + "release (at its defaults and tuned like ccm4j) and ccm4j (its own JVM). Beside each "
+          + "peer's CPU, the API server's and etcd's during its run. With --runs, the peers' order "
+          + "moves each run and the table holds medians. Prints one table and writes it as JSON. "
+          + "The Go peers are built once from bench/peers (needs Go and the module proxy)."
     },
     mixinStandardHelpOptions = true,
     sortOptions = false)
@@ -46,9 +48,18 @@ public final class NodeInitCommand implements Callable<Integer> {
       names = "--peers",
       paramLabel = "<peer>",
       split = ",",
-      defaultValue = "go-floor,upstream,upstream-tuned,ccm4j",
-      description = "Which to run, in this order, of ${DEFAULT-VALUE}.")
+      defaultValue = "go-floor,go-floor-no-events,upstream,upstream-tuned,ccm4j",
+      description = "Which to run, in this order (the first run), of ${DEFAULT-VALUE}.")
   List<String> peers;
+
+  @Option(
+      names = "--runs",
+      paramLabel = "<n>",
+      defaultValue = "1",
+      description =
+          "Runs of every peer in one sitting, the peers' order rotated by one each run; the table"
+              + " and the JSON's \"median\" hold each figure's median. Default: ${DEFAULT-VALUE}.")
+  int runs;
 
   @Option(
       names = "--cloud-latency",
@@ -124,10 +135,11 @@ public final class NodeInitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (nodes < 1 || workers < 1 || kubeApiQps <= 0 || cloudQps < 0) {
+    if (nodes < 1 || workers < 1 || runs < 1 || kubeApiQps <= 0 || cloudQps < 0) {
       throw new ParameterException(
           spec.commandLine(),
-          "--nodes, --workers and --kube-api-qps must be positive; --cloud-qps not negative");
+          "--nodes, --workers, --runs and --kube-api-qps must be positive; --cloud-qps not"
+              + " negative");
     }
     List<Peer> selected = new ArrayList<>();
     for (String id : peers) {
@@ -137,15 +149,21 @@ public final class NodeInitCommand implements Callable<Integer> {
                   () ->
                       new ParameterException(
                           spec.commandLine(),
-                          "--peers: unknown peer \"%s\"; known: go-floor, upstream, upstream-tuned, ccm4j"
-                              .formatted(id))));
+                          "--peers: unknown peer \"%s\"; known: %s"
+                              .formatted(
+                                  id,
+                                  String.join(
+                                      ", ",
+                                      java.util.Arrays.stream(Peer.values())
+                                          .map(Peer::id)
+                                          .toList())))));
     }
     PrintStream out = System.out;
     out.printf(
-        "node-init: %d nodes, cloud latency %d ms, cloud qps %s, %d workers, kube-api-qps %s, "
-            + "heap %s,"
-            + " %d cores%n",
+        "node-init: %d nodes, %d run(s), cloud latency %d ms, cloud qps %s, %d workers,"
+            + " kube-api-qps %s, heap %s, %d cores%n",
         nodes,
+        runs,
         cloudLatency.toMillis(),
         cloudQps > 0 ? String.valueOf(cloudQps) : "unlimited",
         workers,
@@ -164,7 +182,8 @@ public final class NodeInitCommand implements Callable<Integer> {
                     jvmOptions,
                     timeout,
                     selected,
-                    profile),
+                    profile,
+                    runs),
                 out)
             .run();
     out.println();

@@ -45,6 +45,38 @@ final class NodeInitLoad {
     }
   }
 
+  /** Readings of the API server's write totals, 500 ms apart, that must agree to call it quiet. */
+  static final int QUIET_READINGS = 4;
+
+  /**
+   * Waits until the API server has taken no node or event write for {@link #QUIET_READINGS}
+   * readings in a row (1.5 s), so that what a peer still had queued (events above all: their
+   * broadcasters write behind the controllers) has landed; gives up after {@code timeout}.
+   */
+  static void awaitQuiet(KubernetesClient admin, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<Double> readings = new ArrayList<>();
+    while (System.nanoTime() < deadline) {
+      Map<String, Double> totals = ApiServerMetrics.requestTotals(admin);
+      readings.add(
+          NodeInitMeasurements.nodeWrites(Map.of(), totals)
+              + NodeInitMeasurements.eventWrites(Map.of(), totals));
+      if (quiet(readings, QUIET_READINGS)) {
+        return;
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  /** Whether the last {@code needed} readings of a running total are all the same. */
+  static boolean quiet(List<Double> readings, int needed) {
+    if (readings.size() < needed) {
+      return false;
+    }
+    List<Double> last = readings.subList(readings.size() - needed, readings.size());
+    return last.stream().distinct().count() == 1;
+  }
+
   /**
    * Notes in {@code untaintedAt} when each node named {@code prefix}… first has no uninitialized
    * taint.

@@ -7,6 +7,7 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,7 @@ final class NodeInitPeers {
   private final Settings settings;
   private final PrintStream out;
   private boolean classDataArchive;
+  private ImageRootfs image;
 
   NodeInitPeers(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -63,28 +65,75 @@ final class NodeInitPeers {
           }
         });
     command.addAll(settings.jvmOptions());
-    command.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("java.class.path"),
-            Ccm4j.class.getName(),
-            "run",
-            "--cloud-provider=sim",
-            "--cloud-config=" + cloudConfig,
-            "--kubeconfig=" + controlPlane.kubeconfigPath(),
-            "--leader-elect=false",
-            "--controllers=cloud-node",
-            "--concurrent-node-syncs=" + settings.workers(),
-            "--kube-api-qps=" + settings.kubeApiQps(),
-            "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
-            "--bind-address=127.0.0.1",
-            "--secure-port=" + port,
-            // Read without a token on loopback: the heap is sampled from its metrics.
-            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ccm4j.class.getName()));
+    command.addAll(runArguments(controlPlane, cloudConfig, port));
+    return command;
+  }
+
+  /** {@code run} and its flags, for ccm4j however it is started. */
+  private List<String> runArguments(LocalControlPlane controlPlane, Path cloudConfig, int port) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--cloud-provider=sim",
+                "--cloud-config=" + cloudConfig,
+                "--kubeconfig=" + controlPlane.kubeconfigPath(),
+                "--leader-elect=false",
+                "--controllers=cloud-node",
+                "--concurrent-node-syncs=" + settings.workers(),
+                "--kube-api-qps=" + settings.kubeApiQps(),
+                "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
+                "--bind-address=127.0.0.1",
+                "--secure-port=" + port,
+                // Read without a token on loopback: the heap is sampled from its metrics.
+                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
     if (settings.cloudQps() > 0) {
       command.add("--cloud-api-qps=" + settings.cloudQps());
     }
     return command;
+  }
+
+  /** Whether the image ccm4j-image ran holds an AOT cache. */
+  boolean imageAotCache() {
+    return image != null && Files.isRegularFile(image.root().resolve("app/ccm4j.aot"));
+  }
+
+  /**
+   * ccm4j as the container image starts it, from the image Jib built in this checkout, unpacked
+   * once into a temporary directory.
+   */
+  List<String> imageCommand(LocalControlPlane controlPlane, Path cloudConfig, int port)
+      throws IOException, InterruptedException {
+    if (image == null) {
+      Path tar =
+          GoPeers.checkout()
+              .map(root -> root.resolve(ImageRootfs.IMAGE))
+              .filter(Files::isRegularFile)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "ccm4j-image runs the image Jib builds into app/target/ccm4j-image.tar:"
+                              + " run ./mvnw -pl app -am package -DskipTests in the checkout"));
+      Path dir = Files.createTempDirectory("ccm4j-bench-image");
+      out.printf("ccm4j-image: unpacking %s into %s%n", tar, dir);
+      image = ImageRootfs.unpack(tar, dir);
+    }
+    return image.command(
+        List.of("-Xmx" + settings.heap()), runArguments(controlPlane, cloudConfig, port));
+  }
+
+  /** Removes the unpacked image, if ccm4j-image ran. */
+  void close() throws IOException {
+    if (image != null) {
+      Path dir = image.root().getParent();
+      try (var paths = Files.walk(dir)) {
+        for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(path);
+        }
+      }
+      image = null;
+    }
   }
 
   static Path jfr(LocalControlPlane controlPlane) {
@@ -132,6 +181,16 @@ final class NodeInitPeers {
                 "--v=1"));
     command.addAll(upstreamTuning(peer));
     return command;
+  }
+
+  /** The Go floor as a manager: its Node informer and workers, with or without its events. */
+  List<String> floorCommand(Peer peer, LocalControlPlane controlPlane, GoPeers peers) {
+    return List.of(
+        peers.floor().toString(),
+        "--kubeconfig=" + controlPlane.kubeconfigPath(),
+        "--workers=" + settings.workers(),
+        "--qps=" + settings.kubeApiQps(),
+        "--events=" + (peer == Peer.GO_FLOOR));
   }
 
   /** Upstream at its defaults (1 worker, 20 QPS, burst 30), or with ccm4j's settings. */

@@ -19,15 +19,21 @@ final class NodeInitReport {
 
   private NodeInitReport() {}
 
-  /** The table: a row per figure, a column per peer; then the targets. */
+  /** The table: a row per figure, a column per peer (the medians of its runs); then the targets. */
   static void print(Result result, PrintStream out) {
-    List<Run> runs = result.runs();
+    List<Run> runs = result.medians();
+    int count = result.settings().runs();
     StringBuilder header =
-        new StringBuilder("| %-46s |".formatted("Kubernetes " + result.kubernetesVersion()));
+        new StringBuilder(
+            "| %-46s |"
+                .formatted(
+                    "Kubernetes "
+                        + result.kubernetesVersion()
+                        + (count > 1 ? ", median of %d runs".formatted(count) : "")));
     StringBuilder rule = new StringBuilder("|" + "-".repeat(48) + "|");
     for (Run run : runs) {
-      header.append(" %16s |".formatted(run.peer().id()));
-      rule.append("-".repeat(18)).append("|");
+      header.append(" %18s |".formatted(run.peer().id()));
+      rule.append("-".repeat(20)).append("|");
     }
     out.println(header);
     out.println(rule);
@@ -39,6 +45,8 @@ final class NodeInitReport {
     row(out, runs, "untaint delay p99 (s)", r -> fixed(r.p99DelaySeconds(), 2));
     row(out, runs, "CPU of the peer, whole run (s)", r -> fixed(r.cpuSeconds(), 1));
     row(out, runs, "CPU per node (ms)", r -> fixed(r.cpuMillisPerNode(), 2));
+    row(out, runs, "CPU of the API server, same run (s)", r -> fixed(r.apiServerCpuSeconds(), 1));
+    row(out, runs, "CPU of etcd, same run (s)", r -> fixed(r.etcdCpuSeconds(), 1));
     row(out, runs, "peak RSS of the process (MiB)", r -> fixed(r.peakRssMiB(), 0));
     row(out, runs, "peak heap (MiB)", r -> fixed(r.peakHeapMiB(), 0));
     row(out, runs, "node writes per node", r -> fixed(r.nodeWritesPerNode(), 2));
@@ -51,7 +59,11 @@ final class NodeInitReport {
         r -> fixed(r.startToFirstNodeSeconds(), 2));
     out.println();
     runs.forEach(r -> out.printf("%s: %s; %s%n", r.peer().id(), r.peer().title(), r.note()));
-    Optional<Run> ccm4j = result.run(Peer.CCM4J);
+    out.println(
+        "CPU: from the first registration until the API server has taken no node or event write"
+            + " for 1.5 s after the last untaint (the peer's event queue drained); the API"
+            + " server's includes this harness's own watch and metrics reads, alike in every run.");
+    Optional<Run> ccm4j = result.median(Peer.CCM4J);
     if (ccm4j.isEmpty()) {
       return;
     }
@@ -59,35 +71,48 @@ final class NodeInitReport {
     out.println();
     out.println("Targets:");
     result
-        .run(Peer.GO_FLOOR)
+        .median(Peer.UPSTREAM_TUNED)
         .ifPresent(
-            floor ->
-                target(
-                    out,
-                    "ccm4j wall <= 1.5 x the Go floor",
-                    result.ratioToFloor(own) <= 1.5,
-                    "%.2f x".formatted(result.ratioToFloor(own))));
-    result
-        .run(Peer.UPSTREAM_TUNED)
-        .ifPresent(
-            upstream ->
-                target(
-                    out,
-                    "ccm4j CPU per node <= the tuned upstream CCM's",
-                    own.cpuMillisPerNode() <= upstream.cpuMillisPerNode(),
-                    "%.2f ms against %.2f ms"
-                        .formatted(own.cpuMillisPerNode(), upstream.cpuMillisPerNode())));
-    int rssTarget = result.settings().nodes() <= 1000 ? 160 : 256;
-    target(
-        out,
-        "ccm4j peak RSS <= %d MiB".formatted(rssTarget),
-        own.peakRssMiB() <= rssTarget,
-        "%.0f MiB".formatted(own.peakRssMiB()));
-    target(
-        out,
-        "ccm4j start to first node initialised <= 2 s",
-        own.startToFirstNodeSeconds() <= 2,
-        "%.2f s".formatted(own.startToFirstNodeSeconds()));
+            upstream -> {
+              target(
+                  out,
+                  "wall: ccm4j <= upstream CCM tuned",
+                  own.wallSeconds() <= upstream.wallSeconds(),
+                  "%.2f s against %.2f s".formatted(own.wallSeconds(), upstream.wallSeconds()));
+              target(
+                  out,
+                  "CPU per node: ccm4j <= upstream CCM tuned",
+                  own.cpuMillisPerNode() <= upstream.cpuMillisPerNode(),
+                  "%.2f ms against %.2f ms"
+                      .formatted(own.cpuMillisPerNode(), upstream.cpuMillisPerNode()));
+              target(
+                  out,
+                  "peak RSS: ccm4j <= upstream CCM tuned",
+                  own.peakRssMiB() <= upstream.peakRssMiB(),
+                  "%.0f MiB against %.0f MiB".formatted(own.peakRssMiB(), upstream.peakRssMiB()));
+              target(
+                  out,
+                  "API server CPU: in ccm4j's run <= in upstream's",
+                  own.apiServerCpuSeconds() <= upstream.apiServerCpuSeconds(),
+                  "%.1f s against %.1f s"
+                      .formatted(own.apiServerCpuSeconds(), upstream.apiServerCpuSeconds()));
+            });
+    if (result.settings().nodes() <= 1000) {
+      target(
+          out,
+          "peak RSS: ccm4j <= 100 MiB at up to 1,000 nodes",
+          own.peakRssMiB() <= 100,
+          "%.0f MiB".formatted(own.peakRssMiB()));
+    }
+    for (Run run : runs) {
+      if (run.peer().isCcm4j()) {
+        target(
+            out,
+            "start to first node: %s <= 0.5 s".formatted(run.peer().id()),
+            run.startToFirstNodeSeconds() <= 0.5,
+            "%.2f s".formatted(run.startToFirstNodeSeconds()));
+      }
+    }
     result
         .profile()
         .ifPresentOrElse(
@@ -98,12 +123,12 @@ final class NodeInitReport {
   private static void row(
       PrintStream out, List<Run> runs, String figure, Function<Run, String> value) {
     StringBuilder line = new StringBuilder("| %-46s |".formatted(figure));
-    runs.forEach(run -> line.append(" %16s |".formatted(value.apply(run))));
+    runs.forEach(run -> line.append(" %18s |".formatted(value.apply(run))));
     out.println(line);
   }
 
   private static void target(PrintStream out, String what, boolean met, String measured) {
-    out.printf("  %-48s %-6s %s%n", what, met ? "met" : "MISSED", measured);
+    out.printf("  %-50s %-6s %s%n", what, met ? "met" : "MISSED", measured);
   }
 
   private static String fixed(double value, int decimals) {
@@ -124,11 +149,35 @@ final class NodeInitReport {
     settingsNode.put("workers", settings.workers());
     settingsNode.put("kubeApiQps", settings.kubeApiQps());
     settingsNode.put("heap", settings.heap());
+    settingsNode.put("runs", settings.runs());
     settings.jvmOptions().forEach(settingsNode.putArray("jvmOptions")::add);
+    ObjectNode peers = root.putObject("peers");
+    for (Run median : result.medians()) {
+      ObjectNode peer = peers.putObject(median.peer().id());
+      peer.put("title", median.peer().title());
+      peer.put("runs", result.runs().stream().filter(r -> r.peer() == median.peer()).count());
+      ObjectNode node = peer.putObject("median");
+      node.put("initialised", median.initialised());
+      put(node, "wallSeconds", median.wallSeconds());
+      put(node, "cpuMsPerNode", median.cpuMillisPerNode());
+      put(node, "peakRssMiB", median.peakRssMiB());
+      put(node, "startToFirstNodeSeconds", median.startToFirstNodeSeconds());
+      put(node, "apiServerCpuSeconds", median.apiServerCpuSeconds());
+      put(node, "etcdCpuSeconds", median.etcdCpuSeconds());
+      put(node, "cpuSeconds", median.cpuSeconds());
+      put(node, "ratioToFloor", result.ratioToFloor(median));
+      put(node, "p50DelaySeconds", median.p50DelaySeconds());
+      put(node, "p99DelaySeconds", median.p99DelaySeconds());
+      put(node, "peakHeapMiB", median.peakHeapMiB());
+      put(node, "nodeWritesPerNode", median.nodeWritesPerNode());
+      put(node, "eventWritesPerNode", median.eventWritesPerNode());
+      put(node, "cloudCallsPerNode", median.cloudCallsPerNode());
+    }
     ArrayNode runs = root.putArray("runs");
     for (Run run : result.runs()) {
       ObjectNode node = runs.addObject();
       node.put("peer", run.peer().id());
+      node.put("run", run.round() + 1);
       node.put("initialised", run.initialised());
       put(node, "wallSeconds", run.wallSeconds());
       put(node, "ratioToFloor", result.ratioToFloor(run));
@@ -137,6 +186,8 @@ final class NodeInitReport {
       put(node, "p99DelaySeconds", run.p99DelaySeconds());
       put(node, "cpuSeconds", run.cpuSeconds());
       put(node, "cpuMillisPerNode", run.cpuMillisPerNode());
+      put(node, "apiServerCpuSeconds", run.apiServerCpuSeconds());
+      put(node, "etcdCpuSeconds", run.etcdCpuSeconds());
       put(node, "peakRssMiB", run.peakRssMiB());
       put(node, "peakHeapMiB", run.peakHeapMiB());
       put(node, "nodeWritesPerNode", run.nodeWritesPerNode());

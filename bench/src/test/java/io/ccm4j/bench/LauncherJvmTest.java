@@ -20,6 +20,7 @@ class LauncherJvmTest {
         .containsExactly(
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
+            "-Xms16m",
             "-Dio.netty.allocator.maxOrder=7",
             "--enable-native-access=ALL-UNNAMED");
   }

@@ -14,8 +14,31 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The side-by-side table and its JSON, from figures made up for the test. */
+/** The side-by-side table of medians and its JSON, from figures made up for the test. */
 class NodeInitBenchmarkTest {
+
+  private static final List<Peer> PEERS = List.of(Peer.GO_FLOOR, Peer.UPSTREAM_TUNED, Peer.CCM4J);
+
+  private static Run run(Peer peer, int round, double wall, double cpu, double apiServer) {
+    boolean manager = !peer.isFloor();
+    return new Run(
+        peer,
+        round,
+        1000,
+        wall,
+        wall / 2,
+        wall,
+        cpu,
+        apiServer,
+        apiServer / 2,
+        peer == Peer.CCM4J ? 230 : 70,
+        peer == Peer.CCM4J ? 80 : Double.NaN,
+        3,
+        1,
+        manager ? 1 : Double.NaN,
+        peer == Peer.CCM4J ? 1.8 : 0.3,
+        "note of " + peer.id() + " run " + round);
+  }
 
   private static final Result RESULT =
       new Result(
@@ -28,83 +51,72 @@ class NodeInitBenchmarkTest {
               "256m",
               List.of("-XX:+UseSerialGC"),
               Duration.ofMinutes(15),
-              List.of(Peer.GO_FLOOR, Peer.UPSTREAM_TUNED, Peer.CCM4J),
-              false),
+              PEERS,
+              false,
+              3),
           "v1.37.2",
           List.of(
-              new Run(
-                  Peer.GO_FLOOR,
-                  1000,
-                  4.0,
-                  Double.NaN,
-                  Double.NaN,
-                  0.7,
-                  30,
-                  Double.NaN,
-                  3,
-                  1,
-                  Double.NaN,
-                  Double.NaN,
-                  "its own 1000 registrations included"),
-              new Run(
-                  Peer.UPSTREAM_TUNED,
-                  1000,
-                  8.0,
-                  3.0,
-                  5.0,
-                  1.5,
-                  70,
-                  Double.NaN,
-                  3,
-                  1,
-                  1,
-                  0.3,
-                  "--concurrent-node-syncs=64"),
-              new Run(
-                  Peer.CCM4J,
-                  1000,
-                  10.0,
-                  4.0,
-                  7.0,
-                  5.0,
-                  230,
-                  80,
-                  3,
-                  1,
-                  1,
-                  1.8,
-                  "-Xmx256m -XX:+UseSerialGC")));
+              run(Peer.GO_FLOOR, 0, 4.0, 0.7, 3.0),
+              run(Peer.UPSTREAM_TUNED, 0, 8.0, 1.5, 6.0),
+              run(Peer.CCM4J, 0, 10.0, 5.0, 9.0),
+              run(Peer.UPSTREAM_TUNED, 1, 9.0, 1.7, 6.5),
+              run(Peer.CCM4J, 1, 30.0, 6.0, 8.0),
+              run(Peer.GO_FLOOR, 1, 5.0, 0.9, 3.5),
+              run(Peer.CCM4J, 2, 11.0, 4.0, 10.0),
+              run(Peer.GO_FLOOR, 2, 3.0, 0.8, 2.5),
+              run(Peer.UPSTREAM_TUNED, 2, 7.0, 1.6, 5.5)));
 
   @Test
-  void theTableHasAColumnPerPeerRatiosToTheFloorAndTheTargets() {
+  void theTableHasAColumnPerPeerWithTheMediansOfItsRunsAndTargetsNamedByFigure() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     RESULT.print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String table = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(table)
-        .contains("|         go-floor |   upstream-tuned |            ccm4j |")
-        .containsPattern("\\| wall / Go floor +\\| +1\\.00 \\| +2\\.00 \\| +2\\.50 \\|")
-        .containsPattern("\\| CPU per node \\(ms\\) +\\| +0\\.70 \\| +1\\.50 \\| +5\\.00 \\|")
+        .contains("median of 3 runs")
+        .contains("|           go-floor |     upstream-tuned |              ccm4j |")
+        // ccm4j's walls 10, 30, 11: the median is 11 (an outlier does not move it), the floor's 4
+        .containsPattern(
+            "\\| wall, first registration to last untaint \\(s\\) +\\| +4\\.00 \\| +8\\.00 \\| +11\\.00 \\|")
+        .containsPattern("\\| wall / Go floor +\\| +1\\.00 \\| +2\\.00 \\| +2\\.75 \\|")
+        .containsPattern("\\| CPU per node \\(ms\\) +\\| +0\\.80 \\| +1\\.60 \\| +5\\.00 \\|")
+        .containsPattern(
+            "\\| CPU of the API server, same run \\(s\\) +\\| +3\\.0 \\| +6\\.0 \\| +9\\.0 \\|")
+        .containsPattern("\\| CPU of etcd, same run \\(s\\) +\\| +1\\.5 \\| +3\\.0 \\| +4\\.5 \\|")
         .containsPattern("\\| cloud calls per node +\\| +- \\|")
-        .contains("ccm4j wall <= 1.5 x the Go floor", "MISSED 2.50 x")
-        .contains("ccm4j CPU per node <= the tuned upstream CCM's")
-        .contains("ccm4j peak RSS <= 160 MiB")
-        .containsPattern("start to first node initialised <= 2 s +met +1\\.80 s");
+        .containsPattern("wall: ccm4j <= upstream CCM tuned +MISSED 11\\.00 s against 8\\.00 s")
+        .containsPattern("CPU per node: ccm4j <= upstream CCM tuned +MISSED")
+        .containsPattern("peak RSS: ccm4j <= upstream CCM tuned +MISSED 230 MiB against 70 MiB")
+        .containsPattern(
+            "API server CPU: in ccm4j's run <= in upstream's +MISSED 9\\.0 s against 6\\.0 s")
+        .contains("peak RSS: ccm4j <= 100 MiB at up to 1,000 nodes")
+        .containsPattern("start to first node: ccm4j <= 0\\.5 s +MISSED 1\\.80 s")
+        .doesNotContainPattern("(?i)issue|#\\d");
   }
 
   @Test
-  void theJsonHasEveryRunWithNullForFiguresAPeerDoesNotHave() throws Exception {
+  void theJsonHasEachPeersMediansUnderTheirNamesAndEveryRun() throws Exception {
     JsonNode json = new ObjectMapper().readTree(RESULT.toJson());
 
     assertThat(json.path("kubernetesVersion").asText()).isEqualTo("v1.37.2");
+    assertThat(json.path("settings").path("runs").asInt()).isEqualTo(3);
     assertThat(json.path("settings").path("jvmOptions").get(0).asText())
         .isEqualTo("-XX:+UseSerialGC");
-    assertThat(json.path("runs")).hasSize(3);
-    JsonNode floor = json.path("runs").get(0);
-    assertThat(floor.path("peer").asText()).isEqualTo("go-floor");
-    assertThat(floor.path("cloudCallsPerNode").isNull()).isTrue();
-    JsonNode ccm4j = json.path("runs").get(2);
-    assertThat(ccm4j.path("ratioToFloor").asDouble()).isEqualTo(2.5);
-    assertThat(ccm4j.path("cpuMillisPerNode").asDouble()).isEqualTo(5.0);
+    JsonNode ccm4j = json.path("peers").path("ccm4j");
+    assertThat(ccm4j.path("runs").asInt()).isEqualTo(3);
+    JsonNode median = ccm4j.path("median");
+    assertThat(median.path("wallSeconds").asDouble()).isEqualTo(11.0);
+    assertThat(median.path("cpuMsPerNode").asDouble()).isEqualTo(5.0);
+    assertThat(median.path("peakRssMiB").asDouble()).isEqualTo(230.0);
+    assertThat(median.path("startToFirstNodeSeconds").asDouble()).isEqualTo(1.8);
+    assertThat(median.path("apiServerCpuSeconds").asDouble()).isEqualTo(9.0);
+    assertThat(
+            json.path("peers").path("go-floor").path("median").path("cloudCallsPerNode").isNull())
+        .isTrue();
+    assertThat(json.path("runs")).hasSize(9);
+    JsonNode first = json.path("runs").get(0);
+    assertThat(first.path("peer").asText()).isEqualTo("go-floor");
+    assertThat(first.path("run").asInt()).isEqualTo(1);
+    assertThat(first.path("apiServerCpuSeconds").asDouble()).isEqualTo(3.0);
   }
 }

@@ -24,6 +24,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
@@ -447,6 +448,17 @@ public final class LocalControlPlane implements AutoCloseable {
 
   public ControlPlaneBinaries binaries() {
     return binaries;
+  }
+
+  /**
+   * The process id of a running component ({@code etcd}, {@code kube-apiserver}, ...), for reading
+   * what it costs from {@code /proc}; empty if no such component runs here.
+   */
+  public synchronized OptionalLong pid(String component) {
+    return processes.stream()
+        .filter(process -> process.name().equals(component) && process.process().isAlive())
+        .mapToLong(process -> process.process().pid())
+        .findFirst();
   }
 
   /** How long {@link Builder#start()} took, from creating certificates to a ready API server. */
