@@ -42,7 +42,12 @@ class ProviderArchetypeIT {
           "s15_updateFollowsTheNodes",
           "s11_deletingAMissingLoadBalancerSucceeds",
           "r5_aCreatedRouteIsListedBack",
-          "r6_aDeletedRouteIsNoLongerListed");
+          "r6_aDeletedRouteIsNoLongerListed",
+          "l5_l6_bulkExistsAnswersAsPerNode",
+          "l7_bulkShutdownAnswersAsPerNode",
+          "n6_bulkMetadataAnswersAsPerNode",
+          "aFullBulkCallIsAnswered",
+          "s15_aBulkUpdateEqualsUpdatesOneByOne");
 
   @TempDir Path work;
 

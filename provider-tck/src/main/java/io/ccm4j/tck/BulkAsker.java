@@ -2,6 +2,7 @@ package io.ccm4j.tck;
 
 import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.NotImplementedException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +50,8 @@ final class BulkAsker {
       int max,
       int rounds,
       java.util.function.Predicate<T> answered,
-      Call<I, T> call) {
+      Call<I, T> call)
+      throws NotImplementedException {
     Map<String, T> values = new HashMap<>();
     Map<String, CloudException> failures = new HashMap<>();
     List<I> pending = new ArrayList<>(items);
@@ -62,9 +64,13 @@ final class BulkAsker {
         try {
           answers = call.ask(batch);
         } catch (CloudException e) {
+          rethrowStub(e);
           batch.forEach(item -> failures.put(key.apply(item), e));
           next.addAll(batch);
           continue;
+        }
+        for (CloudException error : answers.errors().values()) {
+          rethrowStub(error);
         }
         for (I item : batch) {
           String k = key.apply(item);
@@ -89,9 +95,26 @@ final class BulkAsker {
     return new Outcome<>(values, failures);
   }
 
+  /**
+   * A stub's {@link UnsupportedOperationException} (or a {@link NotImplementedException}) that the
+   * SPI's per-node defaults turned into a node's error, thrown as it is: the check then fails as
+   * "not implemented", naming the stub, as the per-node checks do.
+   */
+  private static void rethrowStub(CloudException error) throws NotImplementedException {
+    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+      if (cause instanceof UnsupportedOperationException stub) {
+        throw stub;
+      }
+      if (cause instanceof NotImplementedException stub) {
+        throw stub;
+      }
+    }
+  }
+
   /** {@link #ask} where every value is an answer. */
   static <I, T> Outcome<T> ask(
-      List<I> items, Function<I, String> key, int max, int rounds, Call<I, T> call) {
+      List<I> items, Function<I, String> key, int max, int rounds, Call<I, T> call)
+      throws NotImplementedException {
     return ask(items, key, max, rounds, value -> true, call);
   }
 }

@@ -244,7 +244,8 @@ public interface BulkCallsContract extends FacetContract {
   }
 
   private <T> BulkAsker.Outcome<T> askBulk(
-      InstancesV2 instances, Map<Node, String> nodes, BulkAsker.Call<Node, T> call) {
+      InstancesV2 instances, Map<Node, String> nodes, BulkAsker.Call<Node, T> call)
+      throws CloudException {
     return BulkAsker.ask(
         List.copyOf(nodes.keySet()),
         InstancesV2::nodeName,
