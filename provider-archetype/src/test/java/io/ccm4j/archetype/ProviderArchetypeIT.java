@@ -1,7 +1,10 @@
 package io.ccm4j.archetype;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +31,7 @@ class ProviderArchetypeIT {
 
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final String VERSION = System.getProperty("ccm4j.version");
+  private static final Path CCM4J_IMAGE = ROOT.resolve("app/target/ccm4j-image.tar");
 
   /** The checks that call a stub; every other check passes or is skipped. */
   private static final List<String> STUBBED =
@@ -42,13 +46,87 @@ class ProviderArchetypeIT {
           "s15_updateFollowsTheNodes",
           "s11_deletingAMissingLoadBalancerSucceeds",
           "r5_aCreatedRouteIsListedBack",
-          "r6_aDeletedRouteIsNoLongerListed");
+          "r6_aDeletedRouteIsNoLongerListed",
+          "l5_l6_bulkExistsAnswersAsPerNode",
+          "l7_bulkShutdownAnswersAsPerNode",
+          "n6_bulkMetadataAnswersAsPerNode",
+          "aFullBulkCallIsAnswered",
+          "s15_aBulkUpdateEqualsUpdatesOneByOne");
 
   @TempDir Path work;
 
   @Test
   void aGeneratedProviderBuildsAndItsKitRunFailsExactlyOnTheStubs() throws Exception {
     Path repository = work.resolve("repository");
+    Path project = generate(repository);
+
+    int verified = mvn(repository, project, "../verify.log", "verify");
+    assertThat(verified).as(log("verify.log")).isNotZero();
+    assertThat(log("verify.log")).contains("BUILD FAILURE").contains("There are test failures");
+
+    Map<String, String> failures =
+        failures(
+            project.resolve(
+                "target/surefire-reports/TEST-com.example.acme.AcmeProviderContractTest.xml"));
+    assertThat(failures.keySet()).containsExactlyInAnyOrderElementsOf(STUBBED);
+    assertThat(failures.values())
+        .allSatisfy(
+            message -> assertThat(message).contains(" not checked: ", " is not implemented: "));
+    assertThat(failures.get("r5_aCreatedRouteIsListedBack"))
+        .startsWith(
+            "contract ROUTE_LISTED_BACK (R5, Routes) not checked: Routes is not implemented:")
+        .endsWith("(at AcmeRoutes.createRoute)");
+  }
+
+  /**
+   * {@code mvn -Pimage package} of the generated project builds on ccm4j's image tarball, offline:
+   * ccm4j's layers, entrypoint and user as they are, and above them only the provider's files,
+   * under {@code /app/provider}, which ccm4j's class path starts with.
+   */
+  @Test
+  void aGeneratedProvidersImageIsCcm4jsImagePlusTheProvider() throws Exception {
+    assumeTrue(
+        Files.exists(CCM4J_IMAGE),
+        "app's package phase built no image (-Djib.skip?): " + CCM4J_IMAGE);
+    Path repository = work.resolve("repository");
+    Path project = generate(repository);
+
+    int built =
+        mvn(
+            repository,
+            project,
+            "../image.log",
+            "-Pimage",
+            "package",
+            "-DskipTests",
+            "-Dccm4j.image=" + CCM4J_IMAGE);
+    assertThat(built).as(log("image.log")).isZero();
+
+    ImageTarball base = ImageTarball.read(CCM4J_IMAGE, work.resolve("base"));
+    ImageTarball image =
+        ImageTarball.read(project.resolve("target/image.tar"), work.resolve("image"));
+    assertThat(image.layers()).startsWith(base.layers().toArray(String[]::new));
+    assertThat(image.config().at("/config/Entrypoint"))
+        .isEqualTo(base.config().at("/config/Entrypoint"));
+    assertThat(image.config().at("/config/User").asText()).isEqualTo("65532:65532");
+    List<String> added = new ArrayList<>();
+    for (String layer : image.layers().subList(base.layers().size(), image.layers().size())) {
+      added.addAll(image.files(layer));
+    }
+    assertThat(added)
+        .contains(
+            "app/provider/classes/com/example/acme/AcmeCloudProviderFactory.class",
+            "app/provider/resources/META-INF/services/io.ccm4j.cloudprovider.CloudProviderFactory")
+        .allSatisfy(file -> assertThat(file).startsWith("app/"))
+        .noneMatch(file -> file.startsWith("app/libs/") || file.equals("app/jib-classpath-file"))
+        .as("the SPI comes with ccm4j's manager")
+        .noneMatch(file -> file.contains("ccm4j-spi"));
+    assertThat(base.file("app/jib-classpath-file"))
+        .startsWith("/app/provider/resources:/app/provider/classes:/app/provider/libs/*:");
+  }
+
+  /** This build's artifacts in a repository of the test's own; the generated project. */
+  private Path generate(Path repository) throws Exception {
     install(repository, "ccm4j-parent", ROOT.resolve("pom.xml"), null);
     install(repository, "ccm4j-spi", ROOT.resolve("spi/pom.xml"), jar("spi", "ccm4j-spi"));
     install(
@@ -85,23 +163,56 @@ class ProviderArchetypeIT {
                 "src/main/resources/META-INF/services/io.ccm4j.cloudprovider.CloudProviderFactory"))
         .hasContent("com.example.acme.AcmeCloudProviderFactory");
     assertThat(project.resolve("chart/values.yaml")).content().contains("cloudProvider: acme");
+    return project;
+  }
 
-    int verified = mvn(repository, project, "../verify.log", "verify");
-    assertThat(verified).as(log("verify.log")).isNotZero();
-    assertThat(log("verify.log")).contains("BUILD FAILURE").contains("There are test failures");
+  /** A Docker-format image tarball (Jib's buildTar), unpacked into a directory. */
+  private record ImageTarball(Path directory, List<String> layers, JsonNode config) {
 
-    Map<String, String> failures =
-        failures(
-            project.resolve(
-                "target/surefire-reports/TEST-com.example.acme.AcmeProviderContractTest.xml"));
-    assertThat(failures.keySet()).containsExactlyInAnyOrderElementsOf(STUBBED);
-    assertThat(failures.values())
-        .allSatisfy(
-            message -> assertThat(message).contains(" not checked: ", " is not implemented: "));
-    assertThat(failures.get("r5_aCreatedRouteIsListedBack"))
-        .startsWith(
-            "contract ROUTE_LISTED_BACK (R5, Routes) not checked: Routes is not implemented:")
-        .endsWith("(at AcmeRoutes.createRoute)");
+    static ImageTarball read(Path tarball, Path directory) throws Exception {
+      Files.createDirectories(directory);
+      run("tar", "-xf", tarball.toString(), "-C", directory.toString());
+      ObjectMapper json = new ObjectMapper();
+      JsonNode manifest = json.readTree(directory.resolve("manifest.json").toFile()).get(0);
+      List<String> layers = new ArrayList<>();
+      manifest.get("Layers").forEach(layer -> layers.add(layer.asText()));
+      return new ImageTarball(
+          directory,
+          layers,
+          json.readTree(directory.resolve(manifest.get("Config").asText()).toFile()));
+    }
+
+    /** The regular files of a layer. */
+    List<String> files(String layer) throws Exception {
+      return run(
+              "tar", "--warning=no-unknown-keyword", "-tzvf", directory.resolve(layer).toString())
+          .lines()
+          .filter(line -> line.startsWith("-"))
+          .map(line -> line.substring(line.lastIndexOf(' ') + 1))
+          .toList();
+    }
+
+    /** A file's content, from the last layer that has it. */
+    String file(String path) throws Exception {
+      for (String layer : layers.reversed()) {
+        if (files(layer).contains(path)) {
+          return run(
+              "tar",
+              "--warning=no-unknown-keyword",
+              "-xzOf",
+              directory.resolve(layer).toString(),
+              path);
+        }
+      }
+      throw new AssertionError(path + " is in no layer");
+    }
+
+    private static String run(String... command) throws Exception {
+      Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
+      String out = new String(process.getInputStream().readAllBytes());
+      assertThat(process.waitFor()).as(String.join(" ", command)).isZero();
+      return out;
+    }
   }
 
   private static Path jar(String module, String artifactId) {

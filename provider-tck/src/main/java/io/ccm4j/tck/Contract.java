@@ -55,6 +55,45 @@ public enum Contract {
       "when the cloud API throttles, InstancesV2 calls throw a CloudException (best a"
           + " RetryAfterException): never \"does not exist\"",
       "an error skips the node; \"does not exist\" deletes it at once"),
+  BULK_EXISTS_AS_PER_NODE(
+      Facet.INSTANCES_BULK,
+      "L5 L6",
+      "instancesExist answers each node it answers as instanceExists does (a running, a not yet"
+          + " initialised and a shut-down instance exist, a gone one does not); an error for a node,"
+          + " or a node left out of the answer, is allowed, another value never",
+      "the lifecycle controller asks in bulk when the provider can; false deletes a NotReady node at"
+          + " once"),
+  BULK_SHUTDOWN_AS_PER_NODE(
+      Facet.INSTANCES_BULK,
+      "L7",
+      "instancesShutdown answers each node it answers as instanceShutdown does; an error for a node,"
+          + " or a node left out, is allowed, another value never",
+      "true taints the node node.cloudprovider.kubernetes.io/shutdown, false removes the taint"),
+  BULK_METADATA_AS_PER_NODE(
+      Facet.INSTANCES_BULK,
+      "N6 N13",
+      "instancesMetadata answers each node it answers with the metadata instanceMetadata gives,"
+          + " InstanceNotFoundException only for an instance instanceMetadata does not find; an"
+          + " error for a node, or a node left out, is allowed, other metadata never",
+      "the node controller initialises nodes and refreshes their addresses from the bulk answer"),
+  BULK_ERROR_NEVER_GONE(
+      Facet.INSTANCES_BULK,
+      "L5 §8.2",
+      "when the cloud API fails or throttles, a bulk call throws a CloudException (best a"
+          + " ThrottledException when throttled) or answers each node with an error or not at all:"
+          + " never false from instancesExist, never InstanceNotFoundException from"
+          + " instancesMetadata (a list that failed is no proof that an instance is gone)",
+      "an error skips the node; \"does not exist\" deletes it at once (kubernetes#58334,"
+          + " kubernetes#127424: nodes deleted on a cloud error)"),
+  BULK_CALL_ANSWERED(
+      Facet.INSTANCES_BULK,
+      "§8.2 L2 N13",
+      "maxNodesPerCall() is at least 1, and with a working API a call of that many nodes (the kit"
+          + " asks at most 5) is taken and every running instance's node answered by each bulk"
+          + " method, within %d calls when the nodes left out are asked again"
+              .formatted(BulkAsker.ROUNDS),
+      "the passes ask in calls of maxNodesPerCall() nodes and count each as one request of the"
+          + " cloud's quota; a node never answered is never initialised, refreshed or checked"),
   LOAD_BALANCER_ABSENT(
       Facet.LOAD_BALANCER,
       "S11",
@@ -102,6 +141,15 @@ public enum Contract {
       "a cloud config that changes how load balancers are built changes fingerprint()",
       "none: ccm4j ensures a load balancer again only when the Service, its nodes or the"
           + " fingerprint changed, so the change would never reach existing load balancers"),
+  BULK_UPDATE_AS_PER_SERVICE(
+      Facet.LOAD_BALANCER_BULK,
+      "S15",
+      "maxServicesPerCall() is at least 1, and updateLoadBalancers of that many Services (the kit"
+          + " asks at most 3) leaves each Service it answers true for forwarding to the nodes"
+          + " updateLoadBalancer of one Service gives; with a working API every Service is answered"
+          + " within %d calls when those left out are asked again".formatted(BulkAsker.ROUNDS),
+      "on a node-set change the service controller updates the load balancers in bulk and trusts"
+          + " each true; a Service left out gets a full ensure (stale backends: kubernetes#121090)"),
   ROUTE_LISTED_BACK(
       Facet.ROUTES,
       "R5",
@@ -140,7 +188,9 @@ public enum Contract {
   /** A part of the SPI the kit checks. */
   public enum Facet {
     INSTANCES("InstancesV2"),
+    INSTANCES_BULK("InstancesV2 bulk calls"),
     LOAD_BALANCER("LoadBalancer"),
+    LOAD_BALANCER_BULK("LoadBalancer bulk update"),
     ROUTES("Routes"),
     ZONES("Zones"),
     CLOUD_CONFIG("cloud config"),

@@ -26,13 +26,14 @@ import org.junit.jupiter.api.io.TempDir;
  * implemented".
  *
  * <p>The checks are grouped by facet, one interface each ({@link InstancesContract}, {@link
- * LoadBalancerContract}, {@link RoutesContract}, {@link ZonesContract}, {@link
- * CloudConfigContract}, {@link LifecycleContract}); a facet added to the SPI later is one more
- * interface here.
+ * BulkCallsContract}, {@link LoadBalancerContract}, {@link RoutesContract}, {@link ZonesContract},
+ * {@link CloudConfigContract}, {@link LifecycleContract}); a facet added to the SPI later is one
+ * more interface here.
  */
 @ExtendWith(ContractFailures.class)
 public abstract class ProviderContract
     implements InstancesContract,
+        BulkCallsContract,
         LoadBalancerContract,
         RoutesContract,
         ZonesContract,

@@ -1,6 +1,7 @@
 package io.ccm4j.tck;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.CloudException;
@@ -21,7 +22,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,8 +68,31 @@ public final class ReferenceCloud
     ZONES_DISAGREE,
     CONFIG_ERROR_WITHOUT_FIELD,
     CLOSE_HANGS,
-    LOAD_BALANCER_NOT_IMPLEMENTED
+    LOAD_BALANCER_NOT_IMPLEMENTED,
+    /** A failed list taken for an empty one: every node of the call gone. */
+    BULK_ERROR_MEANS_GONE,
+    /** instancesExist looks up one page of the list and takes the rest for gone. */
+    BULK_EXISTS_FROM_ONE_PAGE,
+    /** The list view has no state: every instance seems to run. */
+    BULK_SHUTDOWN_NOT_LISTED,
+    /** The list view has no addresses. */
+    BULK_METADATA_WITHOUT_ADDRESSES,
+    /** maxNodesPerCall() says one more than the cloud takes. */
+    BULK_REFUSES_FULL_CALL,
+    /** updateLoadBalancers changes the first Service only, and answers true for all. */
+    BULK_UPDATE_FIRST_SERVICE_ONLY,
+    /**
+     * Not a breakage: each bulk call answers its first node (Service) only, as a cloud with a page
+     * limit may. The contract allows it; the kit must pass it.
+     */
+    BULK_ANSWERS_PARTIALLY
   }
+
+  /** The most nodes a bulk call takes, as maxNodesPerCall() says. */
+  static final int NODES_PER_CALL = 3;
+
+  /** The most Services a bulk update takes. */
+  static final int SERVICES_PER_CALL = 2;
 
   /** The reference cloud's config: the ingress pool, and how its API answers. */
   record Config(@JsonProperty("pool") String pool, @JsonProperty("api") String api) {}
@@ -191,11 +217,16 @@ public final class ReferenceCloud
       }
       throw e;
     }
+    return exists(node, running);
+  }
+
+  /** Whether the instance exists in {@code inventory}: the per-node and bulk calls' answer. */
+  private boolean exists(Node node, Map<String, Boolean> inventory) {
     if (ContractObjects.providerId(node).isEmpty()
         && broken.contains(Breakage.UNINITIALISED_MEANS_GONE)) {
       return false;
     }
-    Boolean state = running.get(instanceName(node));
+    Boolean state = inventory.get(instanceName(node));
     if (state == null) {
       return broken.contains(Breakage.GONE_STILL_EXISTS);
     }
@@ -205,14 +236,23 @@ public final class ReferenceCloud
   @Override
   public boolean instanceShutdown(Node node) throws CloudException {
     call();
-    return Boolean.FALSE.equals(running.get(instanceName(node)));
+    return shutdown(node, running);
+  }
+
+  private boolean shutdown(Node node, Map<String, Boolean> inventory) {
+    return Boolean.FALSE.equals(inventory.get(instanceName(node)));
   }
 
   @Override
   public Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException {
     call();
+    return metadata(node, running);
+  }
+
+  private Optional<InstanceMetadata> metadata(Node node, Map<String, Boolean> inventory)
+      throws InstanceNotFoundException {
     String name = instanceName(node);
-    if (!running.containsKey(name)) {
+    if (!inventory.containsKey(name)) {
       throw new InstanceNotFoundException("reference: no instance " + name);
     }
     String providerId =
@@ -279,6 +319,10 @@ public final class ReferenceCloud
   public void updateLoadBalancer(String clusterName, Service service, List<Node> nodes)
       throws CloudException {
     call();
+    setBackends(service, nodes);
+  }
+
+  private void setBackends(Service service, List<Node> nodes) throws CloudException {
     String name = LoadBalancer.defaultName(service);
     if (!balancers.containsKey(name)) {
       throw new CloudException("reference: no load balancer " + name);
@@ -286,6 +330,109 @@ public final class ReferenceCloud
     if (!broken.contains(Breakage.UPDATE_IGNORES_NODES)) {
       backends.put(name, names(nodes));
     }
+  }
+
+  @Override
+  public int maxNodesPerCall() {
+    return NODES_PER_CALL;
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesExist(Collection<Node> nodes) throws CloudException {
+    Map<String, Boolean> inventory = list(nodes);
+    List<Node> answered = answered(nodes);
+    if (broken.contains(Breakage.BULK_EXISTS_FROM_ONE_PAGE)) {
+      Set<String> page = new TreeSet<>();
+      answered.stream().limit(2).forEach(node -> page.add(instanceName(node)));
+      inventory.keySet().retainAll(page);
+    }
+    return BulkAnswers.oneByOne(answered, InstancesV2::nodeName, node -> exists(node, inventory));
+  }
+
+  @Override
+  public BulkAnswers<Boolean> instancesShutdown(Collection<Node> nodes) throws CloudException {
+    Map<String, Boolean> inventory = list(nodes);
+    if (broken.contains(Breakage.BULK_SHUTDOWN_NOT_LISTED)) {
+      inventory.replaceAll((name, state) -> true);
+    }
+    return BulkAnswers.oneByOne(
+        answered(nodes), InstancesV2::nodeName, node -> shutdown(node, inventory));
+  }
+
+  @Override
+  public BulkAnswers<Optional<InstanceMetadata>> instancesMetadata(Collection<Node> nodes)
+      throws CloudException {
+    Map<String, Boolean> inventory = list(nodes);
+    return BulkAnswers.oneByOne(
+        answered(nodes),
+        InstancesV2::nodeName,
+        node ->
+            metadata(node, inventory)
+                .map(
+                    m ->
+                        broken.contains(Breakage.BULK_METADATA_WITHOUT_ADDRESSES)
+                            ? new InstanceMetadata(
+                                m.providerId(),
+                                m.instanceType(),
+                                List.of(),
+                                m.zone(),
+                                m.region(),
+                                m.additionalLabels())
+                            : m));
+  }
+
+  /** One list call for the nodes: the instances, as one request sees them. */
+  private Map<String, Boolean> list(Collection<Node> nodes) throws CloudException {
+    int takes =
+        broken.contains(Breakage.BULK_REFUSES_FULL_CALL) ? NODES_PER_CALL - 1 : NODES_PER_CALL;
+    if (nodes.size() > takes) {
+      throw new CloudException(
+          "reference: at most %d instances a call, got %d".formatted(takes, nodes.size()));
+    }
+    try {
+      call();
+    } catch (CloudException e) {
+      if (broken.contains(Breakage.BULK_ERROR_MEANS_GONE)) {
+        return new HashMap<>();
+      }
+      throw e;
+    }
+    return new HashMap<>(running);
+  }
+
+  /** The items a bulk call answers: all of them, or the first only (a page of one). */
+  private <T> List<T> answered(Collection<T> items) {
+    List<T> all = List.copyOf(items);
+    return broken.contains(Breakage.BULK_ANSWERS_PARTIALLY) && !all.isEmpty()
+        ? all.subList(0, 1)
+        : all;
+  }
+
+  @Override
+  public int maxServicesPerCall() {
+    return SERVICES_PER_CALL;
+  }
+
+  @Override
+  public BulkAnswers<Boolean> updateLoadBalancers(
+      String clusterName, Collection<Service> services, List<Node> nodes) throws CloudException {
+    if (services.size() > SERVICES_PER_CALL) {
+      throw new CloudException(
+          "reference: at most %d load balancers a call, got %d"
+              .formatted(SERVICES_PER_CALL, services.size()));
+    }
+    call();
+    List<Service> answered = answered(services);
+    Service first = answered.getFirst();
+    return BulkAnswers.oneByOne(
+        answered,
+        LoadBalancer::serviceKey,
+        service -> {
+          if (service == first || !broken.contains(Breakage.BULK_UPDATE_FIRST_SERVICE_ONLY)) {
+            setBackends(service, nodes);
+          }
+          return true;
+        });
   }
 
   @Override

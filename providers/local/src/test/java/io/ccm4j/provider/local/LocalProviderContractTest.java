@@ -37,9 +37,12 @@ class LocalProviderContractTest extends ProviderContract {
       return Optional.of("addressPool: 127.0.163.0/24\n");
     }
 
+    private int instances = 7;
+
+    /** A Node of its own each time: the bulk checks ask for several in one call. */
     @Override
     public Node runningInstance(CloudProvider cloud) {
-      return ContractObjects.backendNode(LocalCloud.PROVIDER_NAME, 7);
+      return ContractObjects.backendNode(LocalCloud.PROVIDER_NAME, instances++);
     }
 
     @Override

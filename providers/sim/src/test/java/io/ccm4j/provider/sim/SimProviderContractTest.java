@@ -31,9 +31,11 @@ class SimProviderContractTest extends ProviderContract {
       return new SimCloudProviderFactory();
     }
 
+    /** Bulk calls of 3 nodes and 2 Services, so the kit's bulk checks ask in several calls. */
     @Override
     public Optional<String> cloudConfig() {
-      return Optional.of("loadBalancers: {ingressPool: 127.0.200.0/24}\n");
+      return Optional.of(
+          "instancesPerCall: 3\nloadBalancers: {ingressPool: 127.0.200.0/24, servicesPerCall: 2}\n");
     }
 
     @Override
@@ -79,13 +81,14 @@ class SimProviderContractTest extends ProviderContract {
     /** Every call fails with a cloud error. */
     @Override
     public Optional<CloudProvider> failingCloud(CloudProvider cloud) throws Exception {
-      return Optional.of(SimCloudProviderFactory.fromYaml("errorRate: 1\n"));
+      return Optional.of(SimCloudProviderFactory.fromYaml("errorRate: 1\ninstancesPerCall: 3\n"));
     }
 
     /** A quota of one call in a thousand seconds, used up. */
     @Override
     public Optional<CloudProvider> throttledCloud(CloudProvider cloud) throws Exception {
-      SimCloud throttled = SimCloudProviderFactory.fromYaml("qps: 0.001\nburst: 1\n");
+      SimCloud throttled =
+          SimCloudProviderFactory.fromYaml("qps: 0.001\nburst: 1\ninstancesPerCall: 3\n");
       throttled.instanceExists(
           new NodeBuilder().withNewMetadata().withName("x").endMetadata().build());
       return Optional.of(throttled);
@@ -101,7 +104,8 @@ class SimProviderContractTest extends ProviderContract {
 
     @Override
     public Optional<String> cloudConfigChangingLoadBalancers() {
-      return Optional.of("loadBalancers: {ingressPool: 127.0.201.0/24}\n");
+      return Optional.of(
+          "instancesPerCall: 3\nloadBalancers: {ingressPool: 127.0.201.0/24, servicesPerCall: 2}\n");
     }
 
     @Override
