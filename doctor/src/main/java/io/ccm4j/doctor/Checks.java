@@ -67,6 +67,9 @@ final class Checks {
       if (placement == Placement.MASTER_ONLY) {
         violated.add(Rule.MASTER_SELECTOR);
       }
+      if (PodSpecs.controlPlaneLabelValue(pod).isPresent()) {
+        violated.add(Rule.CONTROL_PLANE_LABEL_VALUE);
+      }
       if (workload.maxPods() > 1
           && !(workload.object() instanceof DaemonSet)
           && !hasHostnameAntiAffinity(pod)) {
@@ -157,6 +160,15 @@ final class Checks {
               rule.severity(),
               rule.consequence(),
               tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+      case CONTROL_PLANE_LABEL_VALUE ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              "It asks for "
+                  + PodSpecs.controlPlaneLabelValue(pod).orElseThrow()
+                  + ". "
+                  + rule.consequence());
       case CONTROL_PLANE_PLACEMENT ->
           Finding.of(
               workload,

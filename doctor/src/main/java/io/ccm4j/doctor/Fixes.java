@@ -66,7 +66,7 @@ final class Fixes {
     }
     Placement placement = placement(pod);
     boolean toleratesControlPlane = tolerates(pod, CONTROL_PLANE);
-    if (placement != Placement.CONTROL_PLANE) {
+    if (placement != Placement.CONTROL_PLANE || PodSpecs.controlPlaneLabelValue(pod).isPresent()) {
       placeOnControlPlane(pod);
     }
     if (!toleratesControlPlane) {
@@ -205,13 +205,27 @@ final class Fixes {
       selector.remove(WellKnownLabels.ROLE_MASTER);
       pod.setNodeSelector(selector.isEmpty() ? null : selector);
     }
+    // A value kubeadm's nodes lack (they carry the label empty): the affinity asks Exists instead.
+    String selected =
+        pod.getNodeSelector() == null
+            ? null
+            : pod.getNodeSelector().get(WellKnownLabels.ROLE_CONTROL_PLANE);
+    if (selected != null && !selected.isEmpty()) {
+      Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector());
+      selector.remove(WellKnownLabels.ROLE_CONTROL_PLANE);
+      pod.setNodeSelector(selector.isEmpty() ? null : selector);
+    }
     List<NodeSelectorTerm> existing = requiredNodeSelectorTerms(pod);
     List<NodeSelectorTerm> terms = new ArrayList<>();
     for (NodeSelectorTerm base : existing.isEmpty() ? List.of(new NodeSelectorTerm()) : existing) {
       List<NodeSelectorRequirement> expressions =
           new ArrayList<>(
               base.getMatchExpressions() == null ? List.of() : base.getMatchExpressions());
-      expressions.removeIf(r -> r != null && WellKnownLabels.ROLE_MASTER.equals(r.getKey()));
+      expressions.removeIf(
+          r ->
+              r != null
+                  && (WellKnownLabels.ROLE_MASTER.equals(r.getKey())
+                      || PodSpecs.asksControlPlaneValue(r)));
       if (expressions.stream()
           .noneMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))) {
         expressions.add(

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a CCM workload's pod spec says: which taints it tolerates, where its node selection lets it
@@ -176,6 +177,33 @@ final class PodSpecs {
     return expressions.stream().anyMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))
         ? Placement.CONTROL_PLANE
         : Placement.ANYWHERE;
+  }
+
+  /**
+   * The value a pod asks the control-plane label to have where one that kubeadm's nodes (which
+   * carry the label with an empty value) cannot give: a nodeSelector entry with a value, or a
+   * required {@code In} whose values leave out the empty one.
+   */
+  static Optional<String> controlPlaneLabelValue(PodSpec pod) {
+    Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
+    String selected = selector.get(WellKnownLabels.ROLE_CONTROL_PLANE);
+    if (selected != null && !selected.isEmpty()) {
+      return Optional.of(
+          "nodeSelector " + WellKnownLabels.ROLE_CONTROL_PLANE + ": \"" + selected + "\"");
+    }
+    return requiredNodeSelectorTerms(pod).stream()
+        .filter(term -> term.getMatchExpressions() != null)
+        .flatMap(term -> term.getMatchExpressions().stream())
+        .filter(PodSpecs::asksControlPlaneValue)
+        .findFirst()
+        .map(r -> "required node affinity " + r.getKey() + " In " + r.getValues());
+  }
+
+  static boolean asksControlPlaneValue(NodeSelectorRequirement r) {
+    return r != null
+        && WellKnownLabels.ROLE_CONTROL_PLANE.equals(r.getKey())
+        && "In".equals(r.getOperator())
+        && (r.getValues() == null || !r.getValues().contains(""));
   }
 
   static boolean requiresLabel(NodeSelectorRequirement requirement, String key) {

@@ -67,6 +67,15 @@ public enum Rule {
       "Select control-plane nodes: node-role.kubernetes.io/control-plane Exists in place of"
           + " node-role.kubernetes.io/master, in the required node affinity (a nodeSelector on the"
           + " master label becomes that affinity)."),
+  CONTROL_PLANE_LABEL_VALUE(
+      "control-plane-label-value",
+      Severity.WARNING,
+      Source.CHICKEN_AND_EGG,
+      "The pod selects node-role.kubernetes.io/control-plane with a value, but kubeadm sets that"
+          + " label with an empty value: on kubeadm's clusters no node matches and the pod never"
+          + " schedules (k3s and RKE2 set \"true\", so there it does).",
+      "Select the label whatever its value: node-role.kubernetes.io/control-plane Exists in the"
+          + " required node affinity (a nodeSelector with a value becomes that affinity)."),
   ANTI_AFFINITY(
       "anti-affinity",
       Severity.WARNING,

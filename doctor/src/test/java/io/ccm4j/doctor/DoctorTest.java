@@ -161,7 +161,7 @@ class DoctorTest {
       value = {
         "node affinity on either role label | affinity: {CP_AFFINITY, HOSTNAME}                  |",
         "nodeSelector control-plane ''      | nodeSelector: {node-role.kubernetes.io/control-plane: ''}, affinity: {HOSTNAME} |",
-        "nodeSelector control-plane true    | nodeSelector: {node-role.kubernetes.io/control-plane: 'true'}, affinity: {HOSTNAME} |",
+        "nodeSelector control-plane true    | nodeSelector: {node-role.kubernetes.io/control-plane: 'true'}, affinity: {HOSTNAME} | control-plane-label-value",
         "nodeSelector master only           | nodeSelector: {node-role.kubernetes.io/master: ''}, affinity: {HOSTNAME} | master-selector",
         "no placement                       | affinity: {HOSTNAME}                                | control-plane-placement",
       })
@@ -728,6 +728,45 @@ class DoctorTest {
                   assertThat(term.getMatchExpressions())
                       .extracting(r -> r.getKey() + " " + r.getOperator())
                       .containsExactly("node-role.kubernetes.io/control-plane Exists"));
+    }
+  }
+
+  /**
+   * kubeadm labels its control-plane nodes node-role.kubernetes.io/control-plane="" (k3s and RKE2
+   * with "true"): a selector asking for a value matches no kubeadm node. A warning naming what the
+   * pod asks for; the fix asks for the label with Exists, which matches both.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "nodeSelector true | nodeSelector: {node-role.kubernetes.io/control-plane: 'true'}, affinity: {HOSTNAME} | nodeSelector node-role.kubernetes.io/control-plane: \"true\"",
+        "affinity In true  | affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator: In, values: ['true']}]}]}}, HOSTNAME} | required node affinity node-role.kubernetes.io/control-plane In [true]",
+      })
+  void aControlPlaneLabelAskedWithAValueIsWarnedAboutAndTheFixAsksExists(
+      String name, String placement, String asked) throws Exception {
+    String manifest = recommendedWith(placement.replace("HOSTNAME", HOSTNAME_ANTI_AFFINITY));
+    List<Finding> findings = Doctor.examine(yaml(manifest));
+
+    assertThat(findings)
+        .extracting(Finding::rule, Finding::severity)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "control-plane-label-value", Rule.Severity.WARNING));
+    assertThat(only(findings, "control-plane-label-value").consequence())
+        .contains("It asks for " + asked, "kubeadm sets that label with an empty value", "k3s");
+
+    CcmWorkload fixed = fixed(manifest).getFirst();
+    assertThat(Doctor.check(fixed)).as(name).isEmpty();
+    for (String value : List.of("", "true")) {
+      io.fabric8.kubernetes.api.model.Node controlPlane =
+          new io.fabric8.kubernetes.api.model.NodeBuilder()
+              .withNewMetadata()
+              .withName("cp-1")
+              .addToLabels("node-role.kubernetes.io/control-plane", value)
+              .endMetadata()
+              .build();
+      assertThat(NodePlacement.allows(fixed.pod(), controlPlane)).as(value).isTrue();
     }
   }
 
