@@ -216,6 +216,14 @@ func (c *Cloud) serveAdmin(address string) error {
 		}
 		_, _ = w.Write([]byte("{}"))
 	})
+	// POST /instances/{name}/delete: the instance is gone (its node no longer exists in the cloud).
+	mux.HandleFunc("POST /instances/{name}/delete", func(w http.ResponseWriter, r *http.Request) {
+		if !c.Delete(r.PathValue("name")) {
+			http.Error(w, "{\"error\":\"no instance\"}", http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	})
 	go func() { _ = http.Serve(listener, mux) }()
 	fmt.Fprintf(os.Stderr, "sim: admin endpoint on %s\n", listener.Addr())
 	return nil
@@ -260,6 +268,15 @@ func (c *Cloud) instance(node *v1.Node) (Instance, bool) {
 	defer c.mu.RUnlock()
 	instance, ok := c.instances[name]
 	return instance, ok
+}
+
+// Delete removes the instance; false when there was none.
+func (c *Cloud) Delete(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.instances[name]
+	delete(c.instances, name)
+	return ok
 }
 
 // SetInternalIP replaces the instance's addresses with one InternalIP.

@@ -94,3 +94,17 @@ func TestTheLoadBalancerFacetKeepsBackendsAndCountsUpdates(t *testing.T) {
 		t.Fatal("want the load balancer gone")
 	}
 }
+
+func TestADeletedInstanceNoLongerExists(t *testing.T) {
+	cloud, err := Parse([]byte("generate: {count: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cloud.Delete("node-0") || cloud.Delete("node-0") {
+		t.Fatal("want the first delete to find the instance and the second not")
+	}
+	exists, err := cloud.InstanceExists(context.Background(), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}})
+	if err != nil || exists {
+		t.Fatalf("want gone, got %v, %v", exists, err)
+	}
+}

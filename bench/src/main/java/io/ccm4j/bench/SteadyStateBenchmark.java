@@ -149,7 +149,7 @@ final class SteadyStateBenchmark {
         List<Sample> samples = new CopyOnWriteArrayList<>();
         long idleStart = System.nanoTime();
         long idleEnd = idleStart + settings.duration().toNanos();
-        out.printf("%s: idle for %s%n", peer.id(), settings.duration());
+        out.printf("%s: idle for %d s%n", peer.id(), settings.duration().toSeconds());
         while (System.nanoTime() < idleEnd) {
           if (!manager.isAlive()) {
             throw new IllegalStateException(
