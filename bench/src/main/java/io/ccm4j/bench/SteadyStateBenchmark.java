@@ -136,7 +136,9 @@ final class SteadyStateBenchmark {
         }
         double initialise =
             (names.stream().mapToLong(untaintedAt::get).max().orElseThrow() - started) / 1e9;
-        out.printf("%s: %d nodes initialised in %.1f s%n", peer.id(), names.size(), initialise);
+        out.printf(
+            "%s: %d nodes initialised %.1f s after the manager started%n",
+            peer.id(), names.size(), initialise);
         createServices(admin);
         awaitIngress(admin, manager, log);
         out.printf("%s: %d load balancers provisioned%n", peer.id(), settings.services());

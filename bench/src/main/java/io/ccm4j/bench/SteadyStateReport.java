@@ -85,7 +85,7 @@ final class SteadyStateReport {
     row(
         out,
         runs,
-        "initialise N nodes under the account limit (s)",
+        "manager start to N nodes initialised, limited (s)",
         r -> fixed(r.initialiseSeconds(), 1));
     row(
         out,
