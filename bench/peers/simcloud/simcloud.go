@@ -1,7 +1,8 @@
 // Package simcloud is ccm4j's sim cloud for Go: the instances a ccm4j sim cloud-config describes
 // (listed or generated), with the same names, zones, instance types and addresses, behind the same
 // per-call latency, so that the upstream cloud-controller-manager can be measured on the load
-// ccm4j is measured on. Only the instances facet exists; it is a measuring peer, not a provider.
+// ccm4j is measured on. The instances facet and a minimal load balancer facet (it keeps each load
+// balancer's backends and counts the calls) exist; it is a measuring peer, not a provider.
 package simcloud
 
 import (
@@ -74,15 +75,24 @@ type Generate struct {
 
 // Cloud implements cloudprovider.Interface with InstancesV2 only.
 type Cloud struct {
-	latency   time.Duration
-	jitter    time.Duration
-	instances map[string]Instance
-	calls     sync.Map      // method -> *atomic.Int64
-	limit     *rate.Limiter // nil: no account limit
+	latency       time.Duration
+	jitter        time.Duration
+	mu            sync.RWMutex // guards instances and loadBalancers
+	instances     map[string]Instance
+	loadBalancers map[string]*loadBalancer
+	calls         sync.Map      // method -> *atomic.Int64
+	limit         *rate.Limiter // nil: no account limit
+}
+
+// loadBalancer is what the minimal load balancer facet keeps: an ingress IP and the backends.
+type loadBalancer struct {
+	ingress string
+	nodes   []string
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
 var _ cloudprovider.InstancesV2 = (*Cloud)(nil)
+var _ cloudprovider.LoadBalancer = (*Cloud)(nil)
 
 // Register makes "sim" known to cloudprovider.InitCloudProvider.
 func Register() {
@@ -105,9 +115,10 @@ func Parse(text []byte) (*Cloud, error) {
 		return nil, fmt.Errorf("sim: cloud-config: %w", err)
 	}
 	cloud := &Cloud{
-		latency:   time.Duration(config.LatencyMs) * time.Millisecond,
-		jitter:    time.Duration(config.JitterMs) * time.Millisecond,
-		instances: map[string]Instance{},
+		latency:       time.Duration(config.LatencyMs) * time.Millisecond,
+		jitter:        time.Duration(config.JitterMs) * time.Millisecond,
+		instances:     map[string]Instance{},
+		loadBalancers: map[string]*loadBalancer{},
 	}
 	for _, instance := range config.Instances {
 		cloud.instances[instance.Name] = instance
@@ -196,6 +207,23 @@ func (c *Cloud) serveAdmin(address string) error {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(counts)
 	})
+	// POST /instances/{name}/internal-ip?value=10.9.9.9: the instance's InternalIP changes (the
+	// same endpoint as ccm4j's sim cloud).
+	mux.HandleFunc("POST /instances/{name}/internal-ip", func(w http.ResponseWriter, r *http.Request) {
+		if err := c.SetInternalIP(r.PathValue("name"), r.URL.Query().Get("value")); err != nil {
+			http.Error(w, fmt.Sprintf("{\"error\":%q}", err.Error()), http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	})
+	// POST /instances/{name}/delete: the instance is gone (its node no longer exists in the cloud).
+	mux.HandleFunc("POST /instances/{name}/delete", func(w http.ResponseWriter, r *http.Request) {
+		if !c.Delete(r.PathValue("name")) {
+			http.Error(w, "{\"error\":\"no instance\"}", http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	})
 	go func() { _ = http.Serve(listener, mux) }()
 	fmt.Fprintf(os.Stderr, "sim: admin endpoint on %s\n", listener.Addr())
 	return nil
@@ -236,8 +264,35 @@ func (c *Cloud) instance(node *v1.Node) (Instance, bool) {
 	if id := node.Spec.ProviderID; id != "" {
 		name = strings.TrimPrefix(id, ProviderName+"://")
 	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	instance, ok := c.instances[name]
 	return instance, ok
+}
+
+// Delete removes the instance; false when there was none.
+func (c *Cloud) Delete(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.instances[name]
+	delete(c.instances, name)
+	return ok
+}
+
+// SetInternalIP replaces the instance's addresses with one InternalIP.
+func (c *Cloud) SetInternalIP(name, address string) error {
+	if net.ParseIP(address) == nil {
+		return fmt.Errorf("sim: value %q is not an IP address", address)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	instance, ok := c.instances[name]
+	if !ok {
+		return fmt.Errorf("sim: no instance %s", name)
+	}
+	instance.Addresses = []string{address}
+	c.instances[name] = instance
+	return nil
 }
 
 // InstanceExists reports whether the node's instance is listed or generated.
@@ -283,8 +338,81 @@ func (c *Cloud) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprov
 // Initialize needs nothing.
 func (c *Cloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) {}
 
-// LoadBalancer is not offered.
-func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return nil, false }
+// LoadBalancer is the minimal facet below: one call each, through the account limit.
+func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return c, true }
+
+// GetLoadBalancer reports the load balancer's ingress, when it exists.
+func (c *Cloud) GetLoadBalancer(ctx context.Context, clusterName string, service *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+	if err := c.call(ctx, "GetLoadBalancer"); err != nil {
+		return nil, false, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	lb, ok := c.loadBalancers[c.GetLoadBalancerName(ctx, clusterName, service)]
+	if !ok {
+		return nil, false, nil
+	}
+	return status(lb), true, nil
+}
+
+// GetLoadBalancerName is upstream's default name.
+func (c *Cloud) GetLoadBalancerName(_ context.Context, _ string, service *v1.Service) string {
+	return cloudprovider.DefaultLoadBalancerName(service)
+}
+
+// EnsureLoadBalancer creates the load balancer (an ingress IP from 127.0.200.0/24) or updates its
+// backends.
+func (c *Cloud) EnsureLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+	if err := c.call(ctx, "EnsureLoadBalancer"); err != nil {
+		return nil, err
+	}
+	name := c.GetLoadBalancerName(ctx, clusterName, service)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lb, ok := c.loadBalancers[name]
+	if !ok {
+		lb = &loadBalancer{ingress: fmt.Sprintf("127.0.200.%d", 1+len(c.loadBalancers)%254)}
+		c.loadBalancers[name] = lb
+	}
+	lb.nodes = nodeNames(nodes)
+	return status(lb), nil
+}
+
+// UpdateLoadBalancer sets the backends: the call a node-set change makes per load balancer.
+func (c *Cloud) UpdateLoadBalancer(ctx context.Context, clusterName string, service *v1.Service, nodes []*v1.Node) error {
+	if err := c.call(ctx, "UpdateLoadBalancer"); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if lb, ok := c.loadBalancers[c.GetLoadBalancerName(ctx, clusterName, service)]; ok {
+		lb.nodes = nodeNames(nodes)
+	}
+	return nil
+}
+
+// EnsureLoadBalancerDeleted forgets the load balancer.
+func (c *Cloud) EnsureLoadBalancerDeleted(ctx context.Context, clusterName string, service *v1.Service) error {
+	if err := c.call(ctx, "EnsureLoadBalancerDeleted"); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.loadBalancers, c.GetLoadBalancerName(ctx, clusterName, service))
+	return nil
+}
+
+func status(lb *loadBalancer) *v1.LoadBalancerStatus {
+	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.ingress}}}
+}
+
+func nodeNames(nodes []*v1.Node) []string {
+	names := make([]string, 0, len(nodes))
+	for _, node := range nodes {
+		names = append(names, node.Name)
+	}
+	return names
+}
 
 // Instances (v1) is not offered: InstancesV2 is.
 func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false }

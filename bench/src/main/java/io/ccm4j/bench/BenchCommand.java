@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
       EvictionTimelineCommand.class,
       ServiceFailoverCommand.class,
       LbForwardCommand.class,
-      FaultsCommand.class
+      FaultsCommand.class,
+      SteadyStateCommand.class
     })
 public final class BenchCommand implements Runnable {
 

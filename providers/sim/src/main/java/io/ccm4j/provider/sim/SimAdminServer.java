@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code GET /instances}: every instance with its state;
  *   <li>{@code POST /instances/<name>/delete}, {@code .../shutdown}, {@code .../start};
+ *   <li>{@code POST /instances/<name>/internal-ip?value=10.9.9.9}: the instance's addresses become
+ *       that one InternalIP (an address changed in the cloud);
  *   <li>{@code GET /calls}: calls so far by method;
  *   <li>{@code GET /routes}: the route table, by cluster name;
  *   <li>{@code GET /load-balancers}: every load balancer with its ingress IP, ports and backends;
@@ -107,9 +109,14 @@ final class SimAdminServer implements AutoCloseable {
               case "delete" -> cloud.delete(path[1]);
               case "shutdown" -> cloud.shutdown(path[1]);
               case "start" -> cloud.start(path[1]);
+              case "internal-ip" -> {
+                String query = exchange.getRequestURI().getQuery();
+                yield cloud.setInternalIp(
+                    path[1], query == null ? "" : query.replaceFirst("^value=", ""));
+              }
               default ->
                   throw new IllegalArgumentException(
-                      "unknown action " + path[2] + " (delete, shutdown, start)");
+                      "unknown action " + path[2] + " (delete, shutdown, start, internal-ip)");
             };
         respond(
             exchange,

@@ -7,8 +7,10 @@ import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Routes;
 import io.ccm4j.cloudprovider.ThrottledException;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
 import java.util.Collection;
@@ -304,6 +306,35 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
 
   public boolean start(String name) {
     return instances.computeIfPresent(name, (n, i) -> i.withState(SimInstance.State.RUNNING))
+        != null;
+  }
+
+  /**
+   * Replaces the instance's InternalIP addresses with {@code address}, first; its other addresses
+   * stay: an address changed in the cloud.
+   *
+   * @return false when there is no such instance
+   * @throws IllegalArgumentException when {@code address} is not an IP address literal
+   */
+  public boolean setInternalIp(String name, String address) {
+    if (!IpAddresses.isIp(address)) {
+      throw new IllegalArgumentException("value \"" + address + "\" is not an IP address");
+    }
+    return instances.computeIfPresent(
+            name,
+            (n, i) ->
+                new SimInstance(
+                    i.name(),
+                    i.region(),
+                    i.zone(),
+                    i.instanceType(),
+                    java.util.stream.Stream.concat(
+                            java.util.stream.Stream.of(NodeAddress.internalIp(address)),
+                            i.addresses().stream()
+                                .filter(a -> a.type() != NodeAddress.Type.InternalIP))
+                        .toList(),
+                    i.labels(),
+                    i.state()))
         != null;
   }
 

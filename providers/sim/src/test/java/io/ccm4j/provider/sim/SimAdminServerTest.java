@@ -3,6 +3,7 @@ package io.ccm4j.provider.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.NodeAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,6 +40,12 @@ class SimAdminServerTest {
       assertThat(post(http, base + "/instances/n-9/delete").statusCode()).isEqualTo(404);
       assertThat(post(http, base + "/instances/n-0/reboot").statusCode()).isEqualTo(400);
       assertThat(post(http, base + "/error-rate?value=0.5").statusCode()).isEqualTo(200);
+      assertThat(post(http, base + "/instances/n-0/internal-ip?value=10.9.9.9").statusCode())
+          .isEqualTo(200);
+      assertThat(cloud.instance("n-0").orElseThrow().firstAddress(NodeAddress.Type.InternalIP))
+          .isEqualTo("10.9.9.9");
+      assertThat(post(http, base + "/instances/n-0/internal-ip?value=nine").statusCode())
+          .isEqualTo(400);
 
       HttpResponse<String> instances =
           http.send(
