@@ -65,14 +65,12 @@ public final class RealNodesLab {
 
   private final Duration timeout;
   private final PrintStream out;
-  private final Path reportDirectory;
   private final Timeline timeline = new Timeline();
   private RealCcmPods ccmPods;
 
-  public RealNodesLab(Duration timeout, PrintStream out, Path reportDirectory) {
+  public RealNodesLab(Duration timeout, PrintStream out) {
     this.timeout = timeout;
     this.out = out;
-    this.reportDirectory = reportDirectory;
   }
 
   /** The nodes: their names, addresses on the cluster network and extra kubelet flags. */
@@ -195,9 +193,7 @@ public final class RealNodesLab {
             apply(admin, Scenarios.rbac());
             apply(admin, manifest);
             timeline.record("manifests", "applied RBAC and the CCM manifest");
-            LabResult result = watch(scenario, admin, cluster, nodes);
-            writeJson(result, admin);
-            return result;
+            return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
           } finally {
             pods.stopManagers();
             nodeLifecycle.close();
@@ -331,8 +327,10 @@ public final class RealNodesLab {
     }
   }
 
-  /** The JSON beside the HTML report: per node its kubelet and runtime, per CCM pod its image. */
-  private void writeJson(LabResult result, KubernetesClient admin) throws IOException {
+  /**
+   * For the report and the JSON beside it: per node its kubelet and runtime, per CCM pod its image.
+   */
+  private LabEvidence evidence(KubernetesClient admin) {
     LabEvidence evidence =
         LabEvidence.collect(
             admin,
@@ -341,7 +339,6 @@ public final class RealNodesLab {
                 ccmPods.started(pod.getMetadata().getName())
                     ? "the lab's process (the container is a stand-in)"
                     : "nowhere (not scheduled)");
-    evidence.write(result, reportDirectory);
     timeline.record(
         "nodes",
         "real kubelets: "
@@ -351,6 +348,7 @@ public final class RealNodesLab {
                         "%s %s %s"
                             .formatted(n.name(), n.kubeletVersion(), n.containerRuntimeVersion()))
                 .toList());
+    return evidence;
   }
 
   private static List<String> taintKeys(Node node) {

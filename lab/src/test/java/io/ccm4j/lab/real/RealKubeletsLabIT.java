@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.lab.LabReport;
 import io.ccm4j.lab.LabResult;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,8 @@ class RealKubeletsLabIT {
 
   @TempDir Path report;
 
+  private String html;
+
   @BeforeAll
   static void onlyWhereRealNodesCanRun() {
     Optional<String> missing = RealNodeCapabilities.missingHere();
@@ -40,8 +43,10 @@ class RealKubeletsLabIT {
   }
 
   private LabResult run(String scenario, Duration timeout) throws Exception {
-    return new RealNodesLab(timeout, System.out, report)
-        .run(scenario, Scenarios.manifest(scenario));
+    LabResult result =
+        new RealNodesLab(timeout, System.out).run(scenario, Scenarios.manifest(scenario));
+    html = Files.readString(LabReport.write(result, report));
+    return result;
   }
 
   @Test
@@ -63,6 +68,7 @@ class RealKubeletsLabIT {
             });
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
     assertThat(json.get("kubelets").asText()).isEqualTo("real");
+    assertThat(html).contains("On real kubelets: cp-0 (kubelet v");
     String release = ControlPlaneBinaries.resolveWithNodeBinaries().version().toString();
     assertThat(json.get("nodes")).hasSize(4);
     for (JsonNode node : json.get("nodes")) {
