@@ -3,6 +3,7 @@ package io.ccm4j.lab.real;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.manager.CloudControllerManager;
+import io.ccm4j.doctor.CcmFlags;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.lab.LabCloud;
 import io.ccm4j.lab.Timeline;
@@ -11,17 +12,14 @@ import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.ByteArrayInputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -36,9 +34,11 @@ import java.util.stream.Stream;
 import picocli.CommandLine;
 
 /**
- * The CCM pods on the real nodes: which of them a real kubelet runs, and for each such pod ccm4j's
- * manager in the lab's process with the pod's arguments on the lab's cloud (the pod's container on
- * the node is a stand-in under the pod's image name). Closing it stops the managers.
+ * The CCM pods on the real nodes: which of them a real kubelet runs. A pod of ccm4j's own on
+ * ccm4j's image ({@link RealCcmImage}) runs ccm4j itself in its container; for any other (another
+ * project's CCM, or ccm4j's when its image was not built) the lab runs ccm4j's manager in its own
+ * process with the pod's arguments on the lab's cloud, and the pod's container on the node is a
+ * stand-in under the pod's image name. Closing it stops the lab's managers.
  */
 final class RealCcmPods implements AutoCloseable {
 
@@ -49,22 +49,116 @@ final class RealCcmPods implements AutoCloseable {
   private final Map<String, CloudControllerManager> managers = new LinkedHashMap<>();
   private final List<ManagerClients> managerClients = new ArrayList<>();
   private final Set<String> startedPods = new LinkedHashSet<>();
+  private final Set<String> ownImagePods = new LinkedHashSet<>();
+  private final Optional<RealCcmImage> image;
   private int managersWithoutElection;
 
-  RealCcmPods(Timeline timeline, PrintStream out, SimCloud simCloud, LocalCloud loadBalancers) {
+  RealCcmPods(
+      Timeline timeline,
+      PrintStream out,
+      SimCloud simCloud,
+      LocalCloud loadBalancers,
+      Optional<RealCcmImage> image) {
     this.timeline = timeline;
     this.out = out;
     this.simCloud = simCloud;
     this.loadBalancers = loadBalancers;
+    this.image = image;
   }
 
-  /** Starts a manager for every CCM pod a real kubelet has started since the last call. */
+  /**
+   * For every CCM pod a real kubelet has started since the last call: noted when it runs ccm4j's
+   * image, else its manager started in the lab's process.
+   */
   void startNewlyRunning(KubernetesClient admin) {
     for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
       if (runsOnItsNode(pod) && startedPods.add(pod.getMetadata().getName())) {
-        startManager(admin, pod);
+        if (runsOwnImage(pod)) {
+          noteOwnImage(pod);
+        } else {
+          startManager(admin, pod);
+        }
       }
     }
+  }
+
+  /** Where a CCM pod's manager runs, in words (for the evidence). */
+  String managerRunsIn(Pod pod) {
+    String name = pod.getMetadata().getName();
+    if (ownImagePods.contains(name)) {
+      return "its own container: ccm4j's image " + image.orElseThrow().tag();
+    }
+    return startedPods.contains(name)
+        ? "the lab's process (the container is a stand-in)"
+        : "nowhere (not scheduled)";
+  }
+
+  /**
+   * What went wrong with the containers of ccm4j's image: each pod whose container exited, with its
+   * exit code and the end of its log (the kubelet's termination message).
+   */
+  List<String> ownImageFailures(KubernetesClient admin) {
+    List<String> failures = new ArrayList<>();
+    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
+      if (!ownImagePods.contains(pod.getMetadata().getName())
+          || pod.getStatus().getContainerStatuses() == null) {
+        continue;
+      }
+      pod.getStatus().getContainerStatuses().stream()
+          .filter(s -> s.getRestartCount() != null && s.getRestartCount() > 0)
+          .filter(s -> s.getLastState() != null && s.getLastState().getTerminated() != null)
+          .findFirst()
+          .ifPresent(
+              s ->
+                  failures.add(
+                      "CCM pod %s (ccm4j's image) on %s exited %d %s times: %s"
+                          .formatted(
+                              pod.getMetadata().getName(),
+                              pod.getSpec().getNodeName(),
+                              s.getLastState().getTerminated().getExitCode(),
+                              s.getRestartCount(),
+                              lastLine(s.getLastState().getTerminated().getMessage()))));
+    }
+    return failures;
+  }
+
+  private static String lastLine(String message) {
+    if (message == null || message.isBlank()) {
+      return "no message";
+    }
+    List<String> lines = message.strip().lines().toList();
+    return lines.getLast();
+  }
+
+  /** Whether the pod's CCM container runs ccm4j's image (the lab's copy of the manifest). */
+  private boolean runsOwnImage(Pod pod) {
+    return image.isPresent()
+        && CcmWorkload.ccmContainer(pod.getSpec())
+            .filter(c -> image.get().tag().equals(c.getImage()))
+            .filter(RealCcmImage::runsCcm4j)
+            .isPresent();
+  }
+
+  private void noteOwnImage(Pod pod) {
+    String name = pod.getMetadata().getName();
+    ownImagePods.add(name);
+    Container container = CcmWorkload.ccmContainer(pod.getSpec()).orElseThrow();
+    if (CcmFlags.leaderElectionOff(CcmWorkload.words(container))) {
+      managersWithoutElection++;
+    }
+    String imageID =
+        pod.getStatus().getContainerStatuses().stream()
+            .filter(s -> s.getName().equals(container.getName()))
+            .map(ContainerStatus::getImageID)
+            .findFirst()
+            .orElse("?");
+    timeline.record(
+        name,
+        "runs ccm4j's image %s (%s) on real node %s"
+            .formatted(container.getImage(), imageID, pod.getSpec().getNodeName()));
+    out.printf(
+        "lab: %s runs ccm4j's image on %s (its real kubelet started the pod)%n",
+        name, pod.getSpec().getNodeName());
   }
 
   /** How many managers run without leader election. */
@@ -95,24 +189,19 @@ final class RealCcmPods implements AutoCloseable {
   }
 
   /**
-   * The images of the manifest's CCM containers: each node gets a stand-in under that name, so that
-   * the kubelet "runs" the pod while the lab runs its manager.
+   * The images of the CCM containers (of the lab's copy of the manifest) that need a stand-in under
+   * that name, so that the kubelet "runs" the pod while the lab runs its manager: all but ccm4j's
+   * image.
    */
-  static List<String> ccmImages(KubernetesClient admin, String manifest) {
+  static List<String> standInImages(List<HasMetadata> objects, Optional<RealCcmImage> image) {
     List<String> images = new ArrayList<>();
-    for (HasMetadata object :
-        admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items()) {
-      PodSpec spec =
-          switch (object) {
-            case Deployment d -> d.getSpec().getTemplate().getSpec();
-            case DaemonSet d -> d.getSpec().getTemplate().getSpec();
-            case Pod p -> p.getSpec();
-            default -> null;
-          };
+    for (HasMetadata object : objects) {
+      PodSpec spec = RealCcmImage.podSpec(object);
       if (spec != null) {
         CcmWorkload.ccmContainer(spec)
             .map(Container::getImage)
             .filter(Objects::nonNull)
+            .filter(i -> image.isEmpty() || !i.equals(image.get().tag()))
             .ifPresent(images::add);
       }
     }

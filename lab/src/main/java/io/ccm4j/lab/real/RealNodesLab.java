@@ -46,20 +46,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * kube-scheduler and kube-controller-manager as in the simulated lab, and instead of simulated
  * kubelets two control-plane nodes (labelled and tainted as kubeadm does) and two workers, each a
  * real kubelet of the control plane's release with its own containerd ({@link RealCluster}),
- * registered with {@code --cloud-provider=external}. When a real kubelet runs a CCM pod of the
- * manifest (the scheduler bound it, and the kubelet started its container, a stand-in that sleeps
- * under the pod's image name), the lab runs ccm4j's manager in its own process with that pod's
- * arguments on the lab's cloud; bootstrapped when the CCM has initialised every node, a collision
- * when two managers run without leader election. Then a busybox httpd Deployment (host network)
- * runs on the workers and a request from the cluster network to a worker's address must be
- * answered.
+ * registered with {@code --cloud-provider=external}. The scheduler places the manifest's CCM pods;
+ * a CCM of ccm4j's own runs ccm4j's container image, imported into the nodes, on the lab's cloud
+ * ({@link RealCcmImage}); another project's, or ccm4j's when its image is not built, runs as a
+ * stand-in container while the lab runs ccm4j's manager in its own process with the pod's arguments
+ * ({@link RealCcmPods}); bootstrapped when the CCM has initialised every node, a collision when two
+ * CCMs run without leader election. Then a busybox httpd Deployment (host network) runs on the
+ * workers and a request from the cluster network to a worker's address must be answered.
  *
  * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
  * {@link RealCcmPods}', the request {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
  *
  * <p>Not yet on real nodes: a CNI (nodes stay NotReady, pods use the host network), kube-proxy and
- * the {@code local} load balancers (the request goes to the node, not through a load balancer), the
- * CCM's own image as the pod.
+ * the {@code local} load balancers (the request goes to the node, not through a load balancer).
  */
 public final class RealNodesLab {
 
@@ -112,6 +111,18 @@ public final class RealNodesLab {
             + " kube-scheduler, kube-controller-manager) and four real nodes%n",
         scenario, binaries.version());
     List<RealCluster.Node> nodes = nodes();
+    Optional<RealCcmImage> image = RealCcmImage.find();
+    if (image.isPresent()) {
+      out.printf(
+          "lab: the CCM pods run ccm4j's image %s (%s), imported into every node's containerd%n",
+          image.get().tag(), image.get().tarball());
+    } else {
+      out.printf(
+          "lab: ccm4j's image is not built (%s): the CCM pods run a stand-in container and the"
+              + " lab runs their manager in its own process; build it with"
+              + " ./mvnw -pl app -am package -DskipTests%n",
+          RealCcmImage.candidates().getFirst());
+    }
     String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
     try (LocalControlPlane controlPlane =
             LocalControlPlane.builder()
@@ -123,80 +134,100 @@ public final class RealNodesLab {
         LocalCloud local =
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
-                    .formatted(loopback));
-        RealCluster cluster =
-            RealCluster.open(binaries.directory(), RealCcmPods.ccmImages(admin, manifest))) {
-      timeline.record(
-          "control plane",
-          "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
-      SimCloud simCloud = SimCloudProviderFactory.fromYaml(cloudConfig(nodes));
-      try (RealCcmPods pods = new RealCcmPods(timeline, out, simCloud, local)) {
-        ccmPods = pods;
-        cluster.startNetwork(URI.create(controlPlane.serverUrl()).getPort());
+                    .formatted(loopback))) {
+      List<HasMetadata> objects = labManifest(admin, manifest, image, nodes);
+      try (RealCluster cluster =
+          RealCluster.open(
+              binaries.directory(),
+              RealCcmPods.standInImages(objects, image),
+              image.map(RealCcmImage::tarball).stream().toList())) {
         timeline.record(
-            "cluster network",
-            "bridge %s/24 in a network namespace of the lab's own; the API server relayed to %s:6443"
-                .formatted(RealNodeFiles.GATEWAY, RealNodeFiles.GATEWAY));
-        String adminKubeconfig = Files.readString(controlPlane.kubeconfigPath());
-        for (RealCluster.Node node : nodes) {
-          cluster.startNode(node, adminKubeconfig);
-          Node registered = awaitNode(admin, node.name(), cluster);
+            "control plane",
+            "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
+        SimCloud simCloud = SimCloudProviderFactory.fromYaml(cloudConfig(nodes));
+        try (RealCcmPods pods = new RealCcmPods(timeline, out, simCloud, local, image)) {
+          ccmPods = pods;
+          cluster.startNetwork(URI.create(controlPlane.serverUrl()).getPort());
           timeline.record(
-              node.name(),
-              "real kubelet %s registered, %s, taints: %s"
-                  .formatted(
-                      registered.getStatus().getNodeInfo().getKubeletVersion(),
-                      registered.getStatus().getNodeInfo().getContainerRuntimeVersion(),
-                      taintKeys(registered)));
-          out.printf("lab: %s: real kubelet registered at %s%n", node.name(), node.ip());
-        }
-        for (RealCluster.Node node : nodes) {
-          if (node.name().startsWith("cp-")) {
-            labelControlPlane(admin, node.name());
-          }
-        }
-        if (routedByTheCcm(manifest)) {
-          // as such a cluster's network plugin marks its nodes until their routes exist
+              "cluster network",
+              "bridge %s/24 in a network namespace of the lab's own; the API server relayed to %s:6443"
+                  .formatted(RealNodeFiles.GATEWAY, RealNodeFiles.GATEWAY));
+          String adminKubeconfig = Files.readString(controlPlane.kubeconfigPath());
           for (RealCluster.Node node : nodes) {
-            NodePatches.patchCondition(
-                admin,
-                node.name(),
-                NodeConditions.NETWORK_UNAVAILABLE,
-                "True",
-                "NoRouteCreated",
-                "waiting for the route of the node's pod CIDR");
+            cluster.startNode(node, adminKubeconfig);
+            Node registered = awaitNode(admin, node.name(), cluster);
             timeline.record(
-                node.name(), "NetworkUnavailable until its route exists (routes by the CCM)");
+                node.name(),
+                "real kubelet %s registered, %s, taints: %s"
+                    .formatted(
+                        registered.getStatus().getNodeInfo().getKubeletVersion(),
+                        registered.getStatus().getNodeInfo().getContainerRuntimeVersion(),
+                        taintKeys(registered)));
+            out.printf("lab: %s: real kubelet registered at %s%n", node.name(), node.ip());
           }
-        }
-        // The node-lifecycle controller, as in the simulated lab (the control plane's
-        // kube-controller-manager runs only workload controllers): the taints of the nodes'
-        // conditions (not-ready, network-unavailable) come from it.
-        NodeHealthSettings health =
-            new NodeHealthSettings(
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(40),
-                Duration.ofSeconds(60),
-                1,
-                0.1,
-                0.55f,
-                50);
-        try (BenchContext nodeControllers =
-            new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
-          NodeLifecycleController nodeLifecycle =
-              new NodeLifecycleController(nodeControllers.context, health);
-          nodeControllers.context.informers().startAllRegisteredInformers().get();
-          nodeLifecycle.start();
-          timeline.record("node-lifecycle", "watching node health");
-          try {
-            timeline.startBootstrap();
-            apply(admin, Scenarios.rbac());
-            apply(admin, manifest);
-            timeline.record("manifests", "applied RBAC and the CCM manifest");
-            return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
-          } finally {
-            pods.stopManagers();
-            nodeLifecycle.close();
+          for (RealCluster.Node node : nodes) {
+            if (node.name().startsWith("cp-")) {
+              labelControlPlane(admin, node.name());
+            }
+          }
+          if (routedByTheCcm(manifest)) {
+            // as such a cluster's network plugin marks its nodes until their routes exist
+            for (RealCluster.Node node : nodes) {
+              NodePatches.patchCondition(
+                  admin,
+                  node.name(),
+                  NodeConditions.NETWORK_UNAVAILABLE,
+                  "True",
+                  "NoRouteCreated",
+                  "waiting for the route of the node's pod CIDR");
+              timeline.record(
+                  node.name(), "NetworkUnavailable until its route exists (routes by the CCM)");
+            }
+          }
+          // The node-lifecycle controller, as in the simulated lab (the control plane's
+          // kube-controller-manager runs only workload controllers): the taints of the nodes'
+          // conditions (not-ready, network-unavailable) come from it.
+          NodeHealthSettings health =
+              new NodeHealthSettings(
+                  Duration.ofSeconds(1),
+                  Duration.ofSeconds(40),
+                  Duration.ofSeconds(60),
+                  1,
+                  0.1,
+                  0.55f,
+                  50);
+          try (BenchContext nodeControllers =
+              new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
+            NodeLifecycleController nodeLifecycle =
+                new NodeLifecycleController(nodeControllers.context, health);
+            nodeControllers.context.informers().startAllRegisteredInformers().get();
+            nodeLifecycle.start();
+            timeline.record("node-lifecycle", "watching node health");
+            try {
+              timeline.startBootstrap();
+              apply(admin, Scenarios.rbac());
+              for (HasMetadata object : objects) {
+                admin.resource(object).createOr(existing -> existing.update());
+              }
+              timeline.record(
+                  "manifests",
+                  image
+                      .map(
+                          i ->
+                              "applied RBAC and the lab's copy of the CCM manifest: ccm4j's image %s,"
+                                      .formatted(i.tag())
+                                  + " the lab's cloud (sim, ConfigMap %s), the API server at %s:%s"
+                                      .formatted(
+                                          RealCcmImage.CLOUD_CONFIG_MAP,
+                                          RealCcmImage.API_SERVER_HOST,
+                                          RealCcmImage.API_SERVER_PORT)
+                                  + " of its node")
+                      .orElse("applied RBAC and the CCM manifest"));
+              return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
+            } finally {
+              pods.stopManagers();
+              nodeLifecycle.close();
+            }
           }
         }
       }
@@ -271,6 +302,7 @@ public final class RealNodesLab {
                     RealCcmPods.waiting(admin, pod)));
       }
     }
+    explanation.addAll(ccmPods.ownImageFailures(admin));
     if (ccmPods.noneStarted()) {
       explanation.add("no CCM pod runs on a real node, so no CCM runs");
     }
@@ -292,6 +324,20 @@ public final class RealNodesLab {
     throw new IOException(
         "the kubelet of %s did not register within 60 s; see %s"
             .formatted(name, cluster.nodeDirectory(name).resolve("kubelet.log")));
+  }
+
+  /**
+   * The objects the lab applies: the manifest's, and with ccm4j's image built, its copy that runs
+   * that image on the lab's cloud ({@link RealCcmImage#rewrite}).
+   */
+  private static List<HasMetadata> labManifest(
+      KubernetesClient admin,
+      String manifest,
+      Optional<RealCcmImage> image,
+      List<RealCluster.Node> nodes) {
+    List<HasMetadata> objects =
+        admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
+    return image.map(i -> i.rewrite(objects, cloudConfig(nodes))).orElse(objects);
   }
 
   /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
@@ -331,14 +377,7 @@ public final class RealNodesLab {
    * For the report and the JSON beside it: per node its kubelet and runtime, per CCM pod its image.
    */
   private LabEvidence evidence(KubernetesClient admin) {
-    LabEvidence evidence =
-        LabEvidence.collect(
-            admin,
-            LabEvidence.REAL,
-            pod ->
-                ccmPods.started(pod.getMetadata().getName())
-                    ? "the lab's process (the container is a stand-in)"
-                    : "nowhere (not scheduled)");
+    LabEvidence evidence = LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn);
     timeline.record(
         "nodes",
         "real kubelets: "
