@@ -184,7 +184,15 @@ public final class BootstrapLab {
                           "applied RBAC, the CNI DaemonSet, the Secret kube-system/%s (cloud config, infrastructure kubeconfig) and the CCM manifest"
                               .formatted(secret.getMetadata().getName()))
                   .orElse("applied RBAC, the CNI DaemonSet and the CCM manifest"));
-          return watch(scenario, admin, kubelets, nodes);
+          return watch(scenario, admin, kubelets, nodes)
+              .withEvidence(
+                  LabEvidence.collect(
+                      admin,
+                      LabEvidence.SIMULATED,
+                      pod ->
+                          managers.containsKey(pod.getMetadata().getName())
+                              ? "the lab's process (the pod's node is simulated)"
+                              : "nowhere (not started)"));
         } finally {
           managers.values().forEach(CloudControllerManager::close);
           managerClients.forEach(ManagerClients::close);

@@ -150,7 +150,7 @@ public final class LabCommand implements Callable<Integer> {
 
   private LabResult runLab(String name, String yaml) throws Exception {
     if ("real".equals(kubelets)) {
-      return new RealNodesLab(timeout, System.out, report).run(name, yaml);
+      return new RealNodesLab(timeout, System.out).run(name, yaml);
     }
     return new BootstrapLab(new BootstrapLab.Settings(3, 3, timeout), System.out).run(name, yaml);
   }

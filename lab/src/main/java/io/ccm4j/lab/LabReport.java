@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A self-contained HTML page: the verdict and an SVG timeline of the bootstrap, one row per
- * subject; zero is when the manifests were applied, the setup before it at negative times.
+ * A self-contained HTML page: the verdict, which kubelets the nodes ran on and an SVG timeline of
+ * the bootstrap, one row per subject; zero is when the manifests were applied, the setup before it
+ * at negative times. Beside it, where the lab collected its evidence, the JSON of {@link
+ * LabEvidence}.
  */
 public final class LabReport {
 
@@ -19,11 +21,32 @@ public final class LabReport {
 
   private LabReport() {}
 
+  /** Writes {@code lab-<scenario>.html} and, with evidence, {@code lab-<scenario>.json}. */
   public static Path write(LabResult result, Path directory) throws IOException {
     Files.createDirectories(directory);
     Path file = directory.resolve("lab-" + result.scenario() + ".html");
     Files.writeString(file, html(result));
+    if (result.evidence().isPresent()) {
+      result.evidence().get().write(result, directory);
+    }
     return file;
+  }
+
+  /** Which kubelets the nodes ran on, with each node's kubelet and runtime as it reported them. */
+  static String nodesParagraph(LabEvidence evidence) {
+    return "<p class=\"kubelets\">On %s kubelets: %s</p>"
+        .formatted(
+            escape(evidence.kubelets()),
+            escape(
+                String.join(
+                    ", ",
+                    evidence.nodes().stream()
+                        .map(
+                            n ->
+                                "%s (kubelet %s, %s)"
+                                    .formatted(
+                                        n.name(), n.kubeletVersion(), n.containerRuntimeVersion()))
+                        .toList())));
   }
 
   static String html(LabResult result) {
@@ -141,6 +164,7 @@ public final class LabReport {
         <ul>%s</ul>
         %s
         %s
+        %s
         <h3>Timeline</h3>
         %s
         </body></html>
@@ -151,6 +175,7 @@ public final class LabReport {
             result.succeeded() ? "ok" : "bad",
             escape(verdict),
             explanation,
+            result.evidence().map(LabReport::nodesParagraph).orElse(""),
             traffic,
             svg,
             table);

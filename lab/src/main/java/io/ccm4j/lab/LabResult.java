@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param traffic after a bootstrap, whether a request through a load balancer the CCM provisioned
  *     was answered by a node (empty when the cluster did not bootstrap, or no CCM runs the service
  *     controller)
+ * @param evidence what the run ran on (which kubelets, their versions, the CCM pods' images), taken
+ *     before the cluster ended; empty where no lab collected it
  */
 public record LabResult(
     String scenario,
@@ -19,7 +21,19 @@ public record LabResult(
     double seconds,
     List<String> explanation,
     Timeline timeline,
-    Optional<Traffic> traffic) {
+    Optional<Traffic> traffic,
+    Optional<LabEvidence> evidence) {
+
+  /** A result without evidence (the lab adds it with {@link #withEvidence}). */
+  public LabResult(
+      String scenario,
+      String verdict,
+      double seconds,
+      List<String> explanation,
+      Timeline timeline,
+      Optional<Traffic> traffic) {
+    this(scenario, verdict, seconds, explanation, timeline, traffic, Optional.empty());
+  }
 
   public static final String BOOTSTRAPPED = "bootstrapped";
   public static final String DEADLOCKED = "deadlocked";
@@ -32,6 +46,12 @@ public record LabResult(
    * @param summary what happened, in one sentence
    */
   public record Traffic(boolean answered, String summary) {}
+
+  /** This result with what the run ran on. */
+  public LabResult withEvidence(LabEvidence collected) {
+    return new LabResult(
+        scenario, verdict, seconds, explanation, timeline, traffic, Optional.of(collected));
+  }
 
   /** Bootstrapped, and the load balancer answered where one was checked. */
   public boolean succeeded() {

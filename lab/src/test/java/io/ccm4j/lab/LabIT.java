@@ -2,6 +2,8 @@ package io.ccm4j.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.app.Ccm4j;
 import io.ccm4j.doctor.CcmWorkload;
 import io.ccm4j.doctor.Doctor;
@@ -127,7 +129,15 @@ class LabIT {
                       .contains("the scheduler says: 0/6 nodes are available: ", schedulerSays));
     }
     String report = Files.readString(LabReport.write(result, temp));
-    assertThat(report).contains("<svg", "ccm4j lab: " + scenario);
+    assertThat(report)
+        .contains("<svg", "ccm4j lab: " + scenario, "On simulated kubelets: cp-0 (kubelet v");
+    // Beside it, the evidence: simulated kubelets, each node's kubelet and runtime as it reported.
+    JsonNode json = new ObjectMapper().readTree(temp.resolve("lab-" + scenario + ".json").toFile());
+    assertThat(json.get("kubelets").asText()).isEqualTo("simulated");
+    assertThat(json.get("verdict").asText()).isEqualTo(verdict);
+    assertThat(json.get("nodes")).hasSize(6);
+    assertThat(json.get("nodes").get(0).get("containerRuntimeVersion").asText())
+        .isEqualTo("sim://1.0");
     // As a real browser lays it out: no overlapping or clipped text (where Chromium is installed).
     Optional<HeadlessChromium> chromium = HeadlessChromium.find();
     if (chromium.isPresent()) {

@@ -74,8 +74,10 @@ public final class RealCluster implements AutoCloseable {
    *
    * @param binaries the directory of the kubelet (of the control plane's release)
    * @param standIns images to tag as stand-ins (a container that sleeps whatever its arguments)
+   * @param tarballs images every node imports as they are (docker-archive tarballs)
    */
-  public static RealCluster open(Path binaries, List<String> standIns) throws IOException {
+  public static RealCluster open(Path binaries, List<String> standIns, List<Path> tarballs)
+      throws IOException {
     Path directory = DIRECTORY;
     Files.createDirectories(directory);
     FileChannel channel =
@@ -110,6 +112,11 @@ public final class RealCluster implements AutoCloseable {
                   directory.resolve("images").toString()));
       command.addAll(standIns);
       cluster.runToEnd(command, "writing the nodes' images");
+      for (int i = 0; i < tarballs.size(); i++) {
+        Files.createSymbolicLink(
+            directory.resolve("images").resolve("imported-" + i + ".tar"),
+            tarballs.get(i).toAbsolutePath());
+      }
       return cluster;
     } catch (IOException | RuntimeException e) {
       cluster.close();

@@ -1,10 +1,5 @@
 package io.ccm4j.lab.real;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import io.ccm4j.app.Ccm4j;
-import io.ccm4j.app.RunCommand;
-import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.Controllers;
@@ -20,26 +15,16 @@ import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.BenchContext;
-import io.ccm4j.lab.LabCloud;
+import io.ccm4j.lab.LabEvidence;
 import io.ccm4j.lab.LabResult;
 import io.ccm4j.lab.Timeline;
 import io.ccm4j.provider.local.LocalCloud;
 import io.ccm4j.provider.local.LocalCloudProviderFactory;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
-import io.ccm4j.runtime.client.ManagerClients;
-import io.ccm4j.runtime.leaderelection.LeaderElection;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Taint;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -50,95 +35,41 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
-import picocli.CommandLine;
 
 /**
  * {@code ccm4j lab --kubelets real}: the bootstrap on real nodes. A real kube-apiserver,
  * kube-scheduler and kube-controller-manager as in the simulated lab, and instead of simulated
  * kubelets two control-plane nodes (labelled and tainted as kubeadm does) and two workers, each a
  * real kubelet of the control plane's release with its own containerd ({@link RealCluster}),
- * registered with {@code --cloud-provider=external}. When a real kubelet runs a CCM pod of the
- * manifest (the scheduler bound it, and the kubelet started its container, a stand-in that sleeps
- * under the pod's image name), the lab runs ccm4j's manager in its own process with that pod's
- * arguments on the lab's cloud; bootstrapped when the CCM has initialised every node, a collision
- * when two managers run without leader election. Then a busybox httpd Deployment (host network)
- * runs on the workers and a request from the cluster network to a worker's address must be
- * answered.
+ * registered with {@code --cloud-provider=external}. The scheduler places the manifest's CCM pods;
+ * a CCM of ccm4j's own runs ccm4j's container image, imported into the nodes, on the lab's cloud
+ * ({@link RealCcmImage}); another project's, or ccm4j's when its image is not built, runs as a
+ * stand-in container while the lab runs ccm4j's manager in its own process with the pod's arguments
+ * ({@link RealCcmPods}); bootstrapped when the CCM has initialised every node, a collision when two
+ * CCMs run without leader election. Then a busybox httpd Deployment (host network) runs on the
+ * workers and a request from the cluster network to a worker's address must be answered.
+ *
+ * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
+ * {@link RealCcmPods}', the request {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
  *
  * <p>Not yet on real nodes: a CNI (nodes stay NotReady, pods use the host network), kube-proxy and
- * the {@code local} load balancers (the request goes to the node, not through a load balancer), the
- * CCM's own image as the pod.
+ * the {@code local} load balancers (the request goes to the node, not through a load balancer).
  */
 public final class RealNodesLab {
 
-  /** The HTTP server's port on the workers (host network). */
-  static final int HTTP_PORT = 8080;
-
-  private static final String WEB =
-      """
-      apiVersion: apps/v1
-      kind: Deployment
-      metadata:
-        name: web
-        namespace: default
-      spec:
-        replicas: 2
-        selector:
-          matchLabels: {app: web}
-        template:
-          metadata:
-            labels: {app: web}
-          spec:
-            hostNetwork: true
-            automountServiceAccountToken: false
-            terminationGracePeriodSeconds: 1
-            # no CNI on the lab's real nodes yet: they stay NotReady
-            tolerations:
-            - {key: node.kubernetes.io/not-ready, operator: Exists}
-            affinity:
-              podAntiAffinity:
-                requiredDuringSchedulingIgnoredDuringExecution:
-                - topologyKey: kubernetes.io/hostname
-                  labelSelector:
-                    matchLabels: {app: web}
-            containers:
-            - name: httpd
-              image: %s
-              imagePullPolicy: Never
-              command:
-              - /bin/sh
-              - -c
-              - mkdir -p /tmp/www && echo "answered by $(hostname)" > /tmp/www/index.html && exec httpd -f -p %d -h /tmp/www
-      """
-          .formatted(RealNodeFiles.BUSYBOX_IMAGE, HTTP_PORT);
-
   private final Duration timeout;
   private final PrintStream out;
-  private final Path reportDirectory;
   private final Timeline timeline = new Timeline();
-  private final Map<String, CloudControllerManager> managers = new LinkedHashMap<>();
-  private final List<ManagerClients> managerClients = new ArrayList<>();
-  private final Set<String> startedPods = new LinkedHashSet<>();
+  private RealCcmPods ccmPods;
 
-  private int managersWithoutElection;
-  private SimCloud simCloud;
-  private LocalCloud loadBalancers;
-
-  public RealNodesLab(Duration timeout, PrintStream out, Path reportDirectory) {
+  public RealNodesLab(Duration timeout, PrintStream out) {
     this.timeout = timeout;
     this.out = out;
-    this.reportDirectory = reportDirectory;
   }
 
   /** The nodes: their names, addresses on the cluster network and extra kubelet flags. */
@@ -180,6 +111,18 @@ public final class RealNodesLab {
             + " kube-scheduler, kube-controller-manager) and four real nodes%n",
         scenario, binaries.version());
     List<RealCluster.Node> nodes = nodes();
+    Optional<RealCcmImage> image = RealCcmImage.find();
+    if (image.isPresent()) {
+      out.printf(
+          "lab: the CCM pods run ccm4j's image %s (%s), imported into every node's containerd%n",
+          image.get().tag(), image.get().tarball());
+    } else {
+      out.printf(
+          "lab: ccm4j's image is not built (%s): the CCM pods run a stand-in container and the"
+              + " lab runs their manager in its own process; build it with"
+              + " ./mvnw -pl app -am package -DskipTests%n",
+          RealCcmImage.candidates().getFirst());
+    }
     String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
     try (LocalControlPlane controlPlane =
             LocalControlPlane.builder()
@@ -191,87 +134,102 @@ public final class RealNodesLab {
         LocalCloud local =
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
-                    .formatted(loopback));
-        RealCluster cluster = RealCluster.open(binaries.directory(), ccmImages(admin, manifest))) {
-      timeline.record(
-          "control plane",
-          "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
-      simCloud = SimCloudProviderFactory.fromYaml(cloudConfig(nodes));
-      loadBalancers = local;
-      try {
-        cluster.startNetwork(URI.create(controlPlane.serverUrl()).getPort());
+                    .formatted(loopback))) {
+      List<HasMetadata> objects = labManifest(admin, manifest, image, nodes);
+      try (RealCluster cluster =
+          RealCluster.open(
+              binaries.directory(),
+              RealCcmPods.standInImages(objects, image),
+              image.map(RealCcmImage::tarball).stream().toList())) {
         timeline.record(
-            "cluster network",
-            "bridge %s/24 in a network namespace of the lab's own; the API server relayed to %s:6443"
-                .formatted(RealNodeFiles.GATEWAY, RealNodeFiles.GATEWAY));
-        String adminKubeconfig = Files.readString(controlPlane.kubeconfigPath());
-        for (RealCluster.Node node : nodes) {
-          cluster.startNode(node, adminKubeconfig);
-          Node registered = awaitNode(admin, node.name(), cluster);
+            "control plane",
+            "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
+        SimCloud simCloud = SimCloudProviderFactory.fromYaml(cloudConfig(nodes));
+        try (RealCcmPods pods = new RealCcmPods(timeline, out, simCloud, local, image)) {
+          ccmPods = pods;
+          cluster.startNetwork(URI.create(controlPlane.serverUrl()).getPort());
           timeline.record(
-              node.name(),
-              "real kubelet %s registered, %s, taints: %s"
-                  .formatted(
-                      registered.getStatus().getNodeInfo().getKubeletVersion(),
-                      registered.getStatus().getNodeInfo().getContainerRuntimeVersion(),
-                      taintKeys(registered)));
-          out.printf("lab: %s: real kubelet registered at %s%n", node.name(), node.ip());
-        }
-        for (RealCluster.Node node : nodes) {
-          if (node.name().startsWith("cp-")) {
-            labelControlPlane(admin, node.name());
-          }
-        }
-        if (routedByTheCcm(manifest)) {
-          // as such a cluster's network plugin marks its nodes until their routes exist
+              "cluster network",
+              "bridge %s/24 in a network namespace of the lab's own; the API server relayed to %s:6443"
+                  .formatted(RealNodeFiles.GATEWAY, RealNodeFiles.GATEWAY));
+          String adminKubeconfig = Files.readString(controlPlane.kubeconfigPath());
           for (RealCluster.Node node : nodes) {
-            NodePatches.patchCondition(
-                admin,
-                node.name(),
-                NodeConditions.NETWORK_UNAVAILABLE,
-                "True",
-                "NoRouteCreated",
-                "waiting for the route of the node's pod CIDR");
+            cluster.startNode(node, adminKubeconfig);
+            Node registered = awaitNode(admin, node.name(), cluster);
             timeline.record(
-                node.name(), "NetworkUnavailable until its route exists (routes by the CCM)");
+                node.name(),
+                "real kubelet %s registered, %s, taints: %s"
+                    .formatted(
+                        registered.getStatus().getNodeInfo().getKubeletVersion(),
+                        registered.getStatus().getNodeInfo().getContainerRuntimeVersion(),
+                        taintKeys(registered)));
+            out.printf("lab: %s: real kubelet registered at %s%n", node.name(), node.ip());
+          }
+          for (RealCluster.Node node : nodes) {
+            if (node.name().startsWith("cp-")) {
+              labelControlPlane(admin, node.name());
+            }
+          }
+          if (routedByTheCcm(manifest)) {
+            // as such a cluster's network plugin marks its nodes until their routes exist
+            for (RealCluster.Node node : nodes) {
+              NodePatches.patchCondition(
+                  admin,
+                  node.name(),
+                  NodeConditions.NETWORK_UNAVAILABLE,
+                  "True",
+                  "NoRouteCreated",
+                  "waiting for the route of the node's pod CIDR");
+              timeline.record(
+                  node.name(), "NetworkUnavailable until its route exists (routes by the CCM)");
+            }
+          }
+          // The node-lifecycle controller, as in the simulated lab (the control plane's
+          // kube-controller-manager runs only workload controllers): the taints of the nodes'
+          // conditions (not-ready, network-unavailable) come from it.
+          NodeHealthSettings health =
+              new NodeHealthSettings(
+                  Duration.ofSeconds(1),
+                  Duration.ofSeconds(40),
+                  Duration.ofSeconds(60),
+                  1,
+                  0.1,
+                  0.55f,
+                  50);
+          try (BenchContext nodeControllers =
+              new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
+            NodeLifecycleController nodeLifecycle =
+                new NodeLifecycleController(nodeControllers.context, health);
+            nodeControllers.context.informers().startAllRegisteredInformers().get();
+            nodeLifecycle.start();
+            timeline.record("node-lifecycle", "watching node health");
+            try {
+              timeline.startBootstrap();
+              apply(admin, Scenarios.rbac());
+              for (HasMetadata object : objects) {
+                admin.resource(object).createOr(existing -> existing.update());
+              }
+              timeline.record(
+                  "manifests",
+                  image
+                      .map(
+                          i ->
+                              "applied RBAC and the lab's copy of the CCM manifest: ccm4j's image %s,"
+                                      .formatted(i.tag())
+                                  + " the lab's cloud (sim, ConfigMap %s), the API server at %s:%s"
+                                      .formatted(
+                                          RealCcmImage.CLOUD_CONFIG_MAP,
+                                          RealCcmImage.API_SERVER_HOST,
+                                          RealCcmImage.API_SERVER_PORT)
+                                  + " of its node")
+                      .orElse("applied RBAC and the CCM manifest"));
+              return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
+            } finally {
+              pods.stopManagers();
+              nodeLifecycle.close();
+            }
           }
         }
-        // The node-lifecycle controller, as in the simulated lab (the control plane's
-        // kube-controller-manager runs only workload controllers): the taints of the nodes'
-        // conditions (not-ready, network-unavailable) come from it.
-        NodeHealthSettings health =
-            new NodeHealthSettings(
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(40),
-                Duration.ofSeconds(60),
-                1,
-                0.1,
-                0.55f,
-                50);
-        try (BenchContext nodeControllers =
-            new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
-          NodeLifecycleController nodeLifecycle =
-              new NodeLifecycleController(nodeControllers.context, health);
-          nodeControllers.context.informers().startAllRegisteredInformers().get();
-          nodeLifecycle.start();
-          timeline.record("node-lifecycle", "watching node health");
-          try {
-            timeline.startBootstrap();
-            apply(admin, Scenarios.rbac());
-            apply(admin, manifest);
-            timeline.record("manifests", "applied RBAC and the CCM manifest");
-            LabResult result = watch(scenario, admin, cluster, nodes);
-            writeJson(result, admin);
-            return result;
-          } finally {
-            managers.values().forEach(CloudControllerManager::close);
-            managers.clear();
-            nodeLifecycle.close();
-          }
-        }
-      } finally {
-        managers.values().forEach(CloudControllerManager::close);
-        managerClients.forEach(ManagerClients::close);
       }
     }
   }
@@ -282,11 +240,7 @@ public final class RealNodesLab {
     long deadline = System.nanoTime() + timeout.toNanos();
     Set<String> initialised = new LinkedHashSet<>();
     while (System.nanoTime() < deadline) {
-      for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
-        if (runsOnItsNode(pod) && startedPods.add(pod.getMetadata().getName())) {
-          startManager(admin, pod);
-        }
-      }
+      ccmPods.startNewlyRunning(admin);
       for (RealCluster.Node node : nodes) {
         Node current = admin.nodes().withName(node.name()).get();
         if (current != null
@@ -299,12 +253,12 @@ public final class RealNodesLab {
           out.printf("lab: %s initialised by the CCM%n", node.name());
         }
       }
-      if (managersWithoutElection >= 2) {
+      if (ccmPods.managersWithoutElection() >= 2) {
         double seconds = timeline.elapsedSeconds();
         List<String> explanation =
             List.of(
                 "collision: %d CCM replicas run without leader election, each acting on every node"
-                    .formatted(managersWithoutElection));
+                    .formatted(ccmPods.managersWithoutElection()));
         timeline.record("verdict", explanation.getFirst());
         return new LabResult(
             scenario, LabResult.COLLISION, seconds, explanation, timeline, Optional.empty());
@@ -312,7 +266,8 @@ public final class RealNodesLab {
       if (initialised.size() == nodes.size()) {
         double seconds = timeline.elapsedSeconds();
         timeline.record("verdict", "bootstrapped: the CCM initialised every real node");
-        Optional<LabResult.Traffic> traffic = Optional.of(serveFromWorkers(admin, cluster));
+        Optional<LabResult.Traffic> traffic =
+            Optional.of(RealWebTraffic.serveFromWorkers(admin, cluster, timeline));
         return new LabResult(
             scenario, LabResult.BOOTSTRAPPED, seconds, List.of(), timeline, traffic);
       }
@@ -332,73 +287,28 @@ public final class RealNodesLab {
           && pod.getSpec().getNodeName() == null) {
         explanation.add(
             "CCM pod %s is not scheduled: %s"
-                .formatted(pod.getMetadata().getName(), unschedulable(pod)));
+                .formatted(pod.getMetadata().getName(), RealCcmPods.unschedulable(pod)));
       }
     }
     for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
       if (CcmWorkload.ccmContainer(pod.getSpec()).isPresent()
           && pod.getSpec().getNodeName() != null
-          && !startedPods.contains(pod.getMetadata().getName())) {
+          && !ccmPods.started(pod.getMetadata().getName())) {
         explanation.add(
             "CCM pod %s is bound to %s but its real kubelet does not run it: %s"
                 .formatted(
-                    pod.getMetadata().getName(), pod.getSpec().getNodeName(), waiting(admin, pod)));
+                    pod.getMetadata().getName(),
+                    pod.getSpec().getNodeName(),
+                    RealCcmPods.waiting(admin, pod)));
       }
     }
-    if (startedPods.isEmpty()) {
+    explanation.addAll(ccmPods.ownImageFailures(admin));
+    if (ccmPods.noneStarted()) {
       explanation.add("no CCM pod runs on a real node, so no CCM runs");
     }
     timeline.record("verdict", "deadlocked: " + String.join("; ", explanation));
     return new LabResult(
         scenario, LabResult.DEADLOCKED, seconds, explanation, timeline, Optional.empty());
-  }
-
-  /**
-   * The web Deployment on the workers, and one request to each of them from the cluster network.
-   */
-  private LabResult.Traffic serveFromWorkers(KubernetesClient admin, RealCluster cluster)
-      throws InterruptedException, IOException {
-    apply(admin, WEB);
-    timeline.record("web", "busybox httpd Deployment (host network, 2 replicas) applied");
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    List<Pod> running = List.of();
-    while (System.nanoTime() < deadline) {
-      running =
-          admin.pods().inNamespace("default").withLabel("app", "web").list().getItems().stream()
-              .filter(p -> "Running".equals(p.getStatus().getPhase()))
-              .toList();
-      if (running.size() == 2) {
-        break;
-      }
-      Thread.sleep(200);
-    }
-    if (running.isEmpty()) {
-      return new LabResult.Traffic(false, "no busybox httpd pod ran on a real worker within 60 s");
-    }
-    List<String> answers = new ArrayList<>();
-    for (Pod pod : running) {
-      String ip = pod.getStatus().getPodIP();
-      timeline.record(
-          pod.getSpec().getNodeName(), "web pod %s running".formatted(pod.getMetadata().getName()));
-      String response = cluster.httpGet(ip, HTTP_PORT);
-      String body =
-          response.contains("\r\n\r\n")
-              ? response.substring(response.indexOf("\r\n\r\n") + 4).strip()
-              : "";
-      if (!response.startsWith("HTTP/1.") || !response.contains(" 200 ") || body.isEmpty()) {
-        return new LabResult.Traffic(
-            false,
-            "GET http://%s:%d/ from the cluster network: %s"
-                .formatted(ip, HTTP_PORT, response.isBlank() ? "no answer" : response.strip()));
-      }
-      answers.add("%s:%d %s".formatted(ip, HTTP_PORT, body));
-      timeline.record(pod.getSpec().getNodeName(), "httpd " + body);
-    }
-    return new LabResult.Traffic(
-        true,
-        "real pods answered GET / on the workers' addresses (host network; no load balancer or"
-            + " kube-proxy on real nodes yet): "
-            + String.join(", ", answers));
   }
 
   private Node awaitNode(KubernetesClient admin, String name, RealCluster cluster)
@@ -414,6 +324,20 @@ public final class RealNodesLab {
     throw new IOException(
         "the kubelet of %s did not register within 60 s; see %s"
             .formatted(name, cluster.nodeDirectory(name).resolve("kubelet.log")));
+  }
+
+  /**
+   * The objects the lab applies: the manifest's, and with ccm4j's image built, its copy that runs
+   * that image on the lab's cloud ({@link RealCcmImage#rewrite}).
+   */
+  private static List<HasMetadata> labManifest(
+      KubernetesClient admin,
+      String manifest,
+      Optional<RealCcmImage> image,
+      List<RealCluster.Node> nodes) {
+    List<HasMetadata> objects =
+        admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
+    return image.map(i -> i.rewrite(objects, cloudConfig(nodes))).orElse(objects);
   }
 
   /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
@@ -442,250 +366,35 @@ public final class RealNodesLab {
     timeline.record(name, "labelled as kubeadm does: control-plane, excluded from load balancers");
   }
 
-  /**
-   * The images of the manifest's CCM containers: each node gets a stand-in under that name, so that
-   * the kubelet "runs" the pod while the lab runs its manager.
-   */
-  private static List<String> ccmImages(KubernetesClient admin, String manifest) {
-    List<String> images = new ArrayList<>();
-    for (HasMetadata object : load(admin, manifest)) {
-      PodSpec spec =
-          switch (object) {
-            case Deployment d -> d.getSpec().getTemplate().getSpec();
-            case DaemonSet d -> d.getSpec().getTemplate().getSpec();
-            case Pod p -> p.getSpec();
-            default -> null;
-          };
-      if (spec != null) {
-        CcmWorkload.ccmContainer(spec)
-            .map(Container::getImage)
-            .filter(Objects::nonNull)
-            .ifPresent(images::add);
-      }
-    }
-    return images.stream().distinct().toList();
-  }
-
-  private static List<HasMetadata> load(KubernetesClient admin, String yaml) {
-    return admin.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
-  }
-
   private static void apply(KubernetesClient admin, String yaml) {
-    for (HasMetadata object : load(admin, yaml)) {
+    for (HasMetadata object :
+        admin.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
       admin.resource(object).createOr(existing -> existing.update());
     }
   }
 
-  /** ccm4j's manager in this process with the pod's arguments, on the lab's cloud. */
-  private void startManager(KubernetesClient admin, Pod pod) {
-    String name = pod.getMetadata().getName();
-    Container container = CcmWorkload.ccmContainer(pod.getSpec()).orElseThrow();
-    List<String> words = CcmWorkload.words(container);
-    List<String> args = new ArrayList<>();
-    if (!words.isEmpty() && words.getFirst().equals("run")) {
-      args.addAll(words);
-    } else {
-      args.addAll(List.of("run", "--cloud-provider=sim"));
-      words.stream()
-          .filter(
-              w ->
-                  w.startsWith("--leader-elect")
-                      || w.startsWith("--controllers=")
-                      || w.startsWith("--use-service-account-credentials"))
-          .forEach(args::add);
-      timeline.record(
-          name,
-          "runs ccm4j's manager on the lab's cloud in place of %s (another project's CCM)"
-              .formatted(container.getImage()));
-    }
-    CloudControllerManager.Settings settings;
-    boolean asServiceAccounts;
-    try {
-      CommandLine.ParseResult parsed =
-          new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
-      RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-      settings = run.settings(new LabCloud(simCloud, loadBalancers));
-      asServiceAccounts = run.useServiceAccountCredentials();
-    } catch (CommandLine.ParameterException e) {
-      timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());
-      return;
-    }
-    Optional<LeaderElection.Settings> election =
-        settings.leaderElection().map(le -> le.withIdentity(name + "_" + UUID.randomUUID()));
-    ManagerClients clients =
-        asServiceAccounts
-            ? ManagerClients.create(admin.getConfiguration(), 20, 30, true)
-            : ManagerClients.sharing(admin);
-    managerClients.add(clients);
-    CloudControllerManager manager =
-        CloudControllerManager.builder(clients)
-            .settings(settings)
-            .leaderElection(election)
-            .noServing()
-            .exit(code -> timeline.record(name, "manager exited with " + code))
-            .build();
-    managers.put(name, manager);
-    if (election.isEmpty()) {
-      managersWithoutElection++;
-    }
-    manager.start();
-    timeline.record(
-        name,
-        "runs on real node %s; ccm4j's manager runs in the lab's process with the pod's"
-                .formatted(pod.getSpec().getNodeName())
-            + " arguments (the pod's container on the node is a stand-in)");
-    out.printf(
-        "lab: %s runs on %s (its real kubelet started the pod); its manager started%n",
-        name, pod.getSpec().getNodeName());
-  }
-
-  /** The JSON beside the HTML report: per node its kubelet and runtime, per CCM pod its image. */
-  private void writeJson(LabResult result, KubernetesClient admin) throws IOException {
-    List<Map<String, Object>> nodeInfo = new ArrayList<>();
-    for (Node node : admin.nodes().list().getItems()) {
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("name", node.getMetadata().getName());
-      entry.put("kubeletVersion", node.getStatus().getNodeInfo().getKubeletVersion());
-      entry.put(
-          "containerRuntimeVersion", node.getStatus().getNodeInfo().getContainerRuntimeVersion());
-      entry.put("providerID", node.getSpec().getProviderID());
-      entry.put("addresses", addresses(node));
-      entry.put("taints", taintKeys(node));
-      nodeInfo.add(entry);
-    }
-    List<Map<String, Object>> ccmPods = new ArrayList<>();
-    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
-      Optional<Container> container = CcmWorkload.ccmContainer(pod.getSpec());
-      if (container.isEmpty()) {
-        continue;
-      }
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("name", pod.getMetadata().getName());
-      entry.put("node", pod.getSpec().getNodeName());
-      entry.put("image", container.get().getImage());
-      entry.put(
-          "imageID",
-          pod.getStatus().getContainerStatuses().stream()
-              .filter(s -> s.getName().equals(container.get().getName()))
-              .map(ContainerStatus::getImageID)
-              .findFirst()
-              .orElse(null));
-      entry.put(
-          "managerRunsIn",
-          startedPods.contains(pod.getMetadata().getName())
-              ? "the lab's process (the container is a stand-in)"
-              : "nowhere (not scheduled)");
-      ccmPods.add(entry);
-    }
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("scenario", result.scenario());
-    json.put("kubelets", "real");
-    json.put("verdict", result.verdict());
-    json.put("seconds", result.seconds());
-    json.put("explanation", result.explanation());
-    json.put(
-        "traffic",
-        result
-            .traffic()
-            .map(t -> Map.of("answered", t.answered(), "summary", t.summary()))
-            .orElse(null));
-    json.put("nodes", nodeInfo);
-    json.put("ccmPods", ccmPods);
-    Files.createDirectories(reportDirectory);
-    Files.writeString(
-        reportDirectory.resolve("lab-" + result.scenario() + ".json"),
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
+  /**
+   * For the report and the JSON beside it: per node its kubelet and runtime, per CCM pod its image.
+   */
+  private LabEvidence evidence(KubernetesClient admin) {
+    LabEvidence evidence = LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn);
     timeline.record(
         "nodes",
         "real kubelets: "
-            + nodeInfo.stream()
+            + evidence.nodes().stream()
                 .map(
                     n ->
                         "%s %s %s"
-                            .formatted(
-                                n.get("name"),
-                                n.get("kubeletVersion"),
-                                n.get("containerRuntimeVersion")))
+                            .formatted(n.name(), n.kubeletVersion(), n.containerRuntimeVersion()))
                 .toList());
-  }
-
-  /**
-   * A CCM pod whose container the real kubelet runs: its manager may start. Bound is not enough
-   * (without the host network a pod has no sandbox until the node's CNI is up).
-   */
-  private static boolean runsOnItsNode(Pod pod) {
-    Optional<Container> ccm = CcmWorkload.ccmContainer(pod.getSpec());
-    return pod.getSpec().getNodeName() != null
-        && ccm.isPresent()
-        && pod.getStatus() != null
-        && pod.getStatus().getContainerStatuses() != null
-        && pod.getStatus().getContainerStatuses().stream()
-            .anyMatch(
-                s ->
-                    s.getName().equals(ccm.get().getName())
-                        && s.getState() != null
-                        && s.getState().getRunning() != null);
-  }
-
-  /** Why the kubelet has not started a pod: its last Warning event, else its container's state. */
-  private static String waiting(KubernetesClient admin, Pod pod) {
-    Optional<String> warning =
-        admin
-            .v1()
-            .events()
-            .inNamespace(pod.getMetadata().getNamespace())
-            .withField("involvedObject.name", pod.getMetadata().getName())
-            .list()
-            .getItems()
-            .stream()
-            .filter(e -> "Warning".equals(e.getType()))
-            .max(Comparator.comparing(RealNodesLab::lastSeen))
-            .map(e -> e.getReason() + ": " + e.getMessage());
-    if (warning.isPresent()) {
-      return warning.get();
-    }
-    return Optional.ofNullable(pod.getStatus().getContainerStatuses()).stream()
-        .flatMap(List::stream)
-        .map(s -> s.getState() == null ? null : s.getState().getWaiting())
-        .filter(Objects::nonNull)
-        .map(w -> w.getReason() + (w.getMessage() == null ? "" : ": " + w.getMessage()))
-        .findFirst()
-        .orElse("phase " + pod.getStatus().getPhase() + ", no container started");
-  }
-
-  /** When an event was last seen, as RFC 3339 text (which sorts by time). */
-  private static String lastSeen(Event event) {
-    return Stream.of(
-            event.getLastTimestamp(),
-            event.getEventTime() == null ? null : event.getEventTime().getTime(),
-            event.getMetadata().getCreationTimestamp())
-        .filter(Objects::nonNull)
-        .findFirst()
-        .orElse("");
+    return evidence;
   }
 
   private static List<String> taintKeys(Node node) {
-    return node.getSpec().getTaints() == null
-        ? List.of()
-        : node.getSpec().getTaints().stream().map(Taint::getKey).toList();
+    return LabEvidence.taintKeys(node);
   }
 
   private static List<String> addresses(Node node) {
-    return node.getStatus().getAddresses() == null
-        ? List.of()
-        : node.getStatus().getAddresses().stream()
-            .map(a -> a.getType() + "=" + a.getAddress())
-            .toList();
-  }
-
-  private static String unschedulable(Pod pod) {
-    return pod.getStatus().getConditions() == null
-        ? "not yet tried"
-        : pod.getStatus().getConditions().stream()
-            .filter(c -> "PodScheduled".equals(c.getType()))
-            .map(PodCondition::getMessage)
-            .filter(Objects::nonNull)
-            .findFirst()
-            .orElse("not yet tried");
+    return LabEvidence.addresses(node);
   }
 }

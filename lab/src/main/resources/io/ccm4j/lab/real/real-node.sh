@@ -20,6 +20,9 @@ ip link set lo up
 ip addr add "$ip/24" dev eth0
 ip link set eth0 up
 ip route add default via 10.77.0.1
+# The API server on the node's own loopback too, for host-network pods (the serving certificate names
+# 127.0.0.1; the `kubernetes` Service's ClusterIP would need kube-proxy).
+socat TCP-LISTEN:6443,bind=127.0.0.1,fork,reuseaddr TCP:10.77.0.1:6443 2>>"$dir/relay.log" &
 # Before /proc is this namespace's own: the cgroup root of the node's pods, in every hierarchy.
 for hierarchy in /sys/fs/cgroup/*/; do
   [ -d "$hierarchy" ] || continue
@@ -34,7 +37,9 @@ hostname "$name"
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=755 tmpfs /var/lib
 mount -t tmpfs -o mode=755 tmpfs /var/log
-mkdir -p /run/containerd /run/cni/net.d /var/lib/kubelet /var/log/pods /var/log/containers
+mkdir -p /run/containerd /run/cni/net.d /var/lib/kubelet /var/log/pods /var/log/containers "$dir/pods"
+# The pods' logs stay in the node's directory for reading (a bind mount in the node's own mount namespace).
+mount --bind "$dir/pods" /var/log/pods
 containerd --config "$dir/containerd.toml" >"$dir/containerd.log" 2>&1 &
 i=0
 until ctr --address /run/containerd/containerd.sock version >/dev/null 2>&1; do
