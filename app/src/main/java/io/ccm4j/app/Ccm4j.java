@@ -29,7 +29,7 @@ public final class Ccm4j implements Runnable {
   }
 
   public static void main(String[] args) {
-    NativeCrypto.install();
+    NativeCrypto.installInBackground();
     System.exit(execute(args));
   }
 

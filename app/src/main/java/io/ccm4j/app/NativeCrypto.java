@@ -2,6 +2,7 @@ package io.ccm4j.app;
 
 import java.security.Provider;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * TLS crypto in native code when this platform has it: the Amazon Corretto Crypto Provider (AWS-LC
@@ -14,6 +15,12 @@ import java.util.Optional;
  * (Linux x86-64, the pom's profile); elsewhere, when its library cannot load (no writable temporary
  * directory to unpack it to), or with {@code CCM4J_NATIVE_CRYPTO=off} (a site that requires the
  * JDK's providers), the JDK's own crypto serves as before.
+ *
+ * <p>Loading it takes a third of a second of a 2-core machine's start (its jar is signed, so
+ * class-data sharing cannot archive its classes, and it unpacks and links its library): {@link
+ * #installInBackground()} does that on a thread of its own while the command parses its flags and
+ * builds its clients. TLS looks its ciphers up at every handshake, so a client built before the
+ * provider arrived uses it as well; {@link #installed()} waits for it.
  */
 public final class NativeCrypto {
 
@@ -21,6 +28,7 @@ public final class NativeCrypto {
       "com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider";
 
   private static volatile String installed = "the JDK's";
+  private static volatile CompletableFuture<Optional<Provider>> installing;
 
   private NativeCrypto() {}
 
@@ -53,8 +61,35 @@ public final class NativeCrypto {
     }
   }
 
-  /** Which crypto this process's TLS uses, for its start-up log line. */
+  /** Starts {@link #install()} on a daemon thread of its own (once). */
+  public static synchronized void installInBackground() {
+    if (installing == null) {
+      CompletableFuture<Optional<Provider>> future = new CompletableFuture<>();
+      installing = future;
+      Thread.ofPlatform()
+          .daemon()
+          .name("ccm4j-native-crypto")
+          .start(
+              () -> {
+                try {
+                  future.complete(install());
+                } catch (Throwable e) { // install() reports its own failures; an Error ends here
+                  future.complete(Optional.empty());
+                  throw e;
+                }
+              });
+    }
+  }
+
+  /**
+   * Which crypto this process's TLS uses, for its start-up log line; waits for an install started
+   * in the background.
+   */
   public static String installed() {
+    CompletableFuture<Optional<Provider>> future = installing;
+    if (future != null) {
+      future.join();
+    }
     return installed;
   }
 }

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.OutputStreamAppender;
+import io.ccm4j.app.LogConfiguration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -20,10 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LabLog implements AutoCloseable {
 
-  /** logback.xml's pattern, for when its console appender is not there to copy. */
-  private static final String PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %msg%n";
-
   private final Logger root;
   private final List<Appender<ILoggingEvent>> replaced = new ArrayList<>();
   private final FileAppender<ILoggingEvent> file;
@@ -31,7 +28,8 @@ final class LabLog implements AutoCloseable {
   private LabLog(Path path) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    String pattern = PATTERN;
+    // ccm4j's own pattern, for when no console appender is there to copy.
+    String pattern = LogConfiguration.PATTERN;
     for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
       Appender<ILoggingEvent> appender = it.next();
       if (appender instanceof OutputStreamAppender<ILoggingEvent> stream

@@ -3,14 +3,61 @@ package io.ccm4j.runtime.serving;
 import io.ccm4j.tls.SelfSignedCertificate;
 import java.security.KeyStore;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /** The key and certificate an HTTPS server presents, in a key store with its password. */
-public record ServingKeys(KeyStore keyStore, char[] password) {
+public final class ServingKeys {
 
-  /** A self-signed certificate for localhost, made in memory (A1: when no certificate is given). */
+  private final CompletableFuture<KeyStore> keyStore;
+  private final char[] password;
+
+  public ServingKeys(KeyStore keyStore, char[] password) {
+    this(CompletableFuture.completedFuture(keyStore), password);
+  }
+
+  private ServingKeys(CompletableFuture<KeyStore> keyStore, char[] password) {
+    this.keyStore = keyStore;
+    this.password = password;
+  }
+
+  /**
+   * A self-signed certificate for localhost, made in memory (A1: when no certificate is given). It
+   * is made on a daemon thread of its own while the manager goes on starting: the first certificate
+   * of a process costs a third of a second of a 2-core machine's start, nearly all of it loading
+   * Bouncy Castle (a signed jar, whose classes class-data sharing cannot archive).
+   */
   public static ServingKeys selfSigned() {
     char[] password = "in-memory".toCharArray();
-    return new ServingKeys(
-        SelfSignedCertificate.forLocalhost(Duration.ofDays(365)).toKeyStore(password), password);
+    CompletableFuture<KeyStore> store = new CompletableFuture<>();
+    Thread.ofPlatform()
+        .daemon()
+        .name("ccm4j-serving-keys")
+        .start(
+            () -> {
+              try {
+                store.complete(
+                    SelfSignedCertificate.forLocalhost(Duration.ofDays(365)).toKeyStore(password));
+              } catch (Throwable e) {
+                store.completeExceptionally(e);
+              }
+            });
+    return new ServingKeys(store, password);
+  }
+
+  /** The key store, once made. */
+  public KeyStore keyStore() {
+    try {
+      return keyStore.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  public char[] password() {
+    return password;
   }
 }

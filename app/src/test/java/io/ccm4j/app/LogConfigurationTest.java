@@ -1,0 +1,56 @@
+package io.ccm4j.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.Configurator.ExecutionStatus;
+import ch.qos.logback.core.ConsoleAppender;
+import org.junit.jupiter.api.Test;
+
+class LogConfigurationTest {
+
+  @Test
+  void inCodeOneLinePerRecordOnStandardErrorWithTheTransportQuiet() {
+    LoggerContext context = new LoggerContext();
+
+    LogConfiguration.configureInCode(context, null);
+
+    var root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    assertThat(root.getLevel()).isEqualTo(Level.INFO);
+    assertThat(root.getAppender("STDERR"))
+        .isInstanceOfSatisfying(
+            ConsoleAppender.class,
+            console -> {
+              assertThat(console.getTarget()).isEqualTo("System.err");
+              assertThat(console.isStarted()).isTrue();
+              assertThat(((PatternLayoutEncoder) console.getEncoder()).getPattern())
+                  .isEqualTo(LogConfiguration.PATTERN);
+            });
+    for (String transport : new String[] {"io.fabric8", "io.vertx", "io.netty"}) {
+      assertThat(context.getLogger(transport).getLevel()).as(transport).isEqualTo(Level.WARN);
+    }
+    assertThat(context.getLogger("io.ccm4j.controllers").getEffectiveLevel()).isEqualTo(Level.INFO);
+  }
+
+  @Test
+  void theLevelFromTheEnvironmentAnyCaseUnknownIsInfo() {
+    assertThat(LogConfiguration.rootLevel("debug")).isEqualTo(Level.DEBUG);
+    assertThat(LogConfiguration.rootLevel(" WARN ")).isEqualTo(Level.WARN);
+    assertThat(LogConfiguration.rootLevel("off")).isEqualTo(Level.OFF);
+    assertThat(LogConfiguration.rootLevel("loud")).isEqualTo(Level.INFO);
+    assertThat(LogConfiguration.rootLevel("")).isEqualTo(Level.INFO);
+  }
+
+  @Test
+  void anXmlConfigurationOnTheClassPathWins() {
+    // The tests' class path holds logback-test.xml: Logback's own configurator reads it.
+    LoggerContext context = new LoggerContext();
+    LogConfiguration configuration = new LogConfiguration();
+    configuration.setContext(context);
+
+    assertThat(configuration.configure(context)).isEqualTo(ExecutionStatus.INVOKE_NEXT_IF_ANY);
+    assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDERR")).isNull();
+  }
+}
