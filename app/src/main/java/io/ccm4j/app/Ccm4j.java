@@ -40,7 +40,7 @@ public final class Ccm4j implements Runnable {
 
   /** Runs the command line with its errors written to {@code err}. */
   public static int execute(PrintWriter err, String... args) {
-    CommandLine commandLine = commandLine();
+    CommandLine commandLine = commandLine(args);
     commandLine.setErr(err);
     commandLine.setParameterExceptionHandler(Ccm4j::reportBadInput);
     commandLine.setExecutionExceptionHandler(
@@ -56,7 +56,21 @@ public final class Ccm4j implements Runnable {
    * Settings made on it afterwards (output, handlers) reach them all.
    */
   public static CommandLine commandLine() {
-    CommandLine commandLine = new CommandLine(new Ccm4j());
+    return withTools(new CommandLine(new Ccm4j()));
+  }
+
+  /**
+   * The command line to run {@code args} with: for {@code run} and {@code doctor} without the
+   * tools, whose command models picocli would build by reflection first (a tenth of a second of the
+   * manager's start: picocli's classes are of a Java too old for class-data sharing to archive).
+   */
+  public static CommandLine commandLine(String... args) {
+    CommandLine product = new CommandLine(new Ccm4j());
+    boolean productCommand = args.length > 0 && product.getSubcommands().containsKey(args[0]);
+    return productCommand ? product : withTools(product);
+  }
+
+  private static CommandLine withTools(CommandLine commandLine) {
     ServiceLoader.load(ToolCommands.class, Ccm4j.class.getClassLoader()).stream()
         .flatMap(tools -> tools.get().commands().stream())
         .map(CommandLine::new)

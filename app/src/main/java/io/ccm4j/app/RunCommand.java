@@ -21,6 +21,7 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings;
+import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
@@ -99,6 +100,7 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    KubeClients.indexModelInBackground();
     CloudControllerManager.Settings settings = settings();
     Thread.setDefaultUncaughtExceptionHandler(new ExitOnFatalError(System::exit));
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process

@@ -13,4 +13,15 @@ class LabToolsTest {
     assertThat(Ccm4j.commandLine().getSubcommands().keySet())
         .containsExactly("run", "doctor", "control-plane", "lab", "nodes");
   }
+
+  @Test
+  void theProductsCommandsRunWithoutTheToolsModels() {
+    assertThat(Ccm4j.commandLine("run", "--cloud-provider=sim").getSubcommands().keySet())
+        .containsExactly("run", "doctor");
+    assertThat(Ccm4j.commandLine("doctor").getSubcommands().keySet())
+        .containsExactly("run", "doctor");
+    assertThat(Ccm4j.commandLine("lab", "--help").getSubcommands()).containsKey("lab");
+    assertThat(Ccm4j.commandLine("--help").getSubcommands()).containsKey("lab");
+    assertThat(Ccm4j.commandLine().getSubcommands()).containsKey("nodes");
+  }
 }
