@@ -1,9 +1,11 @@
 package io.ccm4j.runtime.client.protobuf;
 
+import io.fabric8.kubernetes.api.model.ConfigMapNodeConfigSource;
 import io.fabric8.kubernetes.api.model.DaemonEndpoint;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConfigSource;
 import io.fabric8.kubernetes.api.model.NodeDaemonEndpoints;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.NodeStatus;
@@ -28,11 +30,13 @@ import java.util.Map;
  *
  * <p>Kept: metadata name, generateName, namespace, uid, resourceVersion, generation,
  * creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, labels, annotations,
- * ownerReferences, finalizers; spec podCIDR, podCIDRs, providerID, unschedulable, taints; status
+ * ownerReferences, finalizers; the whole spec (podCIDR, podCIDRs, providerID, unschedulable,
+ * taints, configSource, externalID), so that the node controller's full update (N9) of a cached
+ * Node keeps every spec field (the API server keeps the stored status on such an update); status
  * capacity, allocatable, phase, conditions, addresses, daemonEndpoints, nodeInfo (its fields up to
- * architecture). Dropped: metadata managedFields and selfLink; spec configSource and externalID;
- * status images, volumesInUse, volumesAttached, config, runtimeHandlers, features, and nodeInfo's
- * newer fields (swap, ...).
+ * architecture). Dropped: metadata managedFields (as the JSON path drops them) and selfLink; status
+ * images, volumesInUse, volumesAttached, config, runtimeHandlers, features, declaredFeatures, and
+ * nodeInfo's newer fields (swap, ...).
  *
  * <p>Empty values read as JSON reads them: the API server's protobuf always carries a Go string,
  * bool, number or time, where its JSON omits the empty ones ({@code omitempty}); those come out
@@ -106,6 +110,18 @@ public final class NodeProjection {
       taints.add(result1);
     }
     result.setTaints(taints);
+    result.setExternalID(omitEmpty(spec.getExternalID()));
+    if (spec.hasConfigSource() && spec.getConfigSource().hasConfigMap()) {
+      V1.ConfigMapNodeConfigSource configMap = spec.getConfigSource().getConfigMap();
+      result.setConfigSource(
+          new NodeConfigSource(
+              new ConfigMapNodeConfigSource(
+                  configMap.getKubeletConfigKey(),
+                  configMap.getName(),
+                  configMap.getNamespace(),
+                  omitEmpty(configMap.getResourceVersion()),
+                  omitEmpty(configMap.getUid()))));
+    }
     return result;
   }
 

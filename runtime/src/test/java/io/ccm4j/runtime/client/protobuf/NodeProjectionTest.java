@@ -65,7 +65,16 @@ class NodeProjectionTest {
                 .addPodCIDRs("fd00:10:244:1::/64")
                 .setProviderID("")
                 .setUnschedulable(false)
-                .setExternalID("")
+                .setExternalID("i-legacy")
+                .setConfigSource(
+                    V1.NodeConfigSource.newBuilder()
+                        .setConfigMap(
+                            V1.ConfigMapNodeConfigSource.newBuilder()
+                                .setNamespace("kube-system")
+                                .setName("kubelet-config")
+                                .setKubeletConfigKey("kubelet")
+                                .setResourceVersion("")
+                                .setUid("")))
                 .addTaints(
                     V1.Taint.newBuilder()
                         .setKey("node.cloudprovider.kubernetes.io/uninitialized")
@@ -165,6 +174,13 @@ class NodeProjectionTest {
     assertThat(node.getStatus().getPhase()).isNull();
 
     assertThat(node.getSpec().getPodCIDR()).isEqualTo("10.244.1.0/24");
+    // The whole spec: the node controller's full update must not clear a field of it.
+    assertThat(node.getSpec().getExternalID()).isEqualTo("i-legacy");
+    assertThat(node.getSpec().getConfigSource().getConfigMap().getName())
+        .isEqualTo("kubelet-config");
+    assertThat(node.getSpec().getConfigSource().getConfigMap().getKubeletConfigKey())
+        .isEqualTo("kubelet");
+    assertThat(node.getSpec().getConfigSource().getConfigMap().getUid()).isNull();
     assertThat(node.getSpec().getPodCIDRs()).containsExactly("10.244.1.0/24", "fd00:10:244:1::/64");
     assertThat(node.getSpec().getTaints()).hasSize(2);
     assertThat(node.getSpec().getTaints().get(0).getValue()).isEqualTo("true");
