@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Lists and watches Nodes in protobuf for fabric8's informer ({@code DefaultSharedIndexInformer}),
@@ -40,11 +41,16 @@ public final class ProtobufNodeListerWatcher implements ListerWatcher<Node, Node
   @Override
   public CompletableFuture<NodeList> submitList(ListOptions options) {
     options.setWatch(null);
-    HttpRequest request =
+    HttpRequest.Builder builder =
         http.newHttpRequestBuilder()
             .url(url(options))
-            .setHeader("Accept", ProtobufEnvelope.MEDIA_TYPE)
-            .build();
+            .setHeader("Accept", ProtobufEnvelope.MEDIA_TYPE);
+    // As fabric8's own list: bounded by the client's request timeout.
+    int timeout = nodes.getRequestConfig().getRequestTimeout();
+    if (timeout > 0) {
+      builder.timeout(timeout, TimeUnit.MILLISECONDS);
+    }
+    HttpRequest request = builder.build();
     return http.sendAsync(request, byte[].class)
         .thenApply(
             response -> {

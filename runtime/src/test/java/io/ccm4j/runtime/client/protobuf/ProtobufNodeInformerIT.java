@@ -36,6 +36,9 @@ class ProtobufNodeInformerIT {
       factory.startAllRegisteredInformers().get(60, TimeUnit.SECONDS);
       assertThat(informer).isInstanceOf(DefaultSharedIndexInformer.class);
       assertThat(factory.getExistingSharedIndexInformer(Node.class)).isSameAs(informer);
+      // Watching before any event arrives: a quiet API server sends nothing for a minute, and the
+      // InformerWatchdog must not take that for a stall.
+      await().atMost(5, TimeUnit.SECONDS).until(informer::isWatching);
 
       // Listed: exactly what JSON reads, less what the projection drops.
       Node listed = informer.getStore().getByKey("proto-informer-a");

@@ -96,6 +96,9 @@ public final class ProtobufWatchManager<T extends HasMetadata> extends AbstractW
               }
               watchEnded(new KubernetesClientException(status), state);
             } else {
+              // Watching from the response's headers on, as over a WebSocket: a quiet API server
+              // sends the first bytes only with its first bookmark, a minute later.
+              state.started.set(true);
               resetReconnectAttempts(state);
               body.consume();
               body.done().whenComplete((ignored, error) -> watchEnded(error, state));
