@@ -21,6 +21,7 @@ import io.ccm4j.cloudprovider.CloudProviders;
 import io.ccm4j.cloudprovider.UnknownCloudProviderException;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.cloudnodelifecycle.CloudNodeLifecycleSettings;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
@@ -106,7 +107,11 @@ public final class RunCommand implements Callable<Integer> {
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
     ManagerClients clients =
         ManagerClients.create(
-            kube.clientConfig(), kube.qps(), kube.burst(), kube.useServiceAccountCredentials());
+            kube.clientConfig(),
+            kube.qps(),
+            kube.burst(),
+            kube.useServiceAccountCredentials(),
+            kube.contentType());
     CloudControllerManager manager =
         CloudControllerManager.builder(clients).settings(settings).exit(System::exit).build();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -146,6 +151,11 @@ public final class RunCommand implements Callable<Integer> {
   /** The provider's name as the flags give it; null or blank when they give none. */
   public String cloudProviderName() {
     return cloud.cloudProvider();
+  }
+
+  /** The wire format of the Node list and watch ({@code --kube-api-content-type}). */
+  public KubeApiContentType kubeApiContentType() {
+    return kube.contentType();
   }
 
   /** Whether each controller is to write as its own ServiceAccount (the lab honours it). */

@@ -55,8 +55,11 @@ final class ApiProxy implements AutoCloseable {
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
   private final AtomicInteger nodeWatchesOpened = new AtomicInteger();
 
-  /** A watch being forwarded, one line (one event) at a time. */
-  private record Watch(boolean nodes, InputStream upstream, OutputStream client) {
+  /**
+   * A watch being forwarded: a JSON one a line (one event) at a time, a protobuf one as its bytes
+   * come (length-prefixed frames, no lines).
+   */
+  private record Watch(boolean nodes, boolean protobuf, InputStream upstream, OutputStream client) {
     synchronized void write(byte[] line) throws IOException {
       client.write(line);
       client.flush();
@@ -102,7 +105,8 @@ final class ApiProxy implements AutoCloseable {
   }
 
   /**
-   * Sends every live Node watch half a watch event, a frame its client cannot parse.
+   * Sends every live Node watch a frame its client cannot parse: half a JSON watch event, or on a
+   * protobuf watch a length prefix beyond any frame's.
    *
    * @return how many watches got one
    */
@@ -110,11 +114,12 @@ final class ApiProxy implements AutoCloseable {
     byte[] half =
         "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Node\",\"metadata\":{\"na\n"
             .getBytes(StandardCharsets.UTF_8);
+    byte[] badLength = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
     int corrupted = 0;
     for (Watch watch : watches) {
       if (watch.nodes()) {
         try {
-          watch.write(half);
+          watch.write(watch.protobuf() ? badLength : half);
           corrupted++;
         } catch (IOException e) {
           // that watch just ended
@@ -208,14 +213,21 @@ final class ApiProxy implements AutoCloseable {
         if (nodes) {
           nodeWatchesOpened.incrementAndGet();
         }
-        Watch live = new Watch(nodes, in, out);
-        // fabric8 counts a watch over plain HTTP as watching once a byte of it arrives, and a quiet
-        // API server sends the first only at its first bookmark: a space, which the next event
-        // begins with, is that byte.
-        live.write(new byte[] {' '});
+        boolean protobuf =
+            String.valueOf(response.headers().firstValue("Content-Type").orElse(""))
+                .startsWith("application/vnd.kubernetes.protobuf");
+        Watch live = new Watch(nodes, protobuf, in, out);
         watches.add(live);
         try {
-          copyLines(in, live);
+          if (protobuf) {
+            copyChunks(in, live);
+          } else {
+            // fabric8 counts a JSON watch over plain HTTP as watching once a byte of it arrives,
+            // and a quiet API server sends the first only at its first bookmark: a space, which
+            // the next event begins with, is that byte.
+            live.write(new byte[] {' '});
+            copyLines(in, live);
+          }
         } finally {
           watches.remove(live);
         }
@@ -225,6 +237,18 @@ final class ApiProxy implements AutoCloseable {
     } catch (RuntimeException e) {
       System.err.println("api-proxy: " + exchange.getRequestURI() + ": " + e);
       throw e;
+    }
+  }
+
+  private static void copyChunks(InputStream in, Watch watch) throws IOException {
+    byte[] buffer = new byte[8192];
+    int read;
+    try {
+      while ((read = in.read(buffer)) >= 0) {
+        watch.write(java.util.Arrays.copyOf(buffer, read));
+      }
+    } catch (IOException e) {
+      // ended by endWatches(), or by the API server
     }
   }
 

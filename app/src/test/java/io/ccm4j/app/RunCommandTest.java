@@ -83,6 +83,11 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--secondary-node-eviction-rate=-0.5"),
             "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
         Arguments.of(
+            "content type other than protobuf or JSON",
+            List.of("--cloud-provider=fake", "--kube-api-content-type=application/yaml"),
+            "--kube-api-content-type must be one of application/vnd.kubernetes.protobuf,"
+                + " application/json, got application/yaml"),
+        Arguments.of(
             "unhealthy zone threshold 0",
             List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=0"),
             "--unhealthy-zone-threshold must be in (0, 1], got 0.0"),
@@ -359,6 +364,18 @@ class RunCommandTest {
         .isEqualTo(io.ccm4j.runtime.leaderelection.LeaderElection.Settings.defaults("any"));
     assertThat(run.settings().informerStallBound())
         .isEqualTo(io.ccm4j.runtime.client.InformerWatchdog.DEFAULT_BOUND);
+    assertThat(run.kubeApiContentType())
+        .isEqualTo(io.ccm4j.runtime.client.KubeApiContentType.DEFAULT)
+        .isEqualTo(io.ccm4j.runtime.client.KubeApiContentType.PROTOBUF);
+  }
+
+  @org.junit.jupiter.api.Test
+  void jsonKeepsTheJsonWire() {
+    RunCommand run = new RunCommand();
+    new picocli.CommandLine(run)
+        .parseArgs("--cloud-provider=fake", "--kube-api-content-type=application/json");
+    run.settings();
+    assertThat(run.kubeApiContentType()).isEqualTo(io.ccm4j.runtime.client.KubeApiContentType.JSON);
   }
 
   /**

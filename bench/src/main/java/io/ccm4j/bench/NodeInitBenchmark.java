@@ -117,6 +117,7 @@ public final class NodeInitBenchmark {
       double kubeApiQps,
       String heap,
       List<String> jvmOptions,
+      List<String> ccm4jFlags,
       Duration timeout,
       List<Peer> peers,
       boolean profile,
@@ -406,7 +407,8 @@ public final class NodeInitBenchmark {
                       " ",
                       "-Xmx" + settings.heap(),
                       "@ccm4j-run.jvmoptions",
-                      String.join(" ", settings.jvmOptions()))
+                      String.join(" ", settings.jvmOptions()),
+                      String.join(" ", settings.ccm4jFlags()))
                   .strip()
               + (processes.classDataArchive() ? ", the launcher's class-data archive" : "");
       case CCM4J_IMAGE ->

@@ -111,6 +111,14 @@ public final class NodeInitCommand implements Callable<Integer> {
   List<String> jvmOptions = new ArrayList<>();
 
   @Option(
+      names = "--ccm4j-flag",
+      paramLabel = "<flag>",
+      description =
+          "An extra flag of ccm4j run (repeat for more), e.g."
+              + " --ccm4j-flag=--kube-api-content-type=application/json.")
+  List<String> ccm4jFlags = new ArrayList<>();
+
+  @Option(
       names = "--timeout",
       paramLabel = "<duration>",
       defaultValue = "15m",
@@ -180,6 +188,7 @@ public final class NodeInitCommand implements Callable<Integer> {
                     kubeApiQps,
                     heap,
                     jvmOptions,
+                    ccm4jFlags,
                     timeout,
                     selected,
                     profile,

@@ -91,6 +91,7 @@ final class NodeInitPeers {
     if (settings.cloudQps() > 0) {
       command.add("--cloud-api-qps=" + settings.cloudQps());
     }
+    command.addAll(settings.ccm4jFlags());
     return command;
   }
 

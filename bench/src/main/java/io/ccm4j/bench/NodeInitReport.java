@@ -151,6 +151,7 @@ final class NodeInitReport {
     settingsNode.put("heap", settings.heap());
     settingsNode.put("runs", settings.runs());
     settings.jvmOptions().forEach(settingsNode.putArray("jvmOptions")::add);
+    settings.ccm4jFlags().forEach(settingsNode.putArray("ccm4jFlags")::add);
     ObjectNode peers = root.putObject("peers");
     for (Run median : result.medians()) {
       ObjectNode peer = peers.putObject(median.peer().id());

@@ -50,6 +50,7 @@ class NodeInitBenchmarkTest {
               5000,
               "256m",
               List.of("-XX:+UseSerialGC"),
+              List.of(),
               Duration.ofMinutes(15),
               PEERS,
               false,

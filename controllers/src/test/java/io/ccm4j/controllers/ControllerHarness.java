@@ -1,6 +1,8 @@
 package io.ccm4j.controllers;
 
 import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.runtime.client.KubeApiContentType;
+import io.ccm4j.runtime.client.protobuf.ProtobufInformerFactory;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.api.model.Event;
@@ -27,7 +29,8 @@ public final class ControllerHarness implements AutoCloseable {
   public ControllerHarness(
       KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
     this.client = client;
-    this.informers = client.informers();
+    // As the manager's: the Node informer in protobuf (the default of --kube-api-content-type).
+    this.informers = ProtobufInformerFactory.of(client, KubeApiContentType.DEFAULT);
     this.cloud = cloud;
     this.settings = settings;
   }

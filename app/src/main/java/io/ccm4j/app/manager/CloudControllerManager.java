@@ -333,7 +333,7 @@ public final class CloudControllerManager implements AutoCloseable {
     if (closed.get() || leaseLost) {
       return; // stopped while the cloud initialised, without waiting for it
     }
-    informers = clients.manager().informers();
+    informers = clients.informers();
     watchdog = new InformerWatchdog(settings.informerStallBound(), this::informerStopped);
     for (ControllerDescriptor descriptor : controllers) {
       String name = descriptor.name();

@@ -1,6 +1,7 @@
 package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.GoDurations;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import java.io.IOException;
@@ -41,6 +42,15 @@ public final class KubeClientOptions {
   int burst;
 
   @Option(
+      names = "--kube-api-content-type",
+      paramLabel = "<type>",
+      defaultValue = KubeApiContentType.DEFAULT_MEDIA_TYPE,
+      description =
+          "The wire format of the Node list and watch: application/vnd.kubernetes.protobuf or"
+              + " application/json (all other requests are JSON). Default: ${DEFAULT-VALUE}.")
+  String contentType;
+
+  @Option(
       names = "--informer-stall-timeout",
       paramLabel = "<duration>",
       converter = GoDurationConverter.class,
@@ -69,6 +79,11 @@ public final class KubeClientOptions {
     }
     if (burst < 1) {
       return Optional.of("--kube-api-burst must be at least 1, got " + burst);
+    }
+    try {
+      KubeApiContentType.of(contentType);
+    } catch (IllegalArgumentException e) {
+      return Optional.of("--kube-api-content-type " + e.getMessage());
     }
     if (informerStallTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
       return Optional.of(
@@ -110,6 +125,11 @@ public final class KubeClientOptions {
   /** How long a shared informer may go without a watch before it counts as stalled. */
   public Duration informerStallTimeout() {
     return informerStallTimeout;
+  }
+
+  /** The wire format of the hot paths ({@code --kube-api-content-type}), once validated. */
+  public KubeApiContentType contentType() {
+    return KubeApiContentType.of(contentType);
   }
 
   public double qps() {

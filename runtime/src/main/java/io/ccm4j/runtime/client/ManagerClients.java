@@ -1,8 +1,10 @@
 package io.ccm4j.runtime.client;
 
+import io.ccm4j.runtime.client.protobuf.ProtobufInformerFactory;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +21,8 @@ import java.util.function.Function;
  * cloud-controller-manager/leader-election}, ...), as upstream's {@code AddUserAgent}, so the API
  * server's audit log and its priority and fairness tell them apart. The controllers' clients pass a
  * {@link Fence}, closed when this instance may no longer lead. The clients {@link #create} makes
- * share one {@link SharedTransport}.
+ * share one {@link SharedTransport}. The shared informers come from {@link #informers}, in the wire
+ * format of {@code --kube-api-content-type}.
  */
 public final class ManagerClients implements AutoCloseable {
 
@@ -37,6 +40,7 @@ public final class ManagerClients implements AutoCloseable {
   private boolean closesControllerClients;
   private SharedTransport transport;
   private final Fence fence;
+  private KubeApiContentType contentType = KubeApiContentType.DEFAULT;
 
   private ManagerClients(
       KubernetesClient manager,
@@ -59,6 +63,19 @@ public final class ManagerClients implements AutoCloseable {
    */
   public static ManagerClients create(
       Config config, double qps, int burst, boolean serviceAccountCredentials) {
+    return create(config, qps, burst, serviceAccountCredentials, KubeApiContentType.DEFAULT);
+  }
+
+  /**
+   * Clients for {@code ccm4j run}, closed with this object, whose shared informers speak {@code
+   * contentType} where they can ({@link #informers}).
+   */
+  public static ManagerClients create(
+      Config config,
+      double qps,
+      int burst,
+      boolean serviceAccountCredentials,
+      KubeApiContentType contentType) {
     SharedTransport transport = new SharedTransport();
     KubernetesClient manager = concern(config, "shared-informers", qps, burst, null, transport);
     KubernetesClient leaderElection =
@@ -86,6 +103,7 @@ public final class ManagerClients implements AutoCloseable {
     // Closed in this order, the transport after every client on it (the controllers' go first).
     clients.owned.addAll(List.of(manager, leaderElection, reviews));
     clients.transport = transport;
+    clients.contentType = contentType;
     return clients;
   }
 
@@ -138,6 +156,14 @@ public final class ManagerClients implements AutoCloseable {
   /** The shared informers' and the event recorders' client. */
   public KubernetesClient manager() {
     return manager;
+  }
+
+  /**
+   * A new shared informer factory on the manager's client, whose Node informer lists and watches in
+   * the configured wire format ({@link ProtobufInformerFactory}).
+   */
+  public SharedInformerFactory informers() {
+    return ProtobufInformerFactory.of(manager, contentType);
   }
 
   /** The Lease's. */

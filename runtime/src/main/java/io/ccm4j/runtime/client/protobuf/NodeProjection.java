@@ -1,0 +1,195 @@
+package io.ccm4j.runtime.client.protobuf;
+
+import io.fabric8.kubernetes.api.model.ConfigMapNodeConfigSource;
+import io.fabric8.kubernetes.api.model.DaemonEndpoint;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConfigSource;
+import io.fabric8.kubernetes.api.model.NodeDaemonEndpoints;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.NodeSystemInfo;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Resource;
+import io.kubernetes.client.proto.V1;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A protobuf Node as the fabric8 {@link Node} the controllers read, with only the fields the
+ * manager (and a cloud provider handed the Node) may read; the rest is dropped, as upstream's
+ * informer transforms drop managedFields, and saves building and caching it for every Node.
+ *
+ * <p>Kept: metadata name, generateName, namespace, uid, resourceVersion, generation,
+ * creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, labels, annotations,
+ * ownerReferences, finalizers; the whole spec (podCIDR, podCIDRs, providerID, unschedulable,
+ * taints, configSource, externalID), so that the node controller's full update (N9) of a cached
+ * Node keeps every spec field (the API server keeps the stored status on such an update); status
+ * capacity, allocatable, phase, conditions, addresses, daemonEndpoints, nodeInfo (its fields up to
+ * architecture). Dropped: metadata managedFields (as the JSON path drops them) and selfLink; status
+ * images, volumesInUse, volumesAttached, config, runtimeHandlers, features, declaredFeatures, and
+ * nodeInfo's newer fields (swap, ...).
+ *
+ * <p>Empty values read as JSON reads them: the API server's protobuf always carries a Go string,
+ * bool, number or time, where its JSON omits the empty ones ({@code omitempty}); those come out
+ * {@code null}, as fabric8 reads the omitted field. Fields JSON always carries keep their empty
+ * value.
+ */
+public final class NodeProjection {
+
+  /** Go's zero time, which protobuf carries where JSON writes {@code null}. */
+  private static final long GO_ZERO_TIME_SECONDS = -62135596800L;
+
+  private NodeProjection() {}
+
+  public static Node node(V1.Node node) {
+    Node result = new Node();
+    result.setApiVersion("v1");
+    result.setKind("Node");
+    result.setMetadata(metadata(node.getMetadata()));
+    result.setSpec(spec(node.getSpec()));
+    result.setStatus(status(node.getStatus()));
+    return result;
+  }
+
+  static ObjectMeta metadata(Meta.ObjectMeta meta) {
+    ObjectMeta result = new ObjectMeta();
+    result.setName(omitEmpty(meta.getName()));
+    result.setGenerateName(omitEmpty(meta.getGenerateName()));
+    result.setNamespace(omitEmpty(meta.getNamespace()));
+    result.setUid(omitEmpty(meta.getUid()));
+    result.setResourceVersion(omitEmpty(meta.getResourceVersion()));
+    if (meta.getGeneration() != 0) {
+      result.setGeneration(meta.getGeneration());
+    }
+    result.setCreationTimestamp(time(meta.hasCreationTimestamp(), meta.getCreationTimestamp()));
+    result.setDeletionTimestamp(time(meta.hasDeletionTimestamp(), meta.getDeletionTimestamp()));
+    if (meta.hasDeletionGracePeriodSeconds()) {
+      result.setDeletionGracePeriodSeconds(meta.getDeletionGracePeriodSeconds());
+    }
+    result.setLabels(new LinkedHashMap<>(meta.getLabelsMap()));
+    result.setAnnotations(new LinkedHashMap<>(meta.getAnnotationsMap()));
+    List<OwnerReference> owners = new ArrayList<>(meta.getOwnerReferencesCount());
+    for (Meta.OwnerReference owner : meta.getOwnerReferencesList()) {
+      OwnerReference reference = new OwnerReference();
+      reference.setApiVersion(owner.getApiVersion());
+      reference.setKind(owner.getKind());
+      reference.setName(owner.getName());
+      reference.setUid(owner.getUid());
+      reference.setController(owner.hasController() ? owner.getController() : null);
+      reference.setBlockOwnerDeletion(
+          owner.hasBlockOwnerDeletion() ? owner.getBlockOwnerDeletion() : null);
+      owners.add(reference);
+    }
+    result.setOwnerReferences(owners);
+    result.setFinalizers(new ArrayList<>(meta.getFinalizersList()));
+    return result;
+  }
+
+  private static NodeSpec spec(V1.NodeSpec spec) {
+    NodeSpec result = new NodeSpec();
+    result.setPodCIDR(omitEmpty(spec.getPodCIDR()));
+    result.setPodCIDRs(new ArrayList<>(spec.getPodCIDRsList()));
+    result.setProviderID(omitEmpty(spec.getProviderID()));
+    result.setUnschedulable(spec.getUnschedulable() ? Boolean.TRUE : null);
+    List<Taint> taints = new ArrayList<>(spec.getTaintsCount());
+    for (V1.Taint taint : spec.getTaintsList()) {
+      Taint result1 = new Taint();
+      result1.setKey(taint.getKey());
+      result1.setValue(omitEmpty(taint.getValue()));
+      result1.setEffect(taint.getEffect());
+      result1.setTimeAdded(time(taint.hasTimeAdded(), taint.getTimeAdded()));
+      taints.add(result1);
+    }
+    result.setTaints(taints);
+    result.setExternalID(omitEmpty(spec.getExternalID()));
+    if (spec.hasConfigSource() && spec.getConfigSource().hasConfigMap()) {
+      V1.ConfigMapNodeConfigSource configMap = spec.getConfigSource().getConfigMap();
+      result.setConfigSource(
+          new NodeConfigSource(
+              new ConfigMapNodeConfigSource(
+                  configMap.getKubeletConfigKey(),
+                  configMap.getName(),
+                  configMap.getNamespace(),
+                  omitEmpty(configMap.getResourceVersion()),
+                  omitEmpty(configMap.getUid()))));
+    }
+    return result;
+  }
+
+  private static NodeStatus status(V1.NodeStatus status) {
+    NodeStatus result = new NodeStatus();
+    result.setCapacity(quantities(status.getCapacityMap()));
+    result.setAllocatable(quantities(status.getAllocatableMap()));
+    result.setPhase(omitEmpty(status.getPhase()));
+    List<NodeCondition> conditions = new ArrayList<>(status.getConditionsCount());
+    for (V1.NodeCondition condition : status.getConditionsList()) {
+      NodeCondition result1 = new NodeCondition();
+      result1.setType(condition.getType());
+      result1.setStatus(condition.getStatus());
+      result1.setLastHeartbeatTime(
+          time(condition.hasLastHeartbeatTime(), condition.getLastHeartbeatTime()));
+      result1.setLastTransitionTime(
+          time(condition.hasLastTransitionTime(), condition.getLastTransitionTime()));
+      result1.setReason(omitEmpty(condition.getReason()));
+      result1.setMessage(omitEmpty(condition.getMessage()));
+      conditions.add(result1);
+    }
+    result.setConditions(conditions);
+    List<NodeAddress> addresses = new ArrayList<>(status.getAddressesCount());
+    for (V1.NodeAddress address : status.getAddressesList()) {
+      addresses.add(new NodeAddress(address.getAddress(), address.getType()));
+    }
+    result.setAddresses(addresses);
+    if (status.hasDaemonEndpoints()) {
+      V1.NodeDaemonEndpoints endpoints = status.getDaemonEndpoints();
+      result.setDaemonEndpoints(
+          new NodeDaemonEndpoints(
+              endpoints.hasKubeletEndpoint()
+                  ? new DaemonEndpoint(endpoints.getKubeletEndpoint().getPort())
+                  : null));
+    }
+    if (status.hasNodeInfo()) {
+      V1.NodeSystemInfo info = status.getNodeInfo();
+      NodeSystemInfo result1 = new NodeSystemInfo();
+      result1.setMachineID(info.getMachineID());
+      result1.setSystemUUID(info.getSystemUUID());
+      result1.setBootID(info.getBootID());
+      result1.setKernelVersion(info.getKernelVersion());
+      result1.setOsImage(info.getOsImage());
+      result1.setContainerRuntimeVersion(info.getContainerRuntimeVersion());
+      result1.setKubeletVersion(info.getKubeletVersion());
+      result1.setKubeProxyVersion(info.getKubeProxyVersion());
+      result1.setOperatingSystem(info.getOperatingSystem());
+      result1.setArchitecture(info.getArchitecture());
+      result.setNodeInfo(result1);
+    }
+    return result;
+  }
+
+  private static Map<String, Quantity> quantities(Map<String, Resource.Quantity> quantities) {
+    Map<String, Quantity> result = new LinkedHashMap<>(quantities.size() * 2);
+    quantities.forEach((name, quantity) -> result.put(name, new Quantity(quantity.getString())));
+    return result;
+  }
+
+  /** RFC 3339 at seconds, as metav1.Time writes JSON; {@code null} for Go's zero time. */
+  static String time(boolean present, Meta.Time time) {
+    if (!present || time.getSeconds() == GO_ZERO_TIME_SECONDS) {
+      return null;
+    }
+    return Instant.ofEpochSecond(time.getSeconds()).toString();
+  }
+
+  private static String omitEmpty(String value) {
+    return value.isEmpty() ? null : value;
+  }
+}
