@@ -96,7 +96,8 @@ public final class RealCluster implements AutoCloseable {
       removeCgroups(List.of());
       deleteTree(directory.resolve("nodes"));
       deleteTree(directory.resolve("images"));
-      for (String script : List.of("cluster-network.sh", "real-node.sh", "node-images.sh")) {
+      for (String script :
+          List.of("cluster-network.sh", "real-node.sh", "node-images.sh", "cni-agent.sh")) {
         try (InputStream in = RealCluster.class.getResourceAsStream(script)) {
           if (in == null) {
             throw new IllegalStateException(script + " is missing from the class path");

@@ -35,8 +35,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -205,6 +207,14 @@ public final class RealNodesLab {
             timeline.record("node-lifecycle", "watching node health");
             try {
               timeline.startBootstrap();
+              boolean podCidrFromNode = allocatesNodeCidrs(manifest);
+              RealCni.apply(admin, podCidrFromNode);
+              timeline.record(
+                  "cni",
+                  "applied the lab's CNI, DaemonSet %s (image %s): it writes a node's CNI"
+                          .formatted(RealCni.NAME, RealCni.IMAGE)
+                      + " configuration once the CCM has initialised the Node"
+                      + (podCidrFromNode ? " and allocated its pod CIDR" : ""));
               apply(admin, Scenarios.rbac());
               for (HasMetadata object : objects) {
                 admin.resource(object).createOr(existing -> existing.update());
@@ -223,7 +233,8 @@ public final class RealNodesLab {
                                           RealCcmImage.API_SERVER_PORT)
                                   + " of its node")
                       .orElse("applied RBAC and the CCM manifest"));
-              return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
+              return watch(scenario, admin, cluster, nodes)
+                  .withEvidence(evidence(admin, cluster, nodes));
             } finally {
               pods.stopManagers();
               nodeLifecycle.close();
@@ -239,6 +250,8 @@ public final class RealNodesLab {
       throws InterruptedException, IOException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Set<String> initialised = new LinkedHashSet<>();
+    Set<String> networked = new LinkedHashSet<>();
+    Set<String> ready = new LinkedHashSet<>();
     while (System.nanoTime() < deadline) {
       ccmPods.startNewlyRunning(admin);
       for (RealCluster.Node node : nodes) {
@@ -252,6 +265,22 @@ public final class RealNodesLab {
                   .formatted(current.getSpec().getProviderID(), addresses(current)));
           out.printf("lab: %s initialised by the CCM%n", node.name());
         }
+        Optional<RealCni.Written> cni = RealCni.written(cluster.nodeDirectory(node.name()));
+        if (cni.isPresent() && networked.add(node.name())) {
+          timeline.record(
+              node.name(),
+              "CNI configuration written by %s: pod subnet %s"
+                  .formatted(RealCni.NAME, cni.get().subnet()));
+          out.printf(
+              "lab: %s: CNI configuration written (pod subnet %s)%n",
+              node.name(), cni.get().subnet());
+        }
+        if (current != null
+            && "True".equals(NodeConditions.readyStatus(current))
+            && ready.add(node.name())) {
+          timeline.record(node.name(), "Ready (its kubelet reports NetworkReady)");
+          out.printf("lab: %s Ready%n", node.name());
+        }
       }
       if (ccmPods.managersWithoutElection() >= 2) {
         double seconds = timeline.elapsedSeconds();
@@ -263,9 +292,12 @@ public final class RealNodesLab {
         return new LabResult(
             scenario, LabResult.COLLISION, seconds, explanation, timeline, Optional.empty());
       }
-      if (initialised.size() == nodes.size()) {
+      if (initialised.size() == nodes.size() && ready.size() == nodes.size()) {
         double seconds = timeline.elapsedSeconds();
-        timeline.record("verdict", "bootstrapped: the CCM initialised every real node");
+        timeline.record(
+            "verdict",
+            "bootstrapped: the CCM initialised every real node, and every node is Ready on the"
+                + " lab's CNI");
         Optional<LabResult.Traffic> traffic =
             Optional.of(RealWebTraffic.serveFromWorkers(admin, cluster, timeline));
         return new LabResult(
@@ -280,6 +312,11 @@ public final class RealNodesLab {
         explanation.add(
             "%s: still %s (its real kubelet registered it so; only a CCM removes it)"
                 .formatted(node.name(), WellKnownTaints.UNINITIALIZED));
+      } else if (!ready.contains(node.name())) {
+        Node current = admin.nodes().withName(node.name()).get();
+        explanation.add(
+            "%s: initialised but not Ready: %s"
+                .formatted(node.name(), current == null ? "gone" : notReady(current)));
       }
     }
     for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
@@ -309,6 +346,13 @@ public final class RealNodesLab {
     timeline.record("verdict", "deadlocked: " + String.join("; ", explanation));
     return new LabResult(
         scenario, LabResult.DEADLOCKED, seconds, explanation, timeline, Optional.empty());
+  }
+
+  /** The message of a node's Ready condition. */
+  private static String notReady(Node node) {
+    return NodeConditions.find(node, NodeConditions.READY)
+        .map(c -> c.getReason() + ": " + c.getMessage())
+        .orElse("no Ready condition");
   }
 
   private Node awaitNode(KubernetesClient admin, String name, RealCluster cluster)
@@ -350,6 +394,16 @@ public final class RealNodesLab {
     }
   }
 
+  /** Whether the manifest's CCM allocates node CIDRs: the CNI then waits for the Node's. */
+  private static boolean allocatesNodeCidrs(String manifest) {
+    try {
+      return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
+          .anyMatch(CcmWorkload::allocatesNodeCidrs);
+    } catch (ManifestException e) {
+      return false; // applying it reports what is wrong with it
+    }
+  }
+
   /** As kubeadm labels its control-plane nodes (it taints them through the kubelet's flag). */
   private void labelControlPlane(KubernetesClient admin, String name) {
     admin
@@ -376,8 +430,11 @@ public final class RealNodesLab {
   /**
    * For the report and the JSON beside it: per node its kubelet and runtime, per CCM pod its image.
    */
-  private LabEvidence evidence(KubernetesClient admin) {
-    LabEvidence evidence = LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn);
+  private LabEvidence evidence(
+      KubernetesClient admin, RealCluster cluster, List<RealCluster.Node> nodes) {
+    LabEvidence evidence =
+        LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn)
+            .withNetwork(network(admin, cluster, nodes));
     timeline.record(
         "nodes",
         "real kubelets: "
@@ -388,6 +445,40 @@ public final class RealNodesLab {
                             .formatted(n.name(), n.kubeletVersion(), n.containerRuntimeVersion()))
                 .toList());
     return evidence;
+  }
+
+  /**
+   * What the pod network showed: per node when the CNI agent wrote its configuration and the pod
+   * subnet in it, and every pod on the pod network with its address.
+   */
+  private static Map<String, Object> network(
+      KubernetesClient admin, RealCluster cluster, List<RealCluster.Node> nodes) {
+    List<Map<String, Object>> cni = new ArrayList<>();
+    for (RealCluster.Node node : nodes) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("node", node.name());
+      Optional<RealCni.Written> written = RealCni.written(cluster.nodeDirectory(node.name()));
+      entry.put("configWrittenAt", written.map(w -> w.at().toString()).orElse(null));
+      entry.put("podSubnet", written.map(RealCni.Written::subnet).orElse(null));
+      cni.add(entry);
+    }
+    List<Map<String, Object>> pods = new ArrayList<>();
+    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
+      if (Boolean.TRUE.equals(pod.getSpec().getHostNetwork())
+          || pod.getStatus() == null
+          || pod.getStatus().getPodIP() == null) {
+        continue;
+      }
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("pod", pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+      entry.put("node", pod.getSpec().getNodeName());
+      entry.put("podIP", pod.getStatus().getPodIP());
+      pods.add(entry);
+    }
+    Map<String, Object> network = new LinkedHashMap<>();
+    network.put("cni", cni);
+    network.put("podNetworkPods", pods);
+    return network;
   }
 
   private static List<String> taintKeys(Node node) {

@@ -13,12 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The traffic check on real nodes: a busybox httpd Deployment (host network) on the two workers,
- * and one request to each of them from the cluster network.
+ * The traffic check on real nodes: a busybox httpd Deployment on the pod network of the lab's CNI
+ * on the two workers, each with a host port (the CNI's portmap plugin), and one request to each
+ * worker's address from the cluster network.
  */
 final class RealWebTraffic {
 
-  /** The HTTP server's port on the workers (host network). */
+  /** The HTTP server's port in the pods and on the workers (a host port). */
   static final int HTTP_PORT = 8080;
 
   static final String WEB =
@@ -36,12 +37,9 @@ final class RealWebTraffic {
           metadata:
             labels: {app: web}
           spec:
-            hostNetwork: true
+            # on the pod network (the lab's CNI), reached on its node's address through a host port
             automountServiceAccountToken: false
             terminationGracePeriodSeconds: 1
-            # no CNI on the lab's real nodes yet: they stay NotReady
-            tolerations:
-            - {key: node.kubernetes.io/not-ready, operator: Exists}
             affinity:
               podAntiAffinity:
                 requiredDuringSchedulingIgnoredDuringExecution:
@@ -52,12 +50,21 @@ final class RealWebTraffic {
             - name: httpd
               image: %s
               imagePullPolicy: Never
+              ports:
+              - {containerPort: %d, hostPort: %d}
+              env:
+              - name: NODE_NAME
+                valueFrom:
+                  fieldRef: {fieldPath: spec.nodeName}
+              - name: POD_IP
+                valueFrom:
+                  fieldRef: {fieldPath: status.podIP}
               command:
               - /bin/sh
               - -c
-              - mkdir -p /tmp/www && echo "answered by $(hostname)" > /tmp/www/index.html && exec httpd -f -p %d -h /tmp/www
+              - mkdir -p /tmp/www && echo "answered by $NODE_NAME from pod IP $POD_IP" > /tmp/www/index.html && exec httpd -f -p %d -h /tmp/www
       """
-          .formatted(RealNodeFiles.BUSYBOX_IMAGE, HTTP_PORT);
+          .formatted(RealNodeFiles.BUSYBOX_IMAGE, HTTP_PORT, HTTP_PORT, HTTP_PORT);
 
   private RealWebTraffic() {}
 
@@ -71,7 +78,10 @@ final class RealWebTraffic {
         admin.load(new ByteArrayInputStream(WEB.getBytes(StandardCharsets.UTF_8))).items()) {
       admin.resource(object).createOr(existing -> existing.update());
     }
-    timeline.record("web", "busybox httpd Deployment (host network, 2 replicas) applied");
+    timeline.record(
+        "web",
+        "busybox httpd Deployment (pod network, host port %d, 2 replicas) applied"
+            .formatted(HTTP_PORT));
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     List<Pod> running = List.of();
     while (System.nanoTime() < deadline) {
@@ -89,9 +99,11 @@ final class RealWebTraffic {
     }
     List<String> answers = new ArrayList<>();
     for (Pod pod : running) {
-      String ip = pod.getStatus().getPodIP();
+      String ip = pod.getStatus().getHostIP();
       timeline.record(
-          pod.getSpec().getNodeName(), "web pod %s running".formatted(pod.getMetadata().getName()));
+          pod.getSpec().getNodeName(),
+          "web pod %s running, pod IP %s"
+              .formatted(pod.getMetadata().getName(), pod.getStatus().getPodIP()));
       String response = cluster.httpGet(ip, HTTP_PORT);
       String body =
           response.contains("\r\n\r\n")
@@ -108,8 +120,8 @@ final class RealWebTraffic {
     }
     return new LabResult.Traffic(
         true,
-        "real pods answered GET / on the workers' addresses (host network; no load balancer or"
-            + " kube-proxy on real nodes yet): "
+        "real pods on the pod network answered GET / on the workers' addresses (host port,"
+            + " the CNI's portmap): "
             + String.join(", ", answers));
   }
 }

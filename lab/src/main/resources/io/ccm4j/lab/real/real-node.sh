@@ -3,7 +3,7 @@
 # process of the node's own network, mount and PID namespaces. It waits for its eth0 (the lab creates a veth
 # pair from the cluster network's bridge to this namespace: an `ip link ... netns <PID>` needs this process's PID
 # as this machine sees it, which only the lab knows), takes its address, hides /run, /var/lib and /var/log behind tmpfs mounts of its own (the kubelet and containerd 1.6 use
-# fixed paths there), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
+# fixed paths there) and /etc behind an overlay (the CNI configuration), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
 # images and starts the kubelet. It lives until standard input closes (the lab ends, or dies): then the kernel
 # kills every process of the PID namespace (kubelet, containerd, shims, containers) and the namespaces, with
 # their mounts and links, go. Left on the machine: the empty cgroups, which the lab removes.
@@ -37,7 +37,12 @@ hostname "$name"
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=755 tmpfs /var/lib
 mount -t tmpfs -o mode=755 tmpfs /var/log
-mkdir -p /run/containerd /run/cni/net.d /var/lib/kubelet /var/log/pods /var/log/containers "$dir/pods"
+# The node's own /etc: an overlay whose changes (the CNI agent's /etc/cni/net.d) stay in the node's directory,
+# where the lab reads them; this machine's /etc is never written.
+mkdir -p "$dir/etc" "$dir/etc-work"
+mount -t overlay overlay -o lowerdir=/etc,upperdir="$dir/etc",workdir="$dir/etc-work" /etc
+mkdir -p /etc/cni/net.d
+mkdir -p /run/containerd /var/lib/kubelet /var/log/pods /var/log/containers "$dir/pods"
 # The pods' logs stay in the node's directory for reading (a bind mount in the node's own mount namespace).
 mount --bind "$dir/pods" /var/log/pods
 containerd --config "$dir/containerd.toml" >"$dir/containerd.log" 2>&1 &
