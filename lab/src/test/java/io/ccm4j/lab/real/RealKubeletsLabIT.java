@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The lab on real kubelets (root, Linux, overlayfs, Debian's containerd, runc, busybox-static and
  * socat; skipped with the one missing capability elsewhere): four real kubelets of the control
  * plane's release register with the uninitialized taint; the recommended manifest's CCM runs on the
- * two control-plane nodes and initialises them, and real pods answer; a manifest whose CCM does not
- * tolerate the uninitialized taint deadlocks as on simulated kubelets. Nothing is left running,
- * mounted or changed afterwards.
+ * two control-plane nodes and initialises them, the lab's CNI then brings up each node's pod
+ * network (the nodes become Ready), and real pods on it answer; a CCM off the host network never
+ * starts (the CNI waits for the CCM); a manifest whose CCM does not tolerate the uninitialized
+ * taint deadlocks as on simulated kubelets. Nothing is left running, mounted or changed afterwards.
  */
 class RealKubeletsLabIT {
 
@@ -85,6 +86,22 @@ class RealKubeletsLabIT {
         .containsExactlyInAnyOrder("cp-0", "cp-1");
     assertThat(result.timeline().entries())
         .anySatisfy(e -> assertThat(e.what()).startsWith("real kubelets: "));
+    // The lab's CNI wrote each node's configuration once the CCM had initialised it: every node
+    // Ready (no not-ready taint left), the web pods on the pod network.
+    for (JsonNode node : json.get("nodes")) {
+      assertThat(node.get("taints").toString()).doesNotContain("node.kubernetes.io/not-ready");
+    }
+    assertThat(json.at("/network/cni"))
+        .hasSize(4)
+        .allSatisfy(
+            cni -> {
+              assertThat(cni.get("configWrittenAt").asText()).isNotBlank();
+              assertThat(cni.get("podSubnet").asText()).startsWith("10.244.");
+            });
+    assertThat(json.at("/network/podNetworkPods"))
+        .filteredOn(pod -> pod.get("pod").asText().startsWith("default/web-"))
+        .hasSize(2)
+        .allSatisfy(pod -> assertThat(pod.get("podIP").asText()).startsWith("10.244."));
     // With ccm4j's image built (as ./scripts/test does), the pods run it, imported from the
     // tarball; without it, a stand-in, and the lab runs their manager.
     Optional<RealCcmImage> image = RealCcmImage.find();
@@ -117,19 +134,24 @@ class RealKubeletsLabIT {
   }
 
   @Test
-  void aCcmWithoutTheHostNetworkIsNeverStartedByARealKubeletWithoutCni() throws Exception {
+  void aCcmWithoutTheHostNetworkIsNeverStartedBecauseTheCniWaitsForTheCcm() throws Exception {
     List<String> flagsBefore = kernelFlags();
 
     LabResult result = run("pod-network", Duration.ofSeconds(30));
 
     assertThat(result.verdict()).isEqualTo(LabResult.DEADLOCKED);
-    // bound by the scheduler, but the real kubelet does not create its sandbox: no CNI
+    // bound by the scheduler, but the real kubelet does not create its sandbox: the lab's CNI
+    // writes no configuration before the CCM has initialised the node
     assertThat(result.explanation())
         .anySatisfy(
             line ->
                 assertThat(line)
                     .contains("but its real kubelet does not run it")
                     .contains("cni plugin not initialized"));
+    JsonNode json = new ObjectMapper().readTree(report.resolve("lab-pod-network.json").toFile());
+    assertThat(json.at("/network/cni"))
+        .hasSize(4)
+        .allSatisfy(cni -> assertThat(cni.get("configWrittenAt").isNull()).isTrue());
     assertNothingLeft(flagsBefore);
   }
 
