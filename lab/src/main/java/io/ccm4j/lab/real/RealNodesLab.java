@@ -131,6 +131,7 @@ public final class RealNodesLab {
                 .binaries(binaries)
                 .withScheduler(true)
                 .withControllerManager(true)
+                .withEndpointSlices(true)
                 .start();
         KubernetesClient admin = controlPlane.newClient();
         LocalCloud local =

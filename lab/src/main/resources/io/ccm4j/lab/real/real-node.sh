@@ -4,7 +4,7 @@
 # pair from the cluster network's bridge to this namespace: an `ip link ... netns <PID>` needs this process's PID
 # as this machine sees it, which only the lab knows), takes its address, hides /run, /var/lib and /var/log behind tmpfs mounts of its own (the kubelet and containerd 1.6 use
 # fixed paths there) and /etc behind an overlay (the CNI configuration), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
-# images and starts the kubelet. It lives until standard input closes (the lab ends, or dies): then the kernel
+# images and starts the kubelet and kube-proxy. It lives until standard input closes (the lab ends, or dies): then the kernel
 # kills every process of the PID namespace (kubelet, containerd, shims, containers) and the namespaces, with
 # their mounts and links, go. Left on the machine: the empty cgroups, which the lab removes.
 # Arguments: <node name> <node IP> <node directory> <lab directory>
@@ -57,5 +57,10 @@ done
 kubelet --config="$dir/kubelet.yaml" --kubeconfig="$dir/kubeconfig" --cloud-provider=external \
   --hostname-override="$name" --node-ip="$ip" --root-dir=/var/lib/kubelet ${KUBELET_EXTRA_ARGS:-} \
   --v=1 >"$dir/kubelet.log" 2>&1 &
+# kube-proxy of the same release, iptables mode, in this network namespace only; it leaves the conntrack
+# table's size (host-wide) as it is and its own OOM score as it is (root here may lack CAP_SYS_RESOURCE).
+kube-proxy --kubeconfig="$dir/kubeconfig" --hostname-override="$name" --proxy-mode=iptables \
+  --cluster-cidr=10.244.0.0/16 --nodeport-addresses=primary --conntrack-max-per-core=0 --oom-score-adj=0 \
+  --v=1 >"$dir/kube-proxy.log" 2>&1 &
 echo ready
 cat >/dev/null

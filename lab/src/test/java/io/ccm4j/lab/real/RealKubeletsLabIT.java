@@ -68,7 +68,10 @@ class RealKubeletsLabIT {
               assertThat(t.answered()).as(t.summary()).isTrue();
               assertThat(t.summary())
                   .contains("10.77.0.20:8080 answered by worker-0")
-                  .contains("10.77.0.21:8080 answered by worker-1");
+                  .contains("10.77.0.21:8080 answered by worker-1")
+                  // the real kube-proxy of each worker forwards the Service's node port to its pod
+                  .containsPattern("node port: 10\\.77\\.0\\.2[01]:\\d+ answered by worker-")
+                  .containsPattern("10\\.77\\.0\\.21:\\d+ answered by worker-1 from pod IP 10\\.244\\.");
             });
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
     assertThat(json.get("kubelets").asText()).isEqualTo("real");
