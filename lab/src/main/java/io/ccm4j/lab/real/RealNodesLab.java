@@ -52,15 +52,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * a CCM of ccm4j's own runs ccm4j's container image, imported into the nodes, on the lab's cloud
  * ({@link RealCcmImage}); another project's, or ccm4j's when its image is not built, runs as a
  * stand-in container while the lab runs ccm4j's manager in its own process with the pod's arguments
- * ({@link RealCcmPods}); bootstrapped when the CCM has initialised every node, a collision when two
- * CCMs run without leader election. Then a busybox httpd Deployment (host network) runs on the
- * workers and a request from the cluster network to a worker's address must be answered.
+ * ({@link RealCcmPods}); the lab's CNI ({@link RealCni}) writes each node's CNI configuration once the
+ * CCM has initialised the node; bootstrapped when the CCM has initialised every node and every node
+ * is Ready, a collision when two CCMs run without leader election. Then a busybox httpd Deployment
+ * on the workers' pod network, behind a LoadBalancer Service, must answer requests from the cluster
+ * network on its host port, its node port (each node's real kube-proxy) and, with ccm4j's image,
+ * through the {@code local} cloud's load balancer ({@link RealWebTraffic}).
  *
  * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
- * {@link RealCcmPods}', the request {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
+ * {@link RealCcmPods}', the requests {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
  *
- * <p>Not yet on real nodes: a CNI (nodes stay NotReady, pods use the host network), kube-proxy and
- * the {@code local} load balancers (the request goes to the node, not through a load balancer).
+ * <p>Not yet on real nodes: routes between the nodes' pod networks.
  */
 public final class RealNodesLab {
 
@@ -68,6 +70,9 @@ public final class RealNodesLab {
   private final PrintStream out;
   private final Timeline timeline = new Timeline();
   private RealCcmPods ccmPods;
+
+  /** What the traffic check showed (the load balancer), for the evidence. */
+  private final Map<String, Object> shown = new LinkedHashMap<>();
 
   public RealNodesLab(Duration timeout, PrintStream out) {
     this.timeout = timeout;
@@ -138,7 +143,7 @@ public final class RealNodesLab {
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
                     .formatted(loopback))) {
-      List<HasMetadata> objects = labManifest(admin, manifest, image, nodes);
+      List<HasMetadata> objects = labManifest(admin, manifest, image);
       try (RealCluster cluster =
           RealCluster.open(
               binaries.directory(),
@@ -227,8 +232,9 @@ public final class RealNodesLab {
                           i ->
                               "applied RBAC and the lab's copy of the CCM manifest: ccm4j's image %s,"
                                       .formatted(i.tag())
-                                  + " the lab's cloud (sim, ConfigMap %s), the API server at %s:%s"
+                                  + " the %s cloud (ConfigMap %s), the API server at %s:%s"
                                       .formatted(
+                                          RealCcmImage.CLOUD_PROVIDER,
                                           RealCcmImage.CLOUD_CONFIG_MAP,
                                           RealCcmImage.API_SERVER_HOST,
                                           RealCcmImage.API_SERVER_PORT)
@@ -300,7 +306,9 @@ public final class RealNodesLab {
             "bootstrapped: the CCM initialised every real node, and every node is Ready on the"
                 + " lab's CNI");
         Optional<LabResult.Traffic> traffic =
-            Optional.of(RealWebTraffic.serveFromWorkers(admin, cluster, timeline));
+            Optional.of(
+                RealWebTraffic.serveFromWorkers(
+                    admin, cluster, timeline, ccmPods.ownImageNodes(admin), shown));
         return new LabResult(
             scenario, LabResult.BOOTSTRAPPED, seconds, List.of(), timeline, traffic);
       }
@@ -376,13 +384,10 @@ public final class RealNodesLab {
    * that image on the lab's cloud ({@link RealCcmImage#rewrite}).
    */
   private static List<HasMetadata> labManifest(
-      KubernetesClient admin,
-      String manifest,
-      Optional<RealCcmImage> image,
-      List<RealCluster.Node> nodes) {
+      KubernetesClient admin, String manifest, Optional<RealCcmImage> image) {
     List<HasMetadata> objects =
         admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
-    return image.map(i -> i.rewrite(objects, cloudConfig(nodes))).orElse(objects);
+    return image.map(i -> i.rewrite(objects, RealCcmImage.CLOUD_CONFIG)).orElse(objects);
   }
 
   /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
@@ -452,7 +457,7 @@ public final class RealNodesLab {
    * What the pod network showed: per node when the CNI agent wrote its configuration and the pod
    * subnet in it, and every pod on the pod network with its address.
    */
-  private static Map<String, Object> network(
+  private Map<String, Object> network(
       KubernetesClient admin, RealCluster cluster, List<RealCluster.Node> nodes) {
     List<Map<String, Object>> cni = new ArrayList<>();
     for (RealCluster.Node node : nodes) {
@@ -479,6 +484,7 @@ public final class RealNodesLab {
     Map<String, Object> network = new LinkedHashMap<>();
     network.put("cni", cni);
     network.put("podNetworkPods", pods);
+    network.putAll(shown);
     return network;
   }
 

@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,6 +25,12 @@ final class RealWebTraffic {
 
   /** The HTTP server's port in the pods and on the workers (a host port). */
   static final int HTTP_PORT = 8080;
+
+  /**
+   * The port of the web Service, on its load balancer: above 1024, since ccm4j's image does not run
+   * as root.
+   */
+  static final int SERVICE_PORT = 8000;
 
   static final String WEB =
       """
@@ -77,9 +85,15 @@ final class RealWebTraffic {
         externalTrafficPolicy: Local
         selector: {app: web}
         ports:
-        - {port: 80, targetPort: %d}
+        - {port: %d, targetPort: %d}
       """
-          .formatted(RealNodeFiles.BUSYBOX_IMAGE, HTTP_PORT, HTTP_PORT, HTTP_PORT, HTTP_PORT);
+          .formatted(
+              RealNodeFiles.BUSYBOX_IMAGE,
+              HTTP_PORT,
+              HTTP_PORT,
+              HTTP_PORT,
+              SERVICE_PORT,
+              HTTP_PORT);
 
   private RealWebTraffic() {}
 
@@ -87,7 +101,11 @@ final class RealWebTraffic {
    * The web Deployment on the workers, and one request to each of them from the cluster network.
    */
   static LabResult.Traffic serveFromWorkers(
-      KubernetesClient admin, RealCluster cluster, Timeline timeline)
+      KubernetesClient admin,
+      RealCluster cluster,
+      Timeline timeline,
+      List<String> ccmNodes,
+      Map<String, Object> shown)
       throws InterruptedException, IOException {
     for (HasMetadata object :
         admin.load(new ByteArrayInputStream(WEB.getBytes(StandardCharsets.UTF_8))).items()) {
@@ -162,11 +180,129 @@ final class RealWebTraffic {
           pod.getSpec().getNodeName(),
           "kube-proxy's node port %d: %s".formatted(nodePort, body.get()));
     }
+    summary += "; through kube-proxy, the Service's node port: " + String.join(", ", viaNodePort);
+    if (ccmNodes.isEmpty()) {
+      return new LabResult.Traffic(
+          true,
+          summary
+              + "; the load balancer was not checked: its listener runs in the lab's process, off"
+              + " the nodes' network (build ccm4j's image to run the CCM, and its load balancers,"
+              + " on the nodes)");
+    }
+    return throughLoadBalancer(admin, cluster, timeline, ccmNodes, summary, shown);
+  }
+
+  /**
+   * A request through the {@code local} cloud's load balancer, which the CCM in ccm4j's image
+   * provisioned on the loopback of the node its leader runs on: the lab's cloud network fronts it
+   * on that node's address (a DNAT in the node's network namespace, as a cloud's public address
+   * leads to its load balancer), and the request goes from the cluster network to that address,
+   * then through the listener to a worker's node port, kube-proxy and the pod.
+   */
+  private static LabResult.Traffic throughLoadBalancer(
+      KubernetesClient admin,
+      RealCluster cluster,
+      Timeline timeline,
+      List<String> ccmNodes,
+      String summary,
+      Map<String, Object> shown)
+      throws InterruptedException, IOException {
+    String address = null;
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (address == null && System.nanoTime() < deadline) {
+      Service service = admin.services().inNamespace("default").withName("web").get();
+      var ingress =
+          service.getStatus() == null || service.getStatus().getLoadBalancer() == null
+              ? null
+              : service.getStatus().getLoadBalancer().getIngress();
+      if (ingress != null && !ingress.isEmpty()) {
+        address = ingress.getFirst().getIp();
+      } else {
+        Thread.sleep(500);
+      }
+    }
+    if (address == null) {
+      return new LabResult.Traffic(
+          false, summary + "; but the CCM gave the web Service no load balancer within 60 s");
+    }
+    timeline.record("web", "load balancer %s:%d provisioned".formatted(address, SERVICE_PORT));
+    String node = null;
+    for (String candidate : ccmNodes) {
+      String listening =
+          cluster.inNode(
+              candidate, List.of("ss", "-Hltn", "src", "%s:%d".formatted(address, SERVICE_PORT)));
+      if (!listening.isBlank()) {
+        node = candidate;
+        break;
+      }
+    }
+    if (node == null) {
+      return new LabResult.Traffic(
+          false,
+          summary
+              + "; but no node of a CCM pod (%s) listens on the load balancer's %s:%d"
+                  .formatted(String.join(", ", ccmNodes), address, SERVICE_PORT));
+    }
+    String nodeIp =
+        admin.nodes().withName(node).get().getStatus().getAddresses().stream()
+            .filter(a -> "InternalIP".equals(a.getType()))
+            .map(a -> a.getAddress())
+            .findFirst()
+            .orElseThrow();
+    cluster.inNode(node, List.of("sysctl", "-qw", "net.ipv4.conf.all.route_localnet=1"));
+    cluster.inNode(
+        node,
+        List.of(
+            "iptables",
+            "-t",
+            "nat",
+            "-I",
+            "PREROUTING",
+            "-d",
+            nodeIp,
+            "-p",
+            "tcp",
+            "--dport",
+            Integer.toString(SERVICE_PORT),
+            "-j",
+            "DNAT",
+            "--to-destination",
+            "%s:%d".formatted(address, SERVICE_PORT)));
+    timeline.record(
+        node,
+        "the lab's cloud network fronts the load balancer %s:%d at %s:%d"
+            .formatted(address, SERVICE_PORT, nodeIp, SERVICE_PORT));
+    String last = "";
+    Optional<String> body = Optional.empty();
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (body.isEmpty() && System.nanoTime() < until) {
+      last = cluster.httpGet(nodeIp, SERVICE_PORT);
+      body = body(last);
+      if (body.isEmpty()) {
+        Thread.sleep(500); // the load balancer has no healthy node yet
+      }
+    }
+    Map<String, Object> lb = new LinkedHashMap<>();
+    lb.put("address", "%s:%d".formatted(address, SERVICE_PORT));
+    lb.put("node", node);
+    lb.put("frontedAt", "%s:%d".formatted(nodeIp, SERVICE_PORT));
+    lb.put("answered", body.orElse(null));
+    shown.put("loadBalancer", lb);
+    if (body.isEmpty()) {
+      return new LabResult.Traffic(
+          false,
+          summary
+              + "; but the load balancer %s:%d on %s did not answer (GET http://%s:%d/ from the"
+                  .formatted(address, SERVICE_PORT, node, nodeIp, SERVICE_PORT)
+              + " cluster network): "
+              + (last.isBlank() ? "no answer" : last.strip()));
+    }
+    timeline.record("web", "load balancer: " + body.get());
     return new LabResult.Traffic(
         true,
         summary
-            + "; through kube-proxy, the Service's node port: "
-            + String.join(", ", viaNodePort));
+            + "; through the local cloud's load balancer %s:%d on %s (fronted at %s:%d): %s"
+                .formatted(address, SERVICE_PORT, node, nodeIp, SERVICE_PORT, body.get()));
   }
 
   /** The body of a 200 response, if it is one with a body. */

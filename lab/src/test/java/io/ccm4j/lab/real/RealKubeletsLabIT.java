@@ -71,7 +71,8 @@ class RealKubeletsLabIT {
                   .contains("10.77.0.21:8080 answered by worker-1")
                   // the real kube-proxy of each worker forwards the Service's node port to its pod
                   .containsPattern("node port: 10\\.77\\.0\\.2[01]:\\d+ answered by worker-")
-                  .containsPattern("10\\.77\\.0\\.21:\\d+ answered by worker-1 from pod IP 10\\.244\\.");
+                  .containsPattern(
+                      "10\\.77\\.0\\.21:\\d+ answered by worker-1 from pod IP 10\\.244\\.");
             });
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
     assertThat(json.get("kubelets").asText()).isEqualTo("real");
@@ -81,7 +82,11 @@ class RealKubeletsLabIT {
     for (JsonNode node : json.get("nodes")) {
       assertThat(node.get("kubeletVersion").asText()).isEqualTo(release);
       assertThat(node.get("containerRuntimeVersion").asText()).startsWith("containerd://");
-      assertThat(node.get("providerID").asText()).isEqualTo("sim://" + node.get("name").asText());
+      // ccm4j's image runs the local cloud (real load balancers); the lab's process the sim cloud
+      assertThat(node.get("providerID").asText())
+          .isEqualTo(
+              (RealCcmImage.find().isPresent() ? "local://" : "sim://")
+                  + node.get("name").asText());
     }
     // The recommended Deployment wants control-plane nodes, one replica per node.
     assertThat(json.get("ccmPods"))
@@ -108,6 +113,17 @@ class RealKubeletsLabIT {
     // With ccm4j's image built (as ./scripts/test does), the pods run it, imported from the
     // tarball; without it, a stand-in, and the lab runs their manager.
     Optional<RealCcmImage> image = RealCcmImage.find();
+    if (image.isPresent()) {
+      // a request from the cluster network through the local cloud's load balancer, which the
+      // CCM in its pod provisioned on its node, to a worker's node port, kube-proxy and a pod
+      assertThat(result.traffic().orElseThrow().summary())
+          .containsPattern(
+              "through the local cloud's load balancer 127\\.0\\.100\\.\\d+:8000 on cp-[01]"
+                  + " \\(fronted at 10\\.77\\.0\\.1[01]:8000\\): answered by worker-[01] from pod"
+                  + " IP 10\\.244\\.");
+      assertThat(json.at("/network/loadBalancer/answered").asText())
+          .startsWith("answered by worker-");
+    }
     for (JsonNode pod : json.get("ccmPods")) {
       if (image.isPresent()) {
         assertThat(pod.get("managerRunsIn").asText())

@@ -3,6 +3,7 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.api.WellKnownServices;
 import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -259,9 +260,15 @@ public final class LocalLoadBalancers implements LoadBalancer {
     return null;
   }
 
-  private static LoadBalancerStatus status(LocalLoadBalancer lb) {
+  /**
+   * Its address with {@code ipMode: Proxy}: the listener accepts every connection and opens its
+   * own to a node's port, so a real kube-proxy must not take the address for its own.
+   */
+  static LoadBalancerStatus status(LocalLoadBalancer lb) {
     return new LoadBalancerStatus(
-        List.of(LoadBalancerStatus.Ingress.ofIp(lb.address().getHostAddress())));
+        List.of(
+            new LoadBalancerStatus.Ingress(
+                lb.address().getHostAddress(), "", WellKnownServices.IP_MODE_PROXY)));
   }
 
   /** Health checks of every load balancer: called every health-check interval. */
