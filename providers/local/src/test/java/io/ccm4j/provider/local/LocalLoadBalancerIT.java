@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
-import io.ccm4j.cloudprovider.api.WellKnownServices;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownServices;
 import io.ccm4j.simulator.proxy.SimulatedKubeProxy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -187,8 +187,7 @@ class LocalLoadBalancerIT {
         .contains(
             // a proxy: a real kube-proxy leaves the address alone
             new LoadBalancerStatus(
-                List.of(
-                    new LoadBalancerStatus.Ingress(ip, "", WellKnownServices.IP_MODE_PROXY))));
+                List.of(new LoadBalancerStatus.Ingress(ip, "", WellKnownServices.IP_MODE_PROXY))));
   }
 
   @Test
