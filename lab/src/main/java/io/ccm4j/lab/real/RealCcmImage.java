@@ -56,11 +56,13 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
   static final String CLOUD_PROVIDER = "local";
 
   /**
-   * Its configuration: load balancer addresses on the node's loopback, health checks quick enough
-   * for a lab run.
+   * Its configuration: load balancer addresses on the node's loopback, the cluster network's
+   * addresses as backends (the other nodes' network namespaces on this machine), health checks
+   * quick enough for a lab run.
    */
   static final String CLOUD_CONFIG =
-      "addressPool: 127.0.100.0/24\nhealthCheck: {interval: 1s, timeout: 1s}\n";
+      "addressPool: 127.0.100.0/24\nbackendNetworks: [10.77.0.0/24]\n"
+          + "healthCheck: {interval: 1s, timeout: 1s}\n";
 
   /** The ConfigMap (in the CCM's namespace) with the lab's cloud configuration. */
   static final String CLOUD_CONFIG_MAP = "ccm4j-lab-cloud";

@@ -52,12 +52,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * a CCM of ccm4j's own runs ccm4j's container image, imported into the nodes, on the lab's cloud
  * ({@link RealCcmImage}); another project's, or ccm4j's when its image is not built, runs as a
  * stand-in container while the lab runs ccm4j's manager in its own process with the pod's arguments
- * ({@link RealCcmPods}); the lab's CNI ({@link RealCni}) writes each node's CNI configuration once the
- * CCM has initialised the node; bootstrapped when the CCM has initialised every node and every node
- * is Ready, a collision when two CCMs run without leader election. Then a busybox httpd Deployment
- * on the workers' pod network, behind a LoadBalancer Service, must answer requests from the cluster
- * network on its host port, its node port (each node's real kube-proxy) and, with ccm4j's image,
- * through the {@code local} cloud's load balancer ({@link RealWebTraffic}).
+ * ({@link RealCcmPods}); the lab's CNI ({@link RealCni}) writes each node's CNI configuration once
+ * the CCM has initialised the node; bootstrapped when the CCM has initialised every node and every
+ * node is Ready, a collision when two CCMs run without leader election. Then a busybox httpd
+ * Deployment on the workers' pod network, behind a LoadBalancer Service, must answer requests from
+ * the cluster network on its host port, its node port (each node's real kube-proxy) and, with
+ * ccm4j's image, through the {@code local} cloud's load balancer ({@link RealWebTraffic}).
  *
  * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
  * {@link RealCcmPods}', the requests {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
