@@ -348,6 +348,18 @@ public final class RealNodesLab {
                     RealCcmPods.waiting(admin, pod)));
       }
     }
+    List<String> waitingForTheCcm =
+        nodes.stream()
+            .map(RealCluster.Node::name)
+            .filter(
+                n ->
+                    !initialised.contains(n) && RealCni.written(cluster.nodeDirectory(n)).isEmpty())
+            .toList();
+    if (!waitingForTheCcm.isEmpty()) {
+      explanation.add(
+          "no CNI configuration on %s: the lab's CNI (%s) waits for the CCM to initialise the node"
+              .formatted(String.join(", ", waitingForTheCcm), RealCni.NAME));
+    }
     explanation.addAll(ccmPods.ownImageFailures(admin));
     if (ccmPods.noneStarted()) {
       explanation.add("no CCM pod runs on a real node, so no CCM runs");

@@ -166,7 +166,10 @@ class RealKubeletsLabIT {
             line ->
                 assertThat(line)
                     .contains("but its real kubelet does not run it")
-                    .contains("cni plugin not initialized"));
+                    .contains("cni plugin not initialized"))
+        .contains(
+            "no CNI configuration on cp-0, cp-1, worker-0, worker-1: the lab's CNI (ccm4j-lab-cni)"
+                + " waits for the CCM to initialise the node");
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-pod-network.json").toFile());
     assertThat(json.at("/network/cni"))
         .hasSize(4)
