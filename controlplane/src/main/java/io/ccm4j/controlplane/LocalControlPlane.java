@@ -60,6 +60,12 @@ public final class LocalControlPlane implements AutoCloseable {
   private static final String WORKLOAD_CONTROLLERS =
       "deployment,replicaset,daemonset,serviceaccount,serviceaccount-token,root-ca-cert-publisher";
 
+  /**
+   * The controllers kube-proxy needs besides: Services' EndpointSlices (and those mirrored from
+   * Endpoints).
+   */
+  private static final String ENDPOINT_SLICE_CONTROLLERS = "endpointslice,endpointslicemirroring";
+
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
   private final Path directory;
@@ -77,6 +83,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private Path directory;
     private boolean scheduler;
     private boolean controllerManager;
+    private boolean endpointSlices;
     private ControlPlaneBinaries binaries;
 
     private Builder() {}
@@ -106,6 +113,15 @@ public final class LocalControlPlane implements AutoCloseable {
       return this;
     }
 
+    /**
+     * With {@link #withControllerManager}: also the EndpointSlice controllers, for a real
+     * kube-proxy.
+     */
+    public Builder withEndpointSlices(boolean endpointSlices) {
+      this.endpointSlices = endpointSlices;
+      return this;
+    }
+
     public Builder binaries(ControlPlaneBinaries binaries) {
       this.binaries = binaries;
       return this;
@@ -120,7 +136,7 @@ public final class LocalControlPlane implements AutoCloseable {
                 directory == null,
                 binaries != null ? binaries : ControlPlaneBinaries.resolve());
         try {
-          controlPlane.start(scheduler, controllerManager);
+          controlPlane.start(scheduler, controllerManager, endpointSlices);
         } catch (RuntimeException | Error e) {
           controlPlane.close();
           throw e;
@@ -143,7 +159,8 @@ public final class LocalControlPlane implements AutoCloseable {
     this.binaries = binaries;
   }
 
-  private void start(boolean withScheduler, boolean withControllerManager) {
+  private void start(
+      boolean withScheduler, boolean withControllerManager, boolean withEndpointSlices) {
     long started = System.nanoTime();
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     try {
@@ -261,7 +278,9 @@ public final class LocalControlPlane implements AutoCloseable {
                 "--kubeconfig=" + kubeconfig,
                 "--authentication-kubeconfig=" + kubeconfig,
                 "--authorization-kubeconfig=" + kubeconfig,
-                "--controllers=" + WORKLOAD_CONTROLLERS,
+                "--controllers="
+                    + WORKLOAD_CONTROLLERS
+                    + (withEndpointSlices ? "," + ENDPOINT_SLICE_CONTROLLERS : ""),
                 "--service-account-private-key-file=" + pki.resolve("sa.key"),
                 "--root-ca-file=" + pki.resolve("ca.crt"),
                 "--use-service-account-credentials=true",

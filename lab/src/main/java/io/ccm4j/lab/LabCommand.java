@@ -57,8 +57,9 @@ public final class LabCommand implements Callable<Integer> {
       defaultValue = "simulated",
       description =
           "simulated (the default, and the scale tool) or real: two control-plane nodes and two"
-              + " workers, each a real kubelet with its own containerd in namespaces of its own"
-              + " (root, Linux; see docs/lab.md).")
+              + " workers, each a real kubelet with its own containerd and kube-proxy in"
+              + " namespaces of its own, and a CNI that waits for the CCM (root, Linux; see"
+              + " docs/lab.md).")
   String kubelets;
 
   @Option(

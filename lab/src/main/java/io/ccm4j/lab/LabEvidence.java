@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,8 @@ import java.util.function.Function;
  *
  * @param kubelets {@link #REAL} or {@link #SIMULATED}
  */
-public record LabEvidence(String kubelets, List<NodeInfo> nodes, List<CcmPod> ccmPods) {
+public record LabEvidence(
+    String kubelets, List<NodeInfo> nodes, List<CcmPod> ccmPods, Map<String, Object> network) {
 
   public static final String REAL = "real";
   public static final String SIMULATED = "simulated";
@@ -85,7 +87,17 @@ public record LabEvidence(String kubelets, List<NodeInfo> nodes, List<CcmPod> cc
               imageID,
               managerRunsIn.apply(pod)));
     }
-    return new LabEvidence(kubelets, nodes, ccmPods);
+    return new LabEvidence(kubelets, nodes, ccmPods, Map.of());
+  }
+
+  /**
+   * This evidence with what the pod network showed (on real nodes: when each node's CNI
+   * configuration was written, the pods' addresses, the load balancer's), written as {@code
+   * network}.
+   */
+  public LabEvidence withNetwork(Map<String, Object> shown) {
+    return new LabEvidence(
+        kubelets, nodes, ccmPods, Collections.unmodifiableMap(new LinkedHashMap<>(shown)));
   }
 
   /** Writes {@code lab-<scenario>.json} into the directory. */
@@ -104,6 +116,9 @@ public record LabEvidence(String kubelets, List<NodeInfo> nodes, List<CcmPod> cc
             .orElse(null));
     json.put("nodes", nodes);
     json.put("ccmPods", ccmPods);
+    if (!network.isEmpty()) {
+      json.put("network", network);
+    }
     Files.createDirectories(directory);
     Path file = directory.resolve("lab-" + result.scenario() + ".json");
     Files.writeString(

@@ -33,12 +33,12 @@ import java.util.concurrent.TimeUnit;
  * app/target/ccm4j-image.tar}, imported into every node's containerd under the tag it carries), and
  * the lab's copy of the CCM manifest that runs it. A CCM container of ccm4j's own ({@code run ...})
  * gets the image's tag ({@code imagePullPolicy: Never}), the lab's cloud ({@code
- * --cloud-provider=sim} with the lab's nodes as instances, from a ConfigMap) and the API server at
- * {@code 127.0.0.1:6443} of its node (a relay there; the {@code kubernetes} Service's ClusterIP
- * would need kube-proxy), a startup probe in front of its liveness probe (a JVM on the lab's few
- * busy cores may start slower than the manifest's initial delay), and keeps everything else: where
- * it is scheduled, its tolerations, host network, leader election and controllers, which decide the
- * verdict.
+ * --cloud-provider=local}: real load balancers; its configuration from a ConfigMap) and the API
+ * server at {@code 127.0.0.1:6443} of its node (a relay there; the {@code kubernetes} Service's
+ * ClusterIP would need kube-proxy), a startup probe in front of its liveness probe (a JVM on the
+ * lab's few busy cores may start slower than the manifest's initial delay), and keeps everything
+ * else: where it is scheduled, its tolerations, host network, leader election and controllers,
+ * which decide the verdict.
  *
  * @param tarball the image's docker-archive tarball
  * @param tag the tag it carries ({@code ccm4j:0.1.0})
@@ -48,6 +48,21 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
 
   /** Where the lab finds the tarball: this property, else {@code app/target} here or above. */
   static final String PROPERTY = "ccm4j.lab.image";
+
+  /**
+   * The cloud the CCM in ccm4j's image runs: {@code local}, whose load balancers are real listeners
+   * (on the loopback of the node the leader runs on) and whose instances are the Nodes themselves.
+   */
+  static final String CLOUD_PROVIDER = "local";
+
+  /**
+   * Its configuration: load balancer addresses on the node's loopback, the cluster network's
+   * addresses as backends (the other nodes' network namespaces on this machine), health checks
+   * quick enough for a lab run.
+   */
+  static final String CLOUD_CONFIG =
+      "addressPool: 127.0.100.0/24\nbackendNetworks: [10.77.0.0/24]\n"
+          + "healthCheck: {interval: 1s, timeout: 1s}\n";
 
   /** The ConfigMap (in the CCM's namespace) with the lab's cloud configuration. */
   static final String CLOUD_CONFIG_MAP = "ccm4j-lab-cloud";
@@ -154,7 +169,7 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
           args.add(word);
         }
       }
-      args.add("--cloud-provider=sim");
+      args.add("--cloud-provider=" + CLOUD_PROVIDER);
       args.add("--cloud-config=" + CLOUD_CONFIG_DIRECTORY + "/cloud.yaml");
       container.setCommand(null);
       container.setArgs(args);

@@ -161,6 +161,15 @@ final class RealCcmPods implements AutoCloseable {
         name, pod.getSpec().getNodeName());
   }
 
+  /** The nodes of the running CCM pods of ccm4j's image (where its load balancers listen). */
+  List<String> ownImageNodes(KubernetesClient admin) {
+    return admin.pods().inAnyNamespace().list().getItems().stream()
+        .filter(p -> ownImagePods.contains(p.getMetadata().getName()) && runsOnItsNode(p))
+        .map(p -> p.getSpec().getNodeName())
+        .distinct()
+        .toList();
+  }
+
   /** How many managers run without leader election. */
   int managersWithoutElection() {
     return managersWithoutElection;

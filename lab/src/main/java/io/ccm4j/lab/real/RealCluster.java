@@ -96,7 +96,8 @@ public final class RealCluster implements AutoCloseable {
       removeCgroups(List.of());
       deleteTree(directory.resolve("nodes"));
       deleteTree(directory.resolve("images"));
-      for (String script : List.of("cluster-network.sh", "real-node.sh", "node-images.sh")) {
+      for (String script :
+          List.of("cluster-network.sh", "real-node.sh", "node-images.sh", "cni-agent.sh")) {
         try (InputStream in = RealCluster.class.getResourceAsStream(script)) {
           if (in == null) {
             throw new IllegalStateException(script + " is missing from the class path");
@@ -232,6 +233,21 @@ public final class RealCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs a command in a node's network namespace (as a cloud's network would act on it); its
+   * output.
+   */
+  public String inNode(String node, List<String> command) throws IOException {
+    Process process = nodes.get(node);
+    if (process == null) {
+      throw new IllegalArgumentException("no node " + node);
+    }
+    List<String> full =
+        new ArrayList<>(List.of("nsenter", "--net=/proc/%d/ns/net".formatted(firstChild(process))));
+    full.addAll(command);
+    return runToEnd(full, node + ": " + String.join(" ", command));
+  }
+
   /** The directory of a node's configuration and logs. */
   public Path nodeDirectory(String node) {
     return directory.resolve("nodes").resolve(node);
@@ -303,7 +319,7 @@ public final class RealCluster implements AutoCloseable {
     runToEnd(full, String.join(" ", command));
   }
 
-  private void runToEnd(List<String> command, String what) throws IOException {
+  private String runToEnd(List<String> command, String what) throws IOException {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("PATH", binaries + ":" + PATH);
     Process process = builder.start();
@@ -313,6 +329,7 @@ public final class RealCluster implements AutoCloseable {
       if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
         throw new IOException(what + " failed: " + output.strip());
       }
+      return output;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(what + " was interrupted", e);

@@ -22,9 +22,9 @@ final class RealNodeFiles {
   /**
    * containerd 1.6, config version 2: its own paths in the node's private {@code /run} and {@code
    * /var/lib}, no debug or metrics listeners, overlayfs, runc with cgroupfs, the lab's pause image,
-   * CNI configuration in the node's own {@code /run/cni/net.d}. {@code restrict_oom_score_adj}:
-   * root here may lack CAP_SYS_RESOURCE, and runc then fails every sandbox ("can't get final
-   * child's PID from pipe") when it writes the kubelet's negative oom_score_adj.
+   * CNI configuration in the node's {@code /etc/cni/net.d} (an overlay of its own). {@code
+   * restrict_oom_score_adj}: root here may lack CAP_SYS_RESOURCE, and runc then fails every sandbox
+   * ("can't get final child's PID from pipe") when it writes the kubelet's negative oom_score_adj.
    */
   static String containerdConfig() {
     return """
@@ -44,7 +44,7 @@ final class RealNodeFiles {
           restrict_oom_score_adj = true
           [plugins."io.containerd.grpc.v1.cri".cni]
             bin_dir = "/usr/lib/cni"
-            conf_dir = "/run/cni/net.d"
+            conf_dir = "/etc/cni/net.d"
           [plugins."io.containerd.grpc.v1.cri".containerd]
             snapshotter = "overlayfs"
             default_runtime_name = "runc"

@@ -35,8 +35,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -50,15 +52,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * a CCM of ccm4j's own runs ccm4j's container image, imported into the nodes, on the lab's cloud
  * ({@link RealCcmImage}); another project's, or ccm4j's when its image is not built, runs as a
  * stand-in container while the lab runs ccm4j's manager in its own process with the pod's arguments
- * ({@link RealCcmPods}); bootstrapped when the CCM has initialised every node, a collision when two
- * CCMs run without leader election. Then a busybox httpd Deployment (host network) runs on the
- * workers and a request from the cluster network to a worker's address must be answered.
+ * ({@link RealCcmPods}); the lab's CNI ({@link RealCni}) writes each node's CNI configuration once
+ * the CCM has initialised the node; bootstrapped when the CCM has initialised every node and every
+ * node is Ready, a collision when two CCMs run without leader election. Then a busybox httpd
+ * Deployment on the workers' pod network, behind a LoadBalancer Service, must answer requests from
+ * the cluster network on its host port, its node port (each node's real kube-proxy) and, with
+ * ccm4j's image, through the {@code local} cloud's load balancer ({@link RealWebTraffic}).
  *
  * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
- * {@link RealCcmPods}', the request {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
+ * {@link RealCcmPods}', the requests {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
  *
- * <p>Not yet on real nodes: a CNI (nodes stay NotReady, pods use the host network), kube-proxy and
- * the {@code local} load balancers (the request goes to the node, not through a load balancer).
+ * <p>Not yet on real nodes: routes between the nodes' pod networks.
  */
 public final class RealNodesLab {
 
@@ -66,6 +70,9 @@ public final class RealNodesLab {
   private final PrintStream out;
   private final Timeline timeline = new Timeline();
   private RealCcmPods ccmPods;
+
+  /** What the traffic check showed (the load balancer), for the evidence. */
+  private final Map<String, Object> shown = new LinkedHashMap<>();
 
   public RealNodesLab(Duration timeout, PrintStream out) {
     this.timeout = timeout;
@@ -129,13 +136,14 @@ public final class RealNodesLab {
                 .binaries(binaries)
                 .withScheduler(true)
                 .withControllerManager(true)
+                .withEndpointSlices(true)
                 .start();
         KubernetesClient admin = controlPlane.newClient();
         LocalCloud local =
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
                     .formatted(loopback))) {
-      List<HasMetadata> objects = labManifest(admin, manifest, image, nodes);
+      List<HasMetadata> objects = labManifest(admin, manifest, image);
       try (RealCluster cluster =
           RealCluster.open(
               binaries.directory(),
@@ -205,6 +213,14 @@ public final class RealNodesLab {
             timeline.record("node-lifecycle", "watching node health");
             try {
               timeline.startBootstrap();
+              boolean podCidrFromNode = allocatesNodeCidrs(manifest);
+              RealCni.apply(admin, podCidrFromNode);
+              timeline.record(
+                  "cni",
+                  "applied the lab's CNI, DaemonSet %s (image %s): it writes a node's CNI"
+                          .formatted(RealCni.NAME, RealCni.IMAGE)
+                      + " configuration once the CCM has initialised the Node"
+                      + (podCidrFromNode ? " and allocated its pod CIDR" : ""));
               apply(admin, Scenarios.rbac());
               for (HasMetadata object : objects) {
                 admin.resource(object).createOr(existing -> existing.update());
@@ -216,14 +232,16 @@ public final class RealNodesLab {
                           i ->
                               "applied RBAC and the lab's copy of the CCM manifest: ccm4j's image %s,"
                                       .formatted(i.tag())
-                                  + " the lab's cloud (sim, ConfigMap %s), the API server at %s:%s"
+                                  + " the %s cloud (ConfigMap %s), the API server at %s:%s"
                                       .formatted(
+                                          RealCcmImage.CLOUD_PROVIDER,
                                           RealCcmImage.CLOUD_CONFIG_MAP,
                                           RealCcmImage.API_SERVER_HOST,
                                           RealCcmImage.API_SERVER_PORT)
                                   + " of its node")
                       .orElse("applied RBAC and the CCM manifest"));
-              return watch(scenario, admin, cluster, nodes).withEvidence(evidence(admin));
+              return watch(scenario, admin, cluster, nodes)
+                  .withEvidence(evidence(admin, cluster, nodes));
             } finally {
               pods.stopManagers();
               nodeLifecycle.close();
@@ -239,6 +257,8 @@ public final class RealNodesLab {
       throws InterruptedException, IOException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Set<String> initialised = new LinkedHashSet<>();
+    Set<String> networked = new LinkedHashSet<>();
+    Set<String> ready = new LinkedHashSet<>();
     while (System.nanoTime() < deadline) {
       ccmPods.startNewlyRunning(admin);
       for (RealCluster.Node node : nodes) {
@@ -252,6 +272,22 @@ public final class RealNodesLab {
                   .formatted(current.getSpec().getProviderID(), addresses(current)));
           out.printf("lab: %s initialised by the CCM%n", node.name());
         }
+        Optional<RealCni.Written> cni = RealCni.written(cluster.nodeDirectory(node.name()));
+        if (cni.isPresent() && networked.add(node.name())) {
+          timeline.record(
+              node.name(),
+              "CNI configuration written by %s: pod subnet %s"
+                  .formatted(RealCni.NAME, cni.get().subnet()));
+          out.printf(
+              "lab: %s: CNI configuration written (pod subnet %s)%n",
+              node.name(), cni.get().subnet());
+        }
+        if (current != null
+            && "True".equals(NodeConditions.readyStatus(current))
+            && ready.add(node.name())) {
+          timeline.record(node.name(), "Ready (its kubelet reports NetworkReady)");
+          out.printf("lab: %s Ready%n", node.name());
+        }
       }
       if (ccmPods.managersWithoutElection() >= 2) {
         double seconds = timeline.elapsedSeconds();
@@ -263,11 +299,16 @@ public final class RealNodesLab {
         return new LabResult(
             scenario, LabResult.COLLISION, seconds, explanation, timeline, Optional.empty());
       }
-      if (initialised.size() == nodes.size()) {
+      if (initialised.size() == nodes.size() && ready.size() == nodes.size()) {
         double seconds = timeline.elapsedSeconds();
-        timeline.record("verdict", "bootstrapped: the CCM initialised every real node");
+        timeline.record(
+            "verdict",
+            "bootstrapped: the CCM initialised every real node, and every node is Ready on the"
+                + " lab's CNI");
         Optional<LabResult.Traffic> traffic =
-            Optional.of(RealWebTraffic.serveFromWorkers(admin, cluster, timeline));
+            Optional.of(
+                RealWebTraffic.serveFromWorkers(
+                    admin, cluster, timeline, ccmPods.ownImageNodes(admin), shown));
         return new LabResult(
             scenario, LabResult.BOOTSTRAPPED, seconds, List.of(), timeline, traffic);
       }
@@ -280,6 +321,11 @@ public final class RealNodesLab {
         explanation.add(
             "%s: still %s (its real kubelet registered it so; only a CCM removes it)"
                 .formatted(node.name(), WellKnownTaints.UNINITIALIZED));
+      } else if (!ready.contains(node.name())) {
+        Node current = admin.nodes().withName(node.name()).get();
+        explanation.add(
+            "%s: initialised but not Ready: %s"
+                .formatted(node.name(), current == null ? "gone" : notReady(current)));
       }
     }
     for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
@@ -302,6 +348,18 @@ public final class RealNodesLab {
                     RealCcmPods.waiting(admin, pod)));
       }
     }
+    List<String> waitingForTheCcm =
+        nodes.stream()
+            .map(RealCluster.Node::name)
+            .filter(
+                n ->
+                    !initialised.contains(n) && RealCni.written(cluster.nodeDirectory(n)).isEmpty())
+            .toList();
+    if (!waitingForTheCcm.isEmpty()) {
+      explanation.add(
+          "no CNI configuration on %s: the lab's CNI (%s) waits for the CCM to initialise the node"
+              .formatted(String.join(", ", waitingForTheCcm), RealCni.NAME));
+    }
     explanation.addAll(ccmPods.ownImageFailures(admin));
     if (ccmPods.noneStarted()) {
       explanation.add("no CCM pod runs on a real node, so no CCM runs");
@@ -309,6 +367,13 @@ public final class RealNodesLab {
     timeline.record("verdict", "deadlocked: " + String.join("; ", explanation));
     return new LabResult(
         scenario, LabResult.DEADLOCKED, seconds, explanation, timeline, Optional.empty());
+  }
+
+  /** The message of a node's Ready condition. */
+  private static String notReady(Node node) {
+    return NodeConditions.find(node, NodeConditions.READY)
+        .map(c -> c.getReason() + ": " + c.getMessage())
+        .orElse("no Ready condition");
   }
 
   private Node awaitNode(KubernetesClient admin, String name, RealCluster cluster)
@@ -331,13 +396,10 @@ public final class RealNodesLab {
    * that image on the lab's cloud ({@link RealCcmImage#rewrite}).
    */
   private static List<HasMetadata> labManifest(
-      KubernetesClient admin,
-      String manifest,
-      Optional<RealCcmImage> image,
-      List<RealCluster.Node> nodes) {
+      KubernetesClient admin, String manifest, Optional<RealCcmImage> image) {
     List<HasMetadata> objects =
         admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
-    return image.map(i -> i.rewrite(objects, cloudConfig(nodes))).orElse(objects);
+    return image.map(i -> i.rewrite(objects, RealCcmImage.CLOUD_CONFIG)).orElse(objects);
   }
 
   /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
@@ -345,6 +407,16 @@ public final class RealNodesLab {
     try {
       return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
           .anyMatch(CcmWorkload::createsRoutes);
+    } catch (ManifestException e) {
+      return false; // applying it reports what is wrong with it
+    }
+  }
+
+  /** Whether the manifest's CCM allocates node CIDRs: the CNI then waits for the Node's. */
+  private static boolean allocatesNodeCidrs(String manifest) {
+    try {
+      return Doctor.workloads(Manifests.read(manifest, Path.of("the CCM manifest"))).stream()
+          .anyMatch(CcmWorkload::allocatesNodeCidrs);
     } catch (ManifestException e) {
       return false; // applying it reports what is wrong with it
     }
@@ -376,8 +448,11 @@ public final class RealNodesLab {
   /**
    * For the report and the JSON beside it: per node its kubelet and runtime, per CCM pod its image.
    */
-  private LabEvidence evidence(KubernetesClient admin) {
-    LabEvidence evidence = LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn);
+  private LabEvidence evidence(
+      KubernetesClient admin, RealCluster cluster, List<RealCluster.Node> nodes) {
+    LabEvidence evidence =
+        LabEvidence.collect(admin, LabEvidence.REAL, ccmPods::managerRunsIn)
+            .withNetwork(network(admin, cluster, nodes));
     timeline.record(
         "nodes",
         "real kubelets: "
@@ -388,6 +463,41 @@ public final class RealNodesLab {
                             .formatted(n.name(), n.kubeletVersion(), n.containerRuntimeVersion()))
                 .toList());
     return evidence;
+  }
+
+  /**
+   * What the pod network showed: per node when the CNI agent wrote its configuration and the pod
+   * subnet in it, and every pod on the pod network with its address.
+   */
+  private Map<String, Object> network(
+      KubernetesClient admin, RealCluster cluster, List<RealCluster.Node> nodes) {
+    List<Map<String, Object>> cni = new ArrayList<>();
+    for (RealCluster.Node node : nodes) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("node", node.name());
+      Optional<RealCni.Written> written = RealCni.written(cluster.nodeDirectory(node.name()));
+      entry.put("configWrittenAt", written.map(w -> w.at().toString()).orElse(null));
+      entry.put("podSubnet", written.map(RealCni.Written::subnet).orElse(null));
+      cni.add(entry);
+    }
+    List<Map<String, Object>> pods = new ArrayList<>();
+    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
+      if (Boolean.TRUE.equals(pod.getSpec().getHostNetwork())
+          || pod.getStatus() == null
+          || pod.getStatus().getPodIP() == null) {
+        continue;
+      }
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("pod", pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+      entry.put("node", pod.getSpec().getNodeName());
+      entry.put("podIP", pod.getStatus().getPodIP());
+      pods.add(entry);
+    }
+    Map<String, Object> network = new LinkedHashMap<>();
+    network.put("cni", cni);
+    network.put("podNetworkPods", pods);
+    network.putAll(shown);
+    return network;
   }
 
   private static List<String> taintKeys(Node node) {

@@ -3,8 +3,8 @@
 # process of the node's own network, mount and PID namespaces. It waits for its eth0 (the lab creates a veth
 # pair from the cluster network's bridge to this namespace: an `ip link ... netns <PID>` needs this process's PID
 # as this machine sees it, which only the lab knows), takes its address, hides /run, /var/lib and /var/log behind tmpfs mounts of its own (the kubelet and containerd 1.6 use
-# fixed paths there), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
-# images and starts the kubelet. It lives until standard input closes (the lab ends, or dies): then the kernel
+# fixed paths there) and /etc behind an overlay (the CNI configuration), mounts its own /proc, creates the node's cgroup root, starts containerd, imports the
+# images and starts the kubelet and kube-proxy. It lives until standard input closes (the lab ends, or dies): then the kernel
 # kills every process of the PID namespace (kubelet, containerd, shims, containers) and the namespaces, with
 # their mounts and links, go. Left on the machine: the empty cgroups, which the lab removes.
 # Arguments: <node name> <node IP> <node directory> <lab directory>
@@ -37,7 +37,12 @@ hostname "$name"
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=755 tmpfs /var/lib
 mount -t tmpfs -o mode=755 tmpfs /var/log
-mkdir -p /run/containerd /run/cni/net.d /var/lib/kubelet /var/log/pods /var/log/containers "$dir/pods"
+# The node's own /etc: an overlay whose changes (the CNI agent's /etc/cni/net.d) stay in the node's directory,
+# where the lab reads them; this machine's /etc is never written.
+mkdir -p "$dir/etc" "$dir/etc-work"
+mount -t overlay overlay -o lowerdir=/etc,upperdir="$dir/etc",workdir="$dir/etc-work" /etc
+mkdir -p /etc/cni/net.d
+mkdir -p /run/containerd /var/lib/kubelet /var/log/pods /var/log/containers "$dir/pods"
 # The pods' logs stay in the node's directory for reading (a bind mount in the node's own mount namespace).
 mount --bind "$dir/pods" /var/log/pods
 containerd --config "$dir/containerd.toml" >"$dir/containerd.log" 2>&1 &
@@ -52,5 +57,10 @@ done
 kubelet --config="$dir/kubelet.yaml" --kubeconfig="$dir/kubeconfig" --cloud-provider=external \
   --hostname-override="$name" --node-ip="$ip" --root-dir=/var/lib/kubelet ${KUBELET_EXTRA_ARGS:-} \
   --v=1 >"$dir/kubelet.log" 2>&1 &
+# kube-proxy of the same release, iptables mode, in this network namespace only; it leaves the conntrack
+# table's size (host-wide) as it is and its own OOM score as it is (root here may lack CAP_SYS_RESOURCE).
+kube-proxy --kubeconfig="$dir/kubeconfig" --hostname-override="$name" --proxy-mode=iptables \
+  --cluster-cidr=10.244.0.0/16 --nodeport-addresses=primary --conntrack-max-per-core=0 --oom-score-adj=0 \
+  --v=1 >"$dir/kube-proxy.log" 2>&1 &
 echo ready
 cat >/dev/null

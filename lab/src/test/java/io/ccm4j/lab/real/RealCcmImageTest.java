@@ -61,10 +61,11 @@ class RealCcmImageTest {
         CcmWorkload.ccmContainer(deployment.getSpec().getTemplate().getSpec()).orElseThrow();
     assertThat(ccm.getImage()).isEqualTo("ccm4j:lab");
     assertThat(ccm.getImagePullPolicy()).isEqualTo("Never");
-    // its own arguments kept (leader election decides a verdict), the lab's cloud added
+    // its own arguments kept (leader election decides a verdict), the local cloud added (real
+    // load balancers)
     assertThat(ccm.getArgs())
         .containsSubsequence("run", "--leader-elect=true")
-        .endsWith("--cloud-provider=sim", "--cloud-config=/etc/ccm4j-lab/cloud.yaml");
+        .endsWith("--cloud-provider=local", "--cloud-config=/etc/ccm4j-lab/cloud.yaml");
     // no kube-proxy on the real nodes: the API server on the node's loopback, not the ClusterIP
     assertThat(ccm.getEnv())
         .extracting(EnvVar::getName, EnvVar::getValue)

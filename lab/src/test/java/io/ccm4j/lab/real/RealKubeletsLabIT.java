@@ -26,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The lab on real kubelets (root, Linux, overlayfs, Debian's containerd, runc, busybox-static and
  * socat; skipped with the one missing capability elsewhere): four real kubelets of the control
  * plane's release register with the uninitialized taint; the recommended manifest's CCM runs on the
- * two control-plane nodes and initialises them, and real pods answer; a manifest whose CCM does not
- * tolerate the uninitialized taint deadlocks as on simulated kubelets. Nothing is left running,
- * mounted or changed afterwards.
+ * two control-plane nodes and initialises them, the lab's CNI then brings up each node's pod
+ * network (the nodes become Ready), and real pods on it answer; a CCM off the host network never
+ * starts (the CNI waits for the CCM); a manifest whose CCM does not tolerate the uninitialized
+ * taint deadlocks as on simulated kubelets. Nothing is left running, mounted or changed afterwards.
  */
 class RealKubeletsLabIT {
 
@@ -67,7 +68,11 @@ class RealKubeletsLabIT {
               assertThat(t.answered()).as(t.summary()).isTrue();
               assertThat(t.summary())
                   .contains("10.77.0.20:8080 answered by worker-0")
-                  .contains("10.77.0.21:8080 answered by worker-1");
+                  .contains("10.77.0.21:8080 answered by worker-1")
+                  // the real kube-proxy of each worker forwards the Service's node port to its pod
+                  .containsPattern("node port: 10\\.77\\.0\\.2[01]:\\d+ answered by worker-")
+                  .containsPattern(
+                      "10\\.77\\.0\\.21:\\d+ answered by worker-1 from pod IP 10\\.244\\.");
             });
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-recommended.json").toFile());
     assertThat(json.get("kubelets").asText()).isEqualTo("real");
@@ -77,7 +82,11 @@ class RealKubeletsLabIT {
     for (JsonNode node : json.get("nodes")) {
       assertThat(node.get("kubeletVersion").asText()).isEqualTo(release);
       assertThat(node.get("containerRuntimeVersion").asText()).startsWith("containerd://");
-      assertThat(node.get("providerID").asText()).isEqualTo("sim://" + node.get("name").asText());
+      // ccm4j's image runs the local cloud (real load balancers); the lab's process the sim cloud
+      assertThat(node.get("providerID").asText())
+          .isEqualTo(
+              (RealCcmImage.find().isPresent() ? "local://" : "sim://")
+                  + node.get("name").asText());
     }
     // The recommended Deployment wants control-plane nodes, one replica per node.
     assertThat(json.get("ccmPods"))
@@ -85,9 +94,36 @@ class RealKubeletsLabIT {
         .containsExactlyInAnyOrder("cp-0", "cp-1");
     assertThat(result.timeline().entries())
         .anySatisfy(e -> assertThat(e.what()).startsWith("real kubelets: "));
+    // The lab's CNI wrote each node's configuration once the CCM had initialised it: every node
+    // Ready (no not-ready taint left), the web pods on the pod network.
+    for (JsonNode node : json.get("nodes")) {
+      assertThat(node.get("taints").toString()).doesNotContain("node.kubernetes.io/not-ready");
+    }
+    assertThat(json.at("/network/cni"))
+        .hasSize(4)
+        .allSatisfy(
+            cni -> {
+              assertThat(cni.get("configWrittenAt").asText()).isNotBlank();
+              assertThat(cni.get("podSubnet").asText()).startsWith("10.244.");
+            });
+    assertThat(json.at("/network/podNetworkPods"))
+        .filteredOn(pod -> pod.get("pod").asText().startsWith("default/web-"))
+        .hasSize(2)
+        .allSatisfy(pod -> assertThat(pod.get("podIP").asText()).startsWith("10.244."));
     // With ccm4j's image built (as ./scripts/test does), the pods run it, imported from the
     // tarball; without it, a stand-in, and the lab runs their manager.
     Optional<RealCcmImage> image = RealCcmImage.find();
+    if (image.isPresent()) {
+      // a request from the cluster network through the local cloud's load balancer, which the
+      // CCM in its pod provisioned on its node, to a worker's node port, kube-proxy and a pod
+      assertThat(result.traffic().orElseThrow().summary())
+          .containsPattern(
+              "through the local cloud's load balancer 127\\.0\\.100\\.\\d+:8000 on cp-[01]"
+                  + " \\(fronted at 10\\.77\\.0\\.1[01]:8000\\): answered by worker-[01] from pod"
+                  + " IP 10\\.244\\.");
+      assertThat(json.at("/network/loadBalancer/answered").asText())
+          .startsWith("answered by worker-");
+    }
     for (JsonNode pod : json.get("ccmPods")) {
       if (image.isPresent()) {
         assertThat(pod.get("managerRunsIn").asText())
@@ -117,19 +153,27 @@ class RealKubeletsLabIT {
   }
 
   @Test
-  void aCcmWithoutTheHostNetworkIsNeverStartedByARealKubeletWithoutCni() throws Exception {
+  void aCcmWithoutTheHostNetworkIsNeverStartedBecauseTheCniWaitsForTheCcm() throws Exception {
     List<String> flagsBefore = kernelFlags();
 
     LabResult result = run("pod-network", Duration.ofSeconds(30));
 
     assertThat(result.verdict()).isEqualTo(LabResult.DEADLOCKED);
-    // bound by the scheduler, but the real kubelet does not create its sandbox: no CNI
+    // bound by the scheduler, but the real kubelet does not create its sandbox: the lab's CNI
+    // writes no configuration before the CCM has initialised the node
     assertThat(result.explanation())
         .anySatisfy(
             line ->
                 assertThat(line)
                     .contains("but its real kubelet does not run it")
-                    .contains("cni plugin not initialized"));
+                    .contains("cni plugin not initialized"))
+        .contains(
+            "no CNI configuration on cp-0, cp-1, worker-0, worker-1: the lab's CNI (ccm4j-lab-cni)"
+                + " waits for the CCM to initialise the node");
+    JsonNode json = new ObjectMapper().readTree(report.resolve("lab-pod-network.json").toFile());
+    assertThat(json.at("/network/cni"))
+        .hasSize(4)
+        .allSatisfy(cni -> assertThat(cni.get("configWrittenAt").isNull()).isTrue());
     assertNothingLeft(flagsBefore);
   }
 

@@ -37,7 +37,7 @@ class RealNodeFilesTest {
             "SystemdCgroup = false",
             "snapshotter = \"overlayfs\"",
             "sandbox_image = \"registry.k8s.io/pause:3.10\"",
-            "conf_dir = \"/run/cni/net.d\"",
+            "conf_dir = \"/etc/cni/net.d\"",
             "address = \"/run/containerd/containerd.sock\"");
   }
 

@@ -25,5 +25,13 @@ public final class WellKnownServices {
    */
   public static final String IP_MODE_VIP = "VIP";
 
+  /**
+   * {@code status.loadBalancer.ingress[].ipMode} of a load balancer that proxies: it accepts the
+   * connection itself and opens its own to a node. kube-proxy then leaves traffic to that IP alone
+   * (with {@code VIP} it would short-circuit it on every node, and drop it on a node without a
+   * local endpoint when {@code externalTrafficPolicy} is {@code Local}).
+   */
+  public static final String IP_MODE_PROXY = "Proxy";
+
   private WellKnownServices() {}
 }

@@ -1,6 +1,7 @@
 package io.ccm4j.provider.local;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 
 /**
  * The {@code --cloud-config} of the {@code local} provider, as written; every field is optional.
@@ -19,6 +20,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *   healthyThreshold: 1           # consecutive successes before a node gets new connections
  *   unhealthyThreshold: 2         # consecutive failures before it gets none
  *   kubeProxyPort: 10256          # kube-proxy's /healthz, checked for externalTrafficPolicy: Cluster
+ * backendNetworks: []            # private IPv4 networks of this machine's other network namespaces
+ *                                # (e.g. a lab's nodes behind a bridge) whose node addresses are backends
  * </pre>
  */
 public record LocalCloudConfig(
@@ -28,7 +31,8 @@ public record LocalCloudConfig(
     @JsonProperty("drainTimeout") String drainTimeout,
     @JsonProperty("udpIdleTimeout") String udpIdleTimeout,
     @JsonProperty("udpMaxSessions") Integer udpMaxSessions,
-    @JsonProperty("healthCheck") HealthCheck healthCheck) {
+    @JsonProperty("healthCheck") HealthCheck healthCheck,
+    @JsonProperty("backendNetworks") List<String> backendNetworks) {
 
   /** How backend nodes are checked. */
   public record HealthCheck(

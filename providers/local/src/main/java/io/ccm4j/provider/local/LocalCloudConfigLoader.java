@@ -6,7 +6,9 @@ import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.net.Cidr;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.stream.Collectors;
 
 /** Reads and checks a {@link LocalCloudConfig}; every error names the source and the field. */
@@ -50,7 +52,8 @@ final class LocalCloudConfigLoader {
             atLeastOne(hc.healthyThreshold(), d.healthyThreshold(), source, "healthyThreshold"),
             atLeastOne(
                 hc.unhealthyThreshold(), d.unhealthyThreshold(), source, "unhealthyThreshold"),
-            hc.kubeProxyPort() == null ? d.kubeProxyHealthPort() : hc.kubeProxyPort());
+            hc.kubeProxyPort() == null ? d.kubeProxyHealthPort() : hc.kubeProxyPort(),
+            backendNetworks(config.backendNetworks(), source));
     require(
         settings.kubeProxyHealthPort() >= 1 && settings.kubeProxyHealthPort() <= 65535,
         source,
@@ -106,6 +109,41 @@ final class LocalCloudConfigLoader {
         "must be an IPv4 loopback network between /8 and /30 inside 127.0.0.0/8, got " + text);
     return pool;
   }
+
+  /**
+   * Networks of this machine that are not this network namespace's own (a lab's nodes in network
+   * namespaces of their own, behind a bridge): private IPv4 only, so that traffic never leaves for
+   * the internet.
+   */
+  private static List<Cidr> backendNetworks(List<String> texts, String source)
+      throws CloudConfigException {
+    if (texts == null) {
+      return List.of();
+    }
+    List<Cidr> networks = new ArrayList<>();
+    for (String text : texts) {
+      Cidr network;
+      try {
+        network = Cidr.parse(String.valueOf(text));
+      } catch (IllegalArgumentException e) {
+        throw new CloudConfigException(
+            "%s: field \"backendNetworks\": %s".formatted(source, e.getMessage()));
+      }
+      require(
+          network.family() == Cidr.Family.IPv4
+              && PRIVATE.stream().anyMatch(p -> p.contains(network)),
+          source,
+          "backendNetworks",
+          "must be private IPv4 networks (inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16),"
+              + " got "
+              + text);
+      networks.add(network);
+    }
+    return List.copyOf(networks);
+  }
+
+  private static final List<Cidr> PRIVATE =
+      List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("172.16.0.0/12"), Cidr.parse("192.168.0.0/16"));
 
   private static LocalCloudSettings.Balancing balancing(String text, String source)
       throws CloudConfigException {

@@ -2,6 +2,7 @@ package io.ccm4j.provider.local;
 
 import io.ccm4j.cloudprovider.net.Cidr;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The checked settings of the {@code local} cloud ({@link LocalCloudConfig} with its defaults
@@ -18,7 +19,8 @@ public record LocalCloudSettings(
     Duration healthCheckTimeout,
     int healthyThreshold,
     int unhealthyThreshold,
-    int kubeProxyHealthPort) {
+    int kubeProxyHealthPort,
+    List<Cidr> backendNetworks) {
 
   /** How a load balancer picks a backend for a new connection or UDP session. */
   public enum Balancing {
@@ -47,7 +49,8 @@ public record LocalCloudSettings(
         Duration.ofSeconds(1),
         1,
         2,
-        KUBE_PROXY_HEALTHZ_PORT);
+        KUBE_PROXY_HEALTHZ_PORT,
+        List.of());
   }
 
   /** The pool as written, e.g. {@code 127.0.100.0/24}. */

@@ -3,6 +3,8 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.api.WellKnownServices;
+import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -133,7 +135,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
         byName.put(name, lb);
         log.info("local load balancer {} for {} at {}", name, key, lb.address().getHostAddress());
       }
-      lb.setBackends(targets(nodes));
+      lb.setBackends(targets(nodes, settings.backendNetworks()));
       return status(lb);
     } finally {
       lock.unlock();
@@ -150,7 +152,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
         throw new CloudException(
             "%s: no load balancer to update".formatted(ServiceLoadBalancerSpec.key(service)));
       }
-      lb.setBackends(targets(nodes));
+      lb.setBackends(targets(nodes, settings.backendNetworks()));
     } finally {
       lock.unlock();
     }
@@ -197,10 +199,11 @@ public final class LocalLoadBalancers implements LoadBalancer {
 
   /**
    * Each node's first InternalIP (else its provided node IP); nodes with neither are skipped, and
-   * so are nodes whose address is not on this machine: the {@code local} cloud never sends traffic
-   * (or health checks) off the host.
+   * so are nodes whose address is not on this machine, neither this network namespace's own nor in
+   * one of the {@code backendNetworks} (this machine's other network namespaces): the {@code local}
+   * cloud never sends traffic (or health checks) off the host.
    */
-  static List<BackendPool.Target> targets(List<Node> nodes) {
+  static List<BackendPool.Target> targets(List<Node> nodes, List<Cidr> backendNetworks) {
     List<BackendPool.Target> targets = new ArrayList<>();
     for (Node node : nodes) {
       InetAddress address = internalIp(node);
@@ -209,7 +212,7 @@ public final class LocalLoadBalancers implements LoadBalancer {
             "node {} has no InternalIP: not a load balancer backend", node.getMetadata().getName());
         continue;
       }
-      if (!onThisMachine(address)) {
+      if (!onThisMachine(address) && backendNetworks.stream().noneMatch(n -> n.contains(address))) {
         log.warn(
             "node {}: InternalIP {} is not an address of this machine: not a local load balancer"
                 + " backend",
@@ -259,9 +262,15 @@ public final class LocalLoadBalancers implements LoadBalancer {
     return null;
   }
 
-  private static LoadBalancerStatus status(LocalLoadBalancer lb) {
+  /**
+   * Its address with {@code ipMode: Proxy}: the listener accepts every connection and opens its own
+   * to a node's port, so a real kube-proxy must not take the address for its own.
+   */
+  static LoadBalancerStatus status(LocalLoadBalancer lb) {
     return new LoadBalancerStatus(
-        List.of(LoadBalancerStatus.Ingress.ofIp(lb.address().getHostAddress())));
+        List.of(
+            new LoadBalancerStatus.Ingress(
+                lb.address().getHostAddress(), "", WellKnownServices.IP_MODE_PROXY)));
   }
 
   /** Health checks of every load balancer: called every health-check interval. */

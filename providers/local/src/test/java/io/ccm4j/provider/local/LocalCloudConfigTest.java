@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProviders;
+import io.ccm4j.cloudprovider.net.Cidr;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,7 @@ class LocalCloudConfigTest {
               healthyThreshold: 2
               unhealthyThreshold: 3
               kubeProxyPort: 10257
+            backendNetworks: [10.77.0.0/24]
             """,
             "x");
     assertThat(settings.addressPoolText()).isEqualTo("127.0.200.0/28");
@@ -52,6 +54,7 @@ class LocalCloudConfigTest {
     assertThat(settings.healthyThreshold()).isEqualTo(2);
     assertThat(settings.unhealthyThreshold()).isEqualTo(3);
     assertThat(settings.kubeProxyHealthPort()).isEqualTo(10257);
+    assertThat(settings.backendNetworks()).containsExactly(Cidr.parse("10.77.0.0/24"));
   }
 
   @ParameterizedTest(name = "{0} names {1}")
@@ -77,6 +80,11 @@ class LocalCloudConfigTest {
         "healthCheck: {kubeProxyPort: 70000}      | healthCheck.kubeProxyPort",
         "healthCheck: {intervall: 1s}             | healthCheck.intervall",
         "adressPool: 127.0.0.0/24                 | adressPool",
+        // backends on this machine only: private networks of its other network namespaces
+        "backendNetworks: [8.8.8.0/24]            | backendNetworks",
+        "backendNetworks: [10.0.0.0/7]            | backendNetworks",
+        "backendNetworks: ['fd00::/64']           | backendNetworks",
+        "backendNetworks: [10.77.0.0/33]          | backendNetworks",
       })
   void invalidFieldsAreNamed(String yaml, String field) {
     assertThatThrownBy(() -> LocalCloudConfigLoader.parse(yaml, "local.yaml"))

@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.api.WellKnownServices;
 import io.ccm4j.simulator.proxy.SimulatedKubeProxy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -183,7 +184,10 @@ class LocalLoadBalancerIT {
     assertThat(udpAnswer)
         .matches("node=node-[12] service=default/web port=53 nodePort=30053 echo=ping");
     assertThat(lbs.getLoadBalancer(CLUSTER, service))
-        .contains(new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp(ip))));
+        .contains(
+            // a proxy: a real kube-proxy leaves the address alone
+            new LoadBalancerStatus(
+                List.of(new LoadBalancerStatus.Ingress(ip, "", WellKnownServices.IP_MODE_PROXY))));
   }
 
   @Test
@@ -443,7 +447,11 @@ class LocalLoadBalancerIT {
           .hasMessageContaining(base + "11");
       assertThat(Traffic.get(base + "10", 80)).contains("node=node-1");
       assertThat(lbs.getLoadBalancer(CLUSTER, moved))
-          .contains(new LoadBalancerStatus(List.of(LoadBalancerStatus.Ingress.ofIp(base + "10"))));
+          .contains(
+              new LoadBalancerStatus(
+                  List.of(
+                      new LoadBalancerStatus.Ingress(
+                          base + "10", "", WellKnownServices.IP_MODE_PROXY))));
     }
   }
 
