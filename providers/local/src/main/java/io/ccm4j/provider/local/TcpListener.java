@@ -71,11 +71,22 @@ final class TcpListener implements Listener {
       probe.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       probe.bind(new InetSocketAddress(address, port), 1);
     } catch (java.net.BindException e) {
-      throw new IOException(
-          "%s:%d is already in use by another listener (%s)"
-              .formatted(address.getHostAddress(), port, e.getMessage()),
+      throw bindFailure(address, port, e);
+    }
+  }
+
+  /** Why {@code address:port} could not be bound, in words an operator can act on. */
+  static IOException bindFailure(InetAddress address, int port, java.net.BindException e) {
+    String where = address.getHostAddress() + ":" + port;
+    String reason = String.valueOf(e.getMessage());
+    if (reason.contains("Permission denied")) {
+      return new IOException(
+          "%s cannot be bound: a port below 1024 needs root or CAP_NET_BIND_SERVICE (%s)"
+              .formatted(where, reason),
           e);
     }
+    return new IOException(
+        "%s is already in use by another listener (%s)".formatted(where, reason), e);
   }
 
   /** A listening socket and the loop that accepts on it. */
