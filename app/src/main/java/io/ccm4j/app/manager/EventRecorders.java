@@ -1,10 +1,9 @@
 package io.ccm4j.app.manager;
 
 import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.net.Hostname;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,13 +31,7 @@ final class EventRecorders {
   }
 
   private KubernetesEventRecorder newRecorder(String component) {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      host = "unknown";
-    }
-    return new KubernetesEventRecorder(client, component, host);
+    return new KubernetesEventRecorder(client, component, Hostname.get());
   }
 
   /**

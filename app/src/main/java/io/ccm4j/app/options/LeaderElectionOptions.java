@@ -1,8 +1,7 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.net.Hostname;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -98,12 +97,6 @@ public final class LeaderElectionOptions {
 
   /** {@code hostname_uuid}, as upstream builds it. */
   private static String identity() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      host = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("unknown");
-    }
-    return host + "_" + UUID.randomUUID();
+    return Hostname.get() + "_" + UUID.randomUUID();
   }
 }

@@ -1,6 +1,7 @@
 package io.ccm4j.runtime.client;
 
 import io.ccm4j.runtime.client.protobuf.ProtobufInformerFactory;
+import io.ccm4j.runtime.client.protobuf.ProtobufObjects;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -104,6 +105,9 @@ public final class ManagerClients implements AutoCloseable {
     clients.owned.addAll(List.of(manager, leaderElection, reviews));
     clients.transport = transport;
     clients.contentType = contentType;
+    if (contentType == KubeApiContentType.PROTOBUF) {
+      ProtobufObjects.loadInBackground();
+    }
     return clients;
   }
 

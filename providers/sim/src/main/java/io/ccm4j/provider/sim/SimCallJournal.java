@@ -1,5 +1,6 @@
 package io.ccm4j.provider.sim;
 
+import io.ccm4j.cloudprovider.net.Hostname;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -39,13 +40,7 @@ final class SimCallJournal {
     this.file =
         FileChannel.open(
             path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    String host;
-    try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (IOException e) {
-      host = "localhost";
-    }
-    this.caller = ProcessHandle.current().pid() + "@" + host;
+    this.caller = ProcessHandle.current().pid() + "@" + Hostname.get();
   }
 
   Call begin(String method, String object) {

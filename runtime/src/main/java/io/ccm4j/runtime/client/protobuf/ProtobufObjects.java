@@ -24,6 +24,26 @@ public final class ProtobufObjects {
   private ProtobufObjects() {}
 
   /**
+   * Loads the generated classes (and builds their descriptors) on a daemon thread of its own: the
+   * first Node list read would otherwise wait some 50 ms for them on the way to the first node.
+   */
+  public static void loadInBackground() {
+    Thread.ofPlatform()
+        .daemon()
+        .name("ccm4j-protobuf-classes")
+        .start(
+            () -> {
+              try {
+                V1.NodeList.parseFrom(new byte[0]);
+                Meta.WatchEvent.parseFrom(new byte[0]);
+                Runtime.Unknown.parseFrom(new byte[0]);
+              } catch (InvalidProtocolBufferException e) {
+                throw new IllegalStateException(e); // an empty message always parses
+              }
+            });
+  }
+
+  /**
    * The object in an envelope: a Node or a Status.
    *
    * @throws InvalidProtocolBufferException when it is neither or does not parse
