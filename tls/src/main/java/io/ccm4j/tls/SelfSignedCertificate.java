@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -72,15 +70,13 @@ public record SelfSignedCertificate(KeyPair keyPair, X509Certificate certificate
     return issue(subject.toString(), List.of(), List.of(), validity, false, issuer, true);
   }
 
-  /** A serving certificate for {@code localhost}, its loopback addresses and this host's name. */
+  /**
+   * A serving certificate for {@code localhost} and its loopback addresses, as upstream's
+   * self-signed serving certificate names them. Not this host's name: finding it out may cost a DNS
+   * lookup, which on a node whose DNS does not answer yet holds the manager's start for 10 s.
+   */
   public static SelfSignedCertificate forLocalhost(Duration validity) {
-    List<String> dns = new ArrayList<>(List.of("localhost"));
-    try {
-      dns.add(InetAddress.getLocalHost().getHostName());
-    } catch (UnknownHostException e) {
-      // The host name is a convenience; localhost and loopback IPs are enough.
-    }
-    return serving("ccm4j", dns, List.of("127.0.0.1", "::1"), validity, null);
+    return serving("ccm4j", List.of("localhost"), List.of("127.0.0.1", "::1"), validity, null);
   }
 
   private static SelfSignedCertificate issue(
