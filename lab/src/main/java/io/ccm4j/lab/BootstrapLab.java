@@ -3,8 +3,6 @@ package io.ccm4j.lab;
 import io.ccm4j.app.RunCommand;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.doctor.CcmWorkload;
@@ -150,21 +148,7 @@ public final class BootstrapLab {
       if (routedByTheCcm(manifest)) {
         markNetworkUnavailable(admin, nodes);
       }
-      NodeHealthSettings health =
-          new NodeHealthSettings(
-              Duration.ofSeconds(1),
-              Duration.ofSeconds(40),
-              Duration.ofSeconds(60),
-              1,
-              0.1,
-              0.55f,
-              50);
-      try (BenchContext nodeControllers =
-          new BenchContext(admin, cloud, Controllers.NODE_LIFECYCLE)) {
-        NodeLifecycleController nodeLifecycle =
-            new NodeLifecycleController(nodeControllers.context, health);
-        nodeControllers.context.informers().startAllRegisteredInformers().get();
-        nodeLifecycle.start();
+      try (LabNodeLifecycle nodeLifecycle = LabNodeLifecycle.start(admin, cloud)) {
         timeline.record("node-lifecycle", "watching node health");
         try {
           // The bootstrap starts here: the control plane's start and the kubelets' registration
@@ -197,7 +181,6 @@ public final class BootstrapLab {
           managers.values().forEach(CloudControllerManager::close);
           managerClients.forEach(ManagerClients::close);
           managerClients.clear();
-          nodeLifecycle.close();
         }
       }
     } finally {

@@ -2,9 +2,6 @@ package io.ccm4j.lab.real;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
-import io.ccm4j.controllers.Controllers;
-import io.ccm4j.controllers.nodelifecycle.NodeHealthSettings;
-import io.ccm4j.controllers.nodelifecycle.NodeLifecycleController;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
@@ -14,8 +11,8 @@ import io.ccm4j.doctor.Doctor;
 import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
-import io.ccm4j.lab.BenchContext;
 import io.ccm4j.lab.LabEvidence;
+import io.ccm4j.lab.LabNodeLifecycle;
 import io.ccm4j.lab.LabResult;
 import io.ccm4j.lab.Timeline;
 import io.ccm4j.provider.local.LocalCloud;
@@ -195,21 +192,7 @@ public final class RealNodesLab {
           // The node-lifecycle controller, as in the simulated lab (the control plane's
           // kube-controller-manager runs only workload controllers): the taints of the nodes'
           // conditions (not-ready, network-unavailable) come from it.
-          NodeHealthSettings health =
-              new NodeHealthSettings(
-                  Duration.ofSeconds(1),
-                  Duration.ofSeconds(40),
-                  Duration.ofSeconds(60),
-                  1,
-                  0.1,
-                  0.55f,
-                  50);
-          try (BenchContext nodeControllers =
-              new BenchContext(admin, simCloud, Controllers.NODE_LIFECYCLE)) {
-            NodeLifecycleController nodeLifecycle =
-                new NodeLifecycleController(nodeControllers.context, health);
-            nodeControllers.context.informers().startAllRegisteredInformers().get();
-            nodeLifecycle.start();
+          try (LabNodeLifecycle nodeLifecycle = LabNodeLifecycle.start(admin, simCloud)) {
             timeline.record("node-lifecycle", "watching node health");
             try {
               timeline.startBootstrap();
@@ -244,7 +227,6 @@ public final class RealNodesLab {
                   .withEvidence(evidence(admin, cluster, nodes));
             } finally {
               pods.stopManagers();
-              nodeLifecycle.close();
             }
           }
         }
