@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code local} cloud: this machine. Load balancers listen on loopback addresses from a pool
  * and carry real TCP and UDP traffic to the nodes' node ports (in-process, like cloud-provider-kind
- * without containers); instances are read from the Node objects; routes are an in-memory table.
+ * without containers); instances are read from the Node objects; routes are a table in memory or in
+ * a file ({@code routeTable}).
  *
  * <p>Threads: one platform timer thread (health checks, drain and idle sweeps), started with the
  * first load balancer, and virtual threads for listeners, connections and probes. {@link #close()}
@@ -31,7 +32,7 @@ public final class LocalCloud implements CloudProvider {
   private final LocalCloudSettings settings;
   private final TrackedThreads threads = new TrackedThreads();
   private final LocalInstances instances = new LocalInstances();
-  private final LocalRoutes routes = new LocalRoutes();
+  private final LocalRoutes routes;
   private final LocalLoadBalancers loadBalancers;
   private ScheduledExecutorService timer;
   private EventLoops loops;
@@ -41,6 +42,7 @@ public final class LocalCloud implements CloudProvider {
 
   public LocalCloud(LocalCloudSettings settings) {
     this.settings = settings;
+    this.routes = settings.routeTable().map(LocalRoutes::new).orElseGet(LocalRoutes::new);
     this.loadBalancers = new LocalLoadBalancers(settings, threads, this::startTimer);
   }
 
@@ -87,10 +89,12 @@ public final class LocalCloud implements CloudProvider {
   public void initialize(ProviderContext context) {
     startTimer();
     log.info(
-        "local cloud for cluster {}: load balancer addresses from {}, health checks every {} ms",
+        "local cloud for cluster {}: load balancer addresses from {}, health checks every {} ms,"
+            + " routes {}",
         context.clusterName(),
         settings.addressPoolText(),
-        settings.healthCheckInterval().toMillis());
+        settings.healthCheckInterval().toMillis(),
+        settings.routeTable().map(f -> "in " + f).orElse("in memory"));
   }
 
   @Override

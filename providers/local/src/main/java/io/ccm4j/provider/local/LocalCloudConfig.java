@@ -22,6 +22,8 @@ import java.util.List;
  *   kubeProxyPort: 10256          # kube-proxy's /healthz, checked for externalTrafficPolicy: Cluster
  * backendNetworks: []            # private IPv4 networks of this machine's other network namespaces
  *                                # (e.g. a lab's nodes behind a bridge) whose node addresses are backends
+ * routeTable: ""                 # a file that keeps the route table (absolute path; its directory must
+ *                                # exist); empty: in memory. Replicas sharing the file share the table.
  * </pre>
  */
 public record LocalCloudConfig(
@@ -32,7 +34,8 @@ public record LocalCloudConfig(
     @JsonProperty("udpIdleTimeout") String udpIdleTimeout,
     @JsonProperty("udpMaxSessions") Integer udpMaxSessions,
     @JsonProperty("healthCheck") HealthCheck healthCheck,
-    @JsonProperty("backendNetworks") List<String> backendNetworks) {
+    @JsonProperty("backendNetworks") List<String> backendNetworks,
+    @JsonProperty("routeTable") String routeTable) {
 
   /** How backend nodes are checked. */
   public record HealthCheck(

@@ -4,11 +4,14 @@ import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.net.Cidr;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** Reads and checks a {@link LocalCloudConfig}; every error names the source and the field. */
@@ -53,7 +56,8 @@ final class LocalCloudConfigLoader {
             atLeastOne(
                 hc.unhealthyThreshold(), d.unhealthyThreshold(), source, "unhealthyThreshold"),
             hc.kubeProxyPort() == null ? d.kubeProxyHealthPort() : hc.kubeProxyPort(),
-            backendNetworks(config.backendNetworks(), source));
+            backendNetworks(config.backendNetworks(), source),
+            routeTable(config.routeTable(), source));
     require(
         settings.kubeProxyHealthPort() >= 1 && settings.kubeProxyHealthPort() <= 65535,
         source,
@@ -140,6 +144,29 @@ final class LocalCloudConfigLoader {
       networks.add(network);
     }
     return List.copyOf(networks);
+  }
+
+  /** The file that keeps the route table: an absolute path in a directory that exists. */
+  private static Optional<Path> routeTable(String text, String source) throws CloudConfigException {
+    if (text == null || text.isEmpty()) {
+      return Optional.empty();
+    }
+    Path file;
+    try {
+      file = Path.of(text);
+    } catch (InvalidPathException e) {
+      throw new CloudConfigException(
+          "%s: field \"routeTable\": \"%s\" is not a path".formatted(source, text));
+    }
+    require(file.isAbsolute(), source, "routeTable", "must be an absolute path, got " + text);
+    require(
+        file.getParent() != null && Files.isDirectory(file.getParent()),
+        source,
+        "routeTable",
+        "must be in a directory that exists, got " + text);
+    require(
+        !Files.isDirectory(file), source, "routeTable", "must be a file, not a directory: " + text);
+    return Optional.of(file);
   }
 
   private static final List<Cidr> PRIVATE =

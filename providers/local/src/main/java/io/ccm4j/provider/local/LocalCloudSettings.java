@@ -1,8 +1,10 @@
 package io.ccm4j.provider.local;
 
 import io.ccm4j.cloudprovider.net.Cidr;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The checked settings of the {@code local} cloud ({@link LocalCloudConfig} with its defaults
@@ -20,7 +22,8 @@ public record LocalCloudSettings(
     int healthyThreshold,
     int unhealthyThreshold,
     int kubeProxyHealthPort,
-    List<Cidr> backendNetworks) {
+    List<Cidr> backendNetworks,
+    Optional<Path> routeTable) {
 
   /** How a load balancer picks a backend for a new connection or UDP session. */
   public enum Balancing {
@@ -50,7 +53,8 @@ public record LocalCloudSettings(
         1,
         2,
         KUBE_PROXY_HEALTHZ_PORT,
-        List.of());
+        List.of(),
+        Optional.empty());
   }
 
   /** The pool as written, e.g. {@code 127.0.100.0/24}. */

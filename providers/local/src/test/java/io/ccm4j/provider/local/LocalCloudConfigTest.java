@@ -55,6 +55,15 @@ class LocalCloudConfigTest {
     assertThat(settings.unhealthyThreshold()).isEqualTo(3);
     assertThat(settings.kubeProxyHealthPort()).isEqualTo(10257);
     assertThat(settings.backendNetworks()).containsExactly(Cidr.parse("10.77.0.0/24"));
+    assertThat(settings.routeTable()).isEmpty();
+  }
+
+  @Test
+  void theRouteTableIsAFileInADirectoryThatExists(@TempDir Path dir) throws Exception {
+    LocalCloudSettings settings =
+        LocalCloudConfigLoader.parse("routeTable: " + dir.resolve("routes.json") + "\n", "x");
+
+    assertThat(settings.routeTable()).contains(dir.resolve("routes.json"));
   }
 
   @ParameterizedTest(name = "{0} names {1}")
@@ -85,6 +94,10 @@ class LocalCloudConfigTest {
         "backendNetworks: [10.0.0.0/7]            | backendNetworks",
         "backendNetworks: ['fd00::/64']           | backendNetworks",
         "backendNetworks: [10.77.0.0/33]          | backendNetworks",
+        // the route table's file: absolute, in a directory that exists
+        "routeTable: routes.json                  | routeTable",
+        "routeTable: /no/such/directory/r.json    | routeTable",
+        "routeTable: /tmp                         | routeTable",
       })
   void invalidFieldsAreNamed(String yaml, String field) {
     assertThatThrownBy(() -> LocalCloudConfigLoader.parse(yaml, "local.yaml"))

@@ -2,11 +2,16 @@ package io.ccm4j.provider.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.Route;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LocalRoutesTest {
 
@@ -38,5 +43,66 @@ class LocalRoutesTest {
                     "c1", "uid-9", new Route("", "n9", false, List.of(), "10.300.0.0/24", false)))
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("n9");
+  }
+
+  /**
+   * A table in a file is one table for every manager that shares the file: a route one replica made
+   * is listed by another and by a new one (a restart), and a reader outside sees it.
+   */
+  @Test
+  void aTableInAFileIsSharedAndOutlivesItsManager(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("routes.json");
+    LocalRoutes leader = new LocalRoutes(file);
+    LocalRoutes standby = new LocalRoutes(file);
+    assertThat(standby.listRoutes("c1")).isEmpty();
+    assertThat(LocalRoutes.read(file)).isEmpty();
+
+    leader.createRoute(
+        "c1",
+        "uid-1",
+        new Route(
+            "",
+            "n1",
+            false,
+            List.of(NodeAddress.internalIp("10.77.0.20")),
+            "10.244.1.0/24",
+            false));
+    leader.createRoute(
+        "c1", "uid-2", new Route("", "n2", false, List.of(), "10.244.2.0/24", false));
+
+    assertThat(standby.listRoutes("c1"))
+        .extracting(Route::name, Route::destinationCidr)
+        .containsExactly(tuple("c1-uid-1", "10.244.1.0/24"), tuple("c1-uid-2", "10.244.2.0/24"));
+    assertThat(new LocalRoutes(file).listRoutes("c1").getFirst().targetNodeAddresses())
+        .containsExactly(NodeAddress.internalIp("10.77.0.20"));
+    standby.deleteRoute("c1", standby.listRoutes("c1").getFirst());
+    assertThat(LocalRoutes.read(file))
+        .extracting(r -> r.route().targetNode())
+        .containsExactly("n2");
+    assertThatThrownBy(
+            () ->
+                leader.createRoute(
+                    "c1", "uid-2", new Route("", "n2", false, List.of(), "10.244.9.0/24", false)))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("already exists for 10.244.2.0/24");
+  }
+
+  @Test
+  void aDamagedTableFileIsAnErrorNamingIt(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("routes.json");
+    Files.writeString(file, "{not a table");
+    LocalRoutes routes = new LocalRoutes(file);
+
+    assertThatThrownBy(() -> routes.listRoutes("c1"))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("route table " + file);
+    assertThatThrownBy(
+            () ->
+                routes.createRoute(
+                    "c1", "uid-1", new Route("", "n1", false, List.of(), "10.244.1.0/24", false)))
+        .isInstanceOf(CloudException.class)
+        .hasMessageContaining("route table " + file);
+    // the damaged file is left for its owner to read
+    assertThat(Files.readString(file)).isEqualTo("{not a table");
   }
 }
