@@ -13,8 +13,8 @@ import java.util.Optional;
 
 /**
  * The lab's cloud as one manager sees it: the sim cloud's instances (zones, instance types,
- * addresses on this machine's loopback) and routes, and the {@code local} cloud's load balancers,
- * which forward real connections to the nodes' kube-proxies.
+ * addresses on this machine's loopback) and routes (or the {@code local} cloud's), and the {@code
+ * local} cloud's load balancers, which forward real connections to the nodes' kube-proxies.
  *
  * <p>Both clouds belong to the lab, not to a manager: like a real cloud they outlive a replica that
  * stops (its {@link #close()} does nothing), so a load balancer keeps serving while the next leader
@@ -24,10 +24,24 @@ public final class LabCloud implements CloudProvider {
 
   private final SimCloud sim;
   private final LocalCloud local;
+  private final Routes routes;
 
   public LabCloud(SimCloud sim, LocalCloud local) {
+    this(sim, local, sim.routes().orElseThrow());
+  }
+
+  private LabCloud(SimCloud sim, LocalCloud local, Routes routes) {
     this.sim = sim;
     this.local = local;
+    this.routes = routes;
+  }
+
+  /**
+   * The lab's cloud whose routes are the {@code local} cloud's table (which may live in a file the
+   * lab programs into a real network), not the sim cloud's.
+   */
+  public static LabCloud routingWithLocal(SimCloud sim, LocalCloud local) {
+    return new LabCloud(sim, local, local.routes().orElseThrow());
   }
 
   @Override
@@ -53,7 +67,7 @@ public final class LabCloud implements CloudProvider {
 
   @Override
   public Optional<Routes> routes() {
-    return sim.routes();
+    return Optional.of(routes);
   }
 
   @Override

@@ -33,12 +33,12 @@ import java.util.concurrent.TimeUnit;
  * app/target/ccm4j-image.tar}, imported into every node's containerd under the tag it carries), and
  * the lab's copy of the CCM manifest that runs it. A CCM container of ccm4j's own ({@code run ...})
  * gets the image's tag ({@code imagePullPolicy: Never}), the lab's cloud ({@code
- * --cloud-provider=local}: real load balancers; its configuration from a ConfigMap) and the API
- * server at {@code 127.0.0.1:6443} of its node (a relay there; the {@code kubernetes} Service's
- * ClusterIP would need kube-proxy), a startup probe in front of its liveness probe (a JVM on the
- * lab's few busy cores may start slower than the manifest's initial delay), and keeps everything
- * else: where it is scheduled, its tolerations, host network, leader election and controllers,
- * which decide the verdict.
+ * --cloud-provider=local}: real load balancers; its configuration from a ConfigMap; its route table
+ * in a directory of the lab's, mounted from the node) and the API server at {@code 127.0.0.1:6443}
+ * of its node (a relay there; the {@code kubernetes} Service's ClusterIP would need kube-proxy), a
+ * startup probe in front of its liveness probe (a JVM on the lab's few busy cores may start slower
+ * than the manifest's initial delay), and keeps everything else: where it is scheduled, its
+ * tolerations, host network, leader election and controllers, which decide the verdict.
  *
  * @param tarball the image's docker-archive tarball
  * @param tag the tag it carries ({@code ccm4j:0.1.0})
@@ -56,13 +56,27 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
   static final String CLOUD_PROVIDER = "local";
 
   /**
+   * Where the CCM container finds the lab's cloud state: a directory of the lab's, from its node.
+   */
+  static final String CLOUD_STATE_DIRECTORY = "/var/lib/ccm4j-lab-cloud";
+
+  /** The volume of that directory. */
+  static final String CLOUD_STATE_VOLUME = "ccm4j-lab-cloud-state";
+
+  /**
    * Its configuration: load balancer addresses on the node's loopback, the cluster network's
    * addresses as backends (the other nodes' network namespaces on this machine), health checks
-   * quick enough for a lab run.
+   * quick enough for a lab run, and the route table in the lab's cloud state, which every replica
+   * shares and the lab programs into the cluster network.
    */
   static final String CLOUD_CONFIG =
       "addressPool: 127.0.100.0/24\nbackendNetworks: [10.77.0.0/24]\n"
-          + "healthCheck: {interval: 1s, timeout: 1s}\n";
+          + "healthCheck: {interval: 1s, timeout: 1s}\n"
+          + "routeTable: "
+          + CLOUD_STATE_DIRECTORY
+          + "/"
+          + RealCloudRouter.ROUTE_TABLE
+          + "\n";
 
   /** The ConfigMap (in the CCM's namespace) with the lab's cloud configuration. */
   static final String CLOUD_CONFIG_MAP = "ccm4j-lab-cloud";
@@ -143,8 +157,10 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
    * The lab's copy of the manifest's objects: each CCM container of ccm4j's own on this image with
    * the lab's cloud and API server, and a ConfigMap with the cloud configuration in each namespace
    * such a container runs in.
+   *
+   * @param cloudState the lab's directory of the cloud's state, mounted from the node
    */
-  List<HasMetadata> rewrite(List<HasMetadata> objects, String cloudConfig) {
+  List<HasMetadata> rewrite(List<HasMetadata> objects, String cloudConfig, Path cloudState) {
     Set<String> namespaces = new LinkedHashSet<>();
     for (HasMetadata object : objects) {
       PodSpec spec = podSpec(object);
@@ -194,6 +210,11 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
               .withMountPath(CLOUD_CONFIG_DIRECTORY)
               .withReadOnly(true)
               .build());
+      mounts.add(
+          new VolumeMountBuilder()
+              .withName(CLOUD_STATE_VOLUME)
+              .withMountPath(CLOUD_STATE_DIRECTORY)
+              .build());
       container.setVolumeMounts(mounts);
       if (container.getLivenessProbe() != null && container.getStartupProbe() == null) {
         // A JVM on the lab's few busy cores may take half a minute to start: the liveness probe
@@ -213,6 +234,14 @@ record RealCcmImage(Path tarball, String tag, String configDigest) {
               .withNewConfigMap()
               .withName(CLOUD_CONFIG_MAP)
               .endConfigMap()
+              .build());
+      volumes.add(
+          new VolumeBuilder()
+              .withName(CLOUD_STATE_VOLUME)
+              .withNewHostPath()
+              .withPath(cloudState.toString())
+              .withType("Directory")
+              .endHostPath()
               .build());
       spec.setVolumes(volumes);
     }

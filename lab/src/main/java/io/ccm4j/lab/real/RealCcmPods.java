@@ -245,7 +245,7 @@ final class RealCcmPods implements AutoCloseable {
       CommandLine.ParseResult parsed =
           new CommandLine(new Ccm4j()).parseArgs(args.toArray(String[]::new));
       RunCommand run = (RunCommand) parsed.subcommand().commandSpec().userObject();
-      settings = run.settings(new LabCloud(simCloud, loadBalancers));
+      settings = run.settings(LabCloud.routingWithLocal(simCloud, loadBalancers));
       asServiceAccounts = run.useServiceAccountCredentials();
     } catch (CommandLine.ParameterException e) {
       timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());

@@ -9,11 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -43,6 +45,9 @@ public final class RealCluster implements AutoCloseable {
       Path.of(System.getProperty("java.io.tmpdir"), "ccm4j-real-lab");
 
   private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+  /** The directory of the lab's cloud state (the {@code local} cloud's route table). */
+  private static final String CLOUD = "cloud";
 
   /** A node to start. */
   public record Node(String name, String ip, List<String> kubeletFlags) {}
@@ -96,6 +101,11 @@ public final class RealCluster implements AutoCloseable {
       removeCgroups(List.of());
       deleteTree(directory.resolve("nodes"));
       deleteTree(directory.resolve("images"));
+      deleteTree(directory.resolve(CLOUD));
+      // the cloud's state, which the CCM container (not root) keeps in a host directory
+      Files.createDirectories(directory.resolve(CLOUD));
+      Files.setPosixFilePermissions(
+          directory.resolve(CLOUD), PosixFilePermissions.fromString("rwxrwxrwx"));
       for (String script :
           List.of("cluster-network.sh", "real-node.sh", "node-images.sh", "cni-agent.sh")) {
         try (InputStream in = RealCluster.class.getResourceAsStream(script)) {
@@ -207,10 +217,15 @@ public final class RealCluster implements AutoCloseable {
    * or what went wrong.
    */
   public String httpGet(String ip, int port) throws IOException {
+    return httpGet(networkPid, ip, port, "/");
+  }
+
+  private static String httpGet(long netnsPid, String ip, int port, String path)
+      throws IOException {
     Process get =
         new ProcessBuilder(
                 "nsenter",
-                "--net=/proc/%d/ns/net".formatted(networkPid),
+                "--net=/proc/%d/ns/net".formatted(netnsPid),
                 "socat",
                 "-T",
                 "5",
@@ -220,7 +235,9 @@ public final class RealCluster implements AutoCloseable {
             .start();
     try (var in = get.getOutputStream()) {
       in.write(
-          "GET / HTTP/1.0\r\nHost: %s\r\n\r\n".formatted(ip).getBytes(StandardCharsets.US_ASCII));
+          "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n"
+              .formatted(path, ip)
+              .getBytes(StandardCharsets.US_ASCII));
     }
     try {
       String response = new String(get.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -231,6 +248,110 @@ public final class RealCluster implements AutoCloseable {
       get.destroyForcibly();
       return "interrupted";
     }
+  }
+
+  /**
+   * An HTTP GET from a pod's network namespace (the pod whose process has {@code POD_IP=<podIp>} in
+   * its environment, as the lab's web pods do); the response, or what went wrong.
+   */
+  public String httpGetFromPod(String podIp, String ip, int port, String path) throws IOException {
+    Optional<Long> pid = processWithEnvironment("POD_IP=" + podIp);
+    if (pid.isEmpty()) {
+      return "no process of the pod with IP " + podIp + " on this machine";
+    }
+    return httpGet(pid.get(), ip, port, path);
+  }
+
+  /** A process of this machine with the variable in its environment (e.g. {@code POD_IP=...}). */
+  private static Optional<Long> processWithEnvironment(String variable) throws IOException {
+    byte[] wanted = (variable + "\0").getBytes(StandardCharsets.UTF_8);
+    try (Stream<Path> proc = Files.list(Path.of("/proc"))) {
+      for (Path dir : proc.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          byte[] environment = Files.readAllBytes(dir.resolve("environ"));
+          if (contains(environment, wanted)) {
+            return Optional.of(Long.parseLong(dir.getFileName().toString()));
+          }
+        } catch (IOException e) {
+          // ended meanwhile, or not ours to read
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean contains(byte[] environment, byte[] variable) {
+    outer:
+    for (int start = 0; start + variable.length <= environment.length; start++) {
+      if (start > 0 && environment[start - 1] != 0) {
+        continue;
+      }
+      for (int i = 0; i < variable.length; i++) {
+        if (environment[start + i] != variable[i]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Makes the cluster network's routes to the nodes' pod networks what the cloud's route table
+   * says: each destination CIDR via its node's address on the bridge. Routes of this kind that the
+   * table no longer has are removed.
+   *
+   * @param routes destination CIDR to the address of the node it leads to
+   */
+  public void programRoutes(Map<String, String> routes) throws IOException {
+    Map<String, String> present = new LinkedHashMap<>();
+    for (String line : clusterRoutes(ROUTE_PROTOCOL).lines().toList()) {
+      String[] words = line.trim().split("\\s+");
+      if (words.length >= 3 && words[1].equals("via")) {
+        present.put(words[0], words[2]);
+      }
+    }
+    for (Map.Entry<String, String> route : present.entrySet()) {
+      if (!route.getValue().equals(routes.get(route.getKey()))) {
+        inNetwork(List.of("ip", "route", "del", route.getKey(), "proto", ROUTE_PROTOCOL));
+      }
+    }
+    for (Map.Entry<String, String> route : routes.entrySet()) {
+      if (!route.getValue().equals(present.get(route.getKey()))) {
+        inNetwork(
+            List.of(
+                "ip",
+                "route",
+                "replace",
+                route.getKey(),
+                "via",
+                route.getValue(),
+                "proto",
+                ROUTE_PROTOCOL));
+      }
+    }
+  }
+
+  /** The cluster network's IPv4 routes ({@code ip route} lines), all or of one protocol. */
+  public String clusterRoutes(String protocol) throws IOException {
+    List<String> command = new ArrayList<>(List.of("ip", "-4", "route", "show"));
+    if (!protocol.isEmpty()) {
+      command.addAll(List.of("proto", protocol));
+    }
+    List<String> full =
+        new ArrayList<>(List.of("nsenter", "--net=/proc/%d/ns/net".formatted(networkPid)));
+    full.addAll(command);
+    return runToEnd(full, String.join(" ", command));
+  }
+
+  /**
+   * The protocol the lab's cloud routes carry in the cluster network ({@code ip route ... proto}).
+   */
+  public static final String ROUTE_PROTOCOL = "static";
+
+  /** The directory of the lab's cloud state, which CCM pods mount from their node. */
+  public static Path cloudDirectory() {
+    return DIRECTORY.resolve(CLOUD);
   }
 
   /**

@@ -59,7 +59,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>This class starts the cluster and reaches the verdict; the CCM pods and their managers are
  * {@link RealCcmPods}', the requests {@link RealWebTraffic}'s, the JSON {@link LabEvidence}'s.
  *
- * <p>Not yet on real nodes: routes between the nodes' pod networks.
+ * <p>When the manifest's CCM creates routes, {@link RealCloudRouter} programs its cloud's route
+ * table into the cluster network, and the web pods must reach each other across the nodes by their
+ * pod IPs.
  */
 public final class RealNodesLab {
 
@@ -67,6 +69,8 @@ public final class RealNodesLab {
   private final PrintStream out;
   private final Timeline timeline = new Timeline();
   private RealCcmPods ccmPods;
+  private RealCloudRouter router;
+  private boolean ccmCreatesRoutes;
 
   /** What the traffic check showed (the load balancer), for the evidence. */
   private final Map<String, Object> shown = new LinkedHashMap<>();
@@ -135,17 +139,21 @@ public final class RealNodesLab {
                 .withControllerManager(true)
                 .withEndpointSlices(true)
                 .start();
-        KubernetesClient admin = controlPlane.newClient();
-        LocalCloud local =
-            LocalCloudProviderFactory.fromYaml(
-                "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
-                    .formatted(loopback))) {
+        KubernetesClient admin = controlPlane.newClient()) {
       List<HasMetadata> objects = labManifest(admin, manifest, image);
       try (RealCluster cluster =
-          RealCluster.open(
-              binaries.directory(),
-              RealCcmPods.standInImages(objects, image),
-              image.map(RealCcmImage::tarball).stream().toList())) {
+              RealCluster.open(
+                  binaries.directory(),
+                  RealCcmPods.standInImages(objects, image),
+                  image.map(RealCcmImage::tarball).stream().toList());
+          // the lab's own managers' cloud: load balancers in this process, routes in the file
+          // the CCM pods' cloud keeps them in
+          LocalCloud local =
+              LocalCloudProviderFactory.fromYaml(
+                  "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\nrouteTable: %s\n"
+                      .formatted(
+                          loopback,
+                          RealCluster.cloudDirectory().resolve(RealCloudRouter.ROUTE_TABLE)))) {
         timeline.record(
             "control plane",
             "ready in %.1f s".formatted(controlPlane.startTime().toMillis() / 1000.0));
@@ -175,7 +183,8 @@ public final class RealNodesLab {
               labelControlPlane(admin, node.name());
             }
           }
-          if (routedByTheCcm(manifest)) {
+          ccmCreatesRoutes = routedByTheCcm(manifest);
+          if (ccmCreatesRoutes) {
             // as such a cluster's network plugin marks its nodes until their routes exist
             for (RealCluster.Node node : nodes) {
               NodePatches.patchCondition(
@@ -194,6 +203,7 @@ public final class RealNodesLab {
           // conditions (not-ready, network-unavailable) come from it.
           try (LabNodeLifecycle nodeLifecycle = LabNodeLifecycle.start(admin, simCloud)) {
             timeline.record("node-lifecycle", "watching node health");
+            router = RealCloudRouter.start(cluster, nodes, timeline, out);
             try {
               timeline.startBootstrap();
               boolean podCidrFromNode = allocatesNodeCidrs(manifest);
@@ -227,6 +237,7 @@ public final class RealNodesLab {
                   .withEvidence(evidence(admin, cluster, nodes));
             } finally {
               pods.stopManagers();
+              router.close();
             }
           }
         }
@@ -290,7 +301,12 @@ public final class RealNodesLab {
         Optional<LabResult.Traffic> traffic =
             Optional.of(
                 RealWebTraffic.serveFromWorkers(
-                    admin, cluster, timeline, ccmPods.ownImageNodes(admin), shown));
+                    admin,
+                    cluster,
+                    timeline,
+                    ccmPods.ownImageNodes(admin),
+                    ccmCreatesRoutes ? Optional.of(router) : Optional.empty(),
+                    shown));
         return new LabResult(
             scenario, LabResult.BOOTSTRAPPED, seconds, List.of(), timeline, traffic);
       }
@@ -381,7 +397,9 @@ public final class RealNodesLab {
       KubernetesClient admin, String manifest, Optional<RealCcmImage> image) {
     List<HasMetadata> objects =
         admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
-    return image.map(i -> i.rewrite(objects, RealCcmImage.CLOUD_CONFIG)).orElse(objects);
+    return image
+        .map(i -> i.rewrite(objects, RealCcmImage.CLOUD_CONFIG, RealCluster.cloudDirectory()))
+        .orElse(objects);
   }
 
   /** Whether the manifest's CCM creates the pod network's routes (the Azure pattern). */
@@ -478,6 +496,8 @@ public final class RealNodesLab {
     Map<String, Object> network = new LinkedHashMap<>();
     network.put("cni", cni);
     network.put("podNetworkPods", pods);
+    // the cloud's routes as the cluster network has them (the CCM's route controller made them)
+    network.put("routes", router == null ? List.of() : router.programmed());
     network.putAll(shown);
     return network;
   }

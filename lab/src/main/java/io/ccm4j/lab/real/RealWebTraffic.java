@@ -69,10 +69,18 @@ final class RealWebTraffic {
               - name: POD_IP
                 valueFrom:
                   fieldRef: {fieldPath: status.podIP}
+              # GET / answers with the pod; GET /cgi-bin/peer also names the address the request came from
               command:
               - /bin/sh
               - -c
-              - mkdir -p /tmp/www && echo "answered by $NODE_NAME from pod IP $POD_IP" > /tmp/www/index.html && exec httpd -f -p %d -h /tmp/www
+              - |
+                mkdir -p /tmp/www/cgi-bin
+                echo "answered by $NODE_NAME from pod IP $POD_IP" > /tmp/www/index.html
+                echo '#!/bin/sh' > /tmp/www/cgi-bin/peer
+                echo 'from=${REMOTE_ADDR#"[::ffff:"}; from=${from%%"]"}' >> /tmp/www/cgi-bin/peer
+                echo 'echo Content-Type: text/plain; echo; echo "answered by $NODE_NAME from pod IP $POD_IP to $from"' >> /tmp/www/cgi-bin/peer
+                chmod +x /tmp/www/cgi-bin/peer
+                exec httpd -f -p %d -h /tmp/www
       ---
       apiVersion: v1
       kind: Service
@@ -81,7 +89,8 @@ final class RealWebTraffic {
         namespace: default
       spec:
         type: LoadBalancer
-        # each node sends to its own pod: no route between the nodes' pod networks is needed
+        # each node sends to its own pod: no route between the nodes' pod networks is needed (the
+        # routes are the CCM's, if it creates them: pod to pod across nodes is checked on its own)
         externalTrafficPolicy: Local
         selector: {app: web}
         ports:
@@ -105,6 +114,7 @@ final class RealWebTraffic {
       RealCluster cluster,
       Timeline timeline,
       List<String> ccmNodes,
+      Optional<RealCloudRouter> routes,
       Map<String, Object> shown)
       throws InterruptedException, IOException {
     for (HasMetadata object :
@@ -181,6 +191,15 @@ final class RealWebTraffic {
           "kube-proxy's node port %d: %s".formatted(nodePort, body.get()));
     }
     summary += "; through kube-proxy, the Service's node port: " + String.join(", ", viaNodePort);
+    if (routes.isPresent()) {
+      PodToPod podToPod = podToPod(cluster, timeline, running, routes.get(), shown);
+      if (podToPod.failure().isPresent()) {
+        return new LabResult.Traffic(false, summary + "; but " + podToPod.failure().get());
+      }
+      summary +=
+          "; pod to pod across nodes through the CCM's routes: "
+              + String.join(", ", podToPod.answers());
+    }
     if (ccmNodes.isEmpty()) {
       return new LabResult.Traffic(
           true,
@@ -305,12 +324,83 @@ final class RealWebTraffic {
                 .formatted(address, SERVICE_PORT, node, nodeIp, SERVICE_PORT, body.get()));
   }
 
+  /**
+   * A request from each web pod to the other's pod IP, on the other node: from one pod network to
+   * another only through the cluster network's routes, which the lab programs from the CCM's route
+   * table. Each answer names the address the request came from, which must be the asking pod's own
+   * (the nodes masquerade nothing inside the cluster CIDR).
+   */
+  private static PodToPod podToPod(
+      RealCluster cluster,
+      Timeline timeline,
+      List<Pod> running,
+      RealCloudRouter routes,
+      Map<String, Object> shown)
+      throws InterruptedException, IOException {
+    List<Map<String, Object>> checks = new ArrayList<>();
+    shown.put("podToPod", checks);
+    List<String> answers = new ArrayList<>();
+    for (Pod from : running) {
+      for (Pod to : running) {
+        if (from.getSpec().getNodeName().equals(to.getSpec().getNodeName())) {
+          continue;
+        }
+        String fromIp = from.getStatus().getPodIP();
+        String toIp = to.getStatus().getPodIP();
+        String last = "";
+        Optional<String> body = Optional.empty();
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (body.isEmpty() && System.nanoTime() < until) {
+          last = cluster.httpGetFromPod(fromIp, toIp, HTTP_PORT, PEER_PATH);
+          body = body(last);
+          if (body.isEmpty()) {
+            Thread.sleep(500); // the CCM has not yet created the route
+          }
+        }
+        Map<String, Object> check = new LinkedHashMap<>();
+        check.put("from", "%s (%s)".formatted(fromIp, from.getSpec().getNodeName()));
+        check.put("to", "%s:%d (%s)".formatted(toIp, HTTP_PORT, to.getSpec().getNodeName()));
+        check.put("answered", body.orElse(null));
+        check.put(
+            "routes",
+            routes.programmed().stream()
+                .map(r -> "%s via %s (%s)".formatted(r.destination(), r.via(), r.targetNode()))
+                .toList());
+        checks.add(check);
+        if (body.isEmpty()) {
+          return new PodToPod(
+              answers,
+              Optional.of(
+                  "pod %s on %s did not reach pod %s on %s (cluster network routes: %s): %s"
+                      .formatted(
+                          fromIp,
+                          from.getSpec().getNodeName(),
+                          toIp,
+                          to.getSpec().getNodeName(),
+                          routes.programmed().isEmpty() ? "none" : check.get("routes"),
+                          last.isBlank() ? "no answer" : last.strip())));
+        }
+        timeline.record(
+            from.getSpec().getNodeName(),
+            "pod %s -> pod %s:%d on %s: %s"
+                .formatted(fromIp, toIp, HTTP_PORT, to.getSpec().getNodeName(), body.get()));
+        answers.add("%s -> %s:%d %s".formatted(fromIp, toIp, HTTP_PORT, body.get()));
+      }
+    }
+    return new PodToPod(answers, Optional.empty());
+  }
+
+  /** The answers of the pod-to-pod requests, and what failed, if one did. */
+  private record PodToPod(List<String> answers, Optional<String> failure) {}
+
+  /** The web pods' page that names the address a request came from (a CGI of busybox httpd). */
+  static final String PEER_PATH = "/cgi-bin/peer";
+
   /** The body of a 200 response, if it is one with a body. */
   static Optional<String> body(String response) {
-    String body =
-        response.contains("\r\n\r\n")
-            ? response.substring(response.indexOf("\r\n\r\n") + 4).strip()
-            : "";
+    // after the first empty line (a CGI's headers may end their lines with LF alone)
+    String[] parts = response.split("\r?\n\r?\n", 2);
+    String body = parts.length == 2 ? parts[1].strip() : "";
     if (!response.startsWith("HTTP/1.") || !response.contains(" 200 ") || body.isEmpty()) {
       return Optional.empty();
     }

@@ -12,6 +12,9 @@ ip link set lo up
 ip link add br0 type bridge
 ip addr add 10.77.0.1/24 dev br0
 ip link set br0 up
+# The cloud's router: the routes of the nodes' pod CIDRs (the lab programs them from the cloud's route table)
+# lead packets from one node to another through this namespace. This namespace's own flag, not the machine's.
+sysctl -qw net.ipv4.ip_forward=1
 nsenter --net="/proc/$lab_pid/ns/net" \
   socat UNIX-LISTEN:"$dir/apiserver.sock",fork,unlink-early TCP:127.0.0.1:"$port" 2>>"$dir/relay.log" &
 socat TCP-LISTEN:6443,bind=10.77.0.1,fork,reuseaddr UNIX-CONNECT:"$dir/apiserver.sock" 2>>"$dir/relay.log" &

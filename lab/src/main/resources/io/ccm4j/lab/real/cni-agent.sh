@@ -1,7 +1,8 @@
 #!/bin/sh
 # ccm4j-lab-cni: the lab's CNI agent, one per node (a DaemonSet on the host network that tolerates every taint, as
 # CNIs are). It writes the node's CNI configuration (Debian's containernetworking-plugins: bridge with host-local
-# addresses, portmap; containerd adds loopback) only once the CCM has initialised its Node, as real CNIs wait:
+# addresses, portmap; containerd adds loopback; no masquerade: the node masquerades what leaves the cluster CIDR,
+# so that pods reach each other across nodes by their own addresses) only once the CCM has initialised its Node, as real CNIs wait:
 # a provider ID, no node.cloudprovider.kubernetes.io/uninitialized taint, an InternalIP address, and with
 # POD_CIDR=node (the CCM allocates node CIDRs) a spec.podCIDR. Until then the kubelet reports "cni plugin not
 # initialized" and the node stays NotReady, so a CCM pod without the host network never starts: the
@@ -57,7 +58,7 @@ conflist() {
       "type": "bridge",
       "bridge": "cni0",
       "isGateway": true,
-      "ipMasq": true,
+      "ipMasq": false,
       "hairpinMode": true,
       "ipam": {"type": "host-local", "ranges": [[{"subnet": "$1"}]], "routes": [{"dst": "0.0.0.0/0"}]}
     },

@@ -20,6 +20,9 @@ ip link set lo up
 ip addr add "$ip/24" dev eth0
 ip link set eth0 up
 ip route add default via 10.77.0.1
+# Pods keep their addresses inside the cluster CIDR (pod to pod across nodes, through the cloud's routes) and
+# leave it under the node's address, as ip-masq-agent does; the CNI's bridge masquerades nothing.
+iptables -t nat -A POSTROUTING -s 10.244.0.0/16 ! -d 10.244.0.0/16 -m comment --comment "ccm4j-lab: pods leave the cluster CIDR as the node" -j MASQUERADE
 # The API server on the node's own loopback too, for host-network pods (the serving certificate names
 # 127.0.0.1; the `kubernetes` Service's ClusterIP would need kube-proxy).
 socat TCP-LISTEN:6443,bind=127.0.0.1,fork,reuseaddr TCP:10.77.0.1:6443 2>>"$dir/relay.log" &

@@ -41,7 +41,10 @@ class RealCcmImageTest {
   @Test
   void theRecommendedCcmRunsTheImageOnTheLabsCloudAndTheNodesApiServerRelay() {
     List<HasMetadata> rewritten =
-        IMAGE.rewrite(load(Scenarios.manifest(Scenarios.RECOMMENDED)), "instances: []\n");
+        IMAGE.rewrite(
+            load(Scenarios.manifest(Scenarios.RECOMMENDED)),
+            "instances: []\n",
+            Path.of("/tmp/lab/cloud"));
 
     assertThat(rewritten.getFirst())
         .isInstanceOfSatisfying(
@@ -77,7 +80,17 @@ class RealCcmImageTest {
     assertThat(ccm.getStartupProbe().getFailureThreshold()).isEqualTo(60);
     assertThat(ccm.getLivenessProbe().getInitialDelaySeconds()).isEqualTo(20);
     assertThat(ccm.getVolumeMounts())
-        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/ccm4j-lab"));
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/ccm4j-lab"))
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/var/lib/ccm4j-lab-cloud"));
+    // the cloud's route table in the lab's directory, shared by the replicas on both nodes
+    assertThat(deployment.getSpec().getTemplate().getSpec().getVolumes())
+        .anySatisfy(
+            v -> {
+              assertThat(v.getName()).isEqualTo("ccm4j-lab-cloud-state");
+              assertThat(v.getHostPath().getPath()).isEqualTo("/tmp/lab/cloud");
+            });
+    assertThat(RealCcmImage.CLOUD_CONFIG)
+        .contains("routeTable: /var/lib/ccm4j-lab-cloud/routes.json");
     // where it is scheduled is the manifest's
     assertThat(deployment.getSpec().getTemplate().getSpec().getHostNetwork()).isTrue();
     assertThat(deployment.getSpec().getTemplate().getSpec().getTolerations()).hasSize(4);
@@ -87,7 +100,8 @@ class RealCcmImageTest {
   void anotherProjectsCcmIsLeftAsItIs() {
     String yaml = Scenarios.manifest("list-daemonset");
 
-    List<HasMetadata> rewritten = IMAGE.rewrite(load(yaml), "instances: []\n");
+    List<HasMetadata> rewritten =
+        IMAGE.rewrite(load(yaml), "instances: []\n", Path.of("/tmp/lab/cloud"));
 
     assertThat(rewritten).noneMatch(ConfigMap.class::isInstance);
     assertThat(RealCcmPods.standInImages(rewritten, java.util.Optional.of(IMAGE)))

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
+import io.ccm4j.doctor.CcmWorkload;
+import io.ccm4j.doctor.Doctor;
+import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.LabReport;
 import io.ccm4j.lab.LabResult;
@@ -15,8 +18,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * two control-plane nodes and initialises them, the lab's CNI then brings up each node's pod
  * network (the nodes become Ready), and real pods on it answer; a CCM off the host network never
  * starts (the CNI waits for the CCM); a manifest whose CCM does not tolerate the uninitialized
- * taint deadlocks as on simulated kubelets. Nothing is left running, mounted or changed afterwards.
+ * taint deadlocks as on simulated kubelets; the doctor's fix of the routes deadlock bootstraps, and
+ * pods reach each other across nodes through the routes its CCM creates. Nothing is left running, mounted or changed afterwards.
  */
 class RealKubeletsLabIT {
 
@@ -133,6 +140,65 @@ class RealKubeletsLabIT {
         assertThat(pod.get("managerRunsIn").asText()).startsWith("the lab's process");
       }
     }
+    assertNothingLeft(flagsBefore);
+  }
+
+  /**
+   * The routes deadlock as the doctor fixes it: the CCM tolerates network-unavailable, hands out the
+   * nodes' pod CIDRs and creates their routes in its cloud's route table; the lab programs that
+   * table into the cluster network (as a cloud's router would), and a pod on one worker reaches the
+   * pod on the other by its pod IP, which sees the asking pod's own address (no masquerade).
+   */
+  @Test
+  void theDoctorsFixOfTheRoutesDeadlockRoutesPodToPodTrafficAcrossRealNodes() throws Exception {
+    List<String> flagsBefore = kernelFlags();
+    Path broken = report.resolve("routes.yaml");
+    Files.writeString(broken, Scenarios.manifest("network-unavailable-with-routes"));
+    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
+    for (CcmWorkload workload : workloads) {
+      Doctor.fix(workload);
+    }
+    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+
+    LabResult result = new RealNodesLab(Duration.ofSeconds(240), System.out).run("routes", fixed);
+    LabReport.write(result, report);
+    System.out.printf(
+        "MEASURED lab on real kubelets, routes by the CCM: %s after %.1f s%n",
+        result.verdict(), result.seconds());
+
+    assertThat(result.verdict())
+        .as(String.join("; ", result.explanation()))
+        .isEqualTo(LabResult.BOOTSTRAPPED);
+    assertThat(result.traffic())
+        .hasValueSatisfying(t -> assertThat(t.answered()).as(t.summary()).isTrue());
+    JsonNode json = new ObjectMapper().readTree(report.resolve("lab-routes.json").toFile());
+    // the CCM allocated each node's pod CIDR (the CNI waited for it) and routed it to the node
+    Map<String, String> subnets = new HashMap<>();
+    json.at("/network/cni").forEach(c -> subnets.put(c.get("node").asText(), c.get("podSubnet").asText()));
+    assertThat(subnets).hasSize(4).doesNotContainValue("null");
+    Map<String, String> addresses = new HashMap<>();
+    RealNodesLab.nodes().forEach(n -> addresses.put(n.name(), n.ip()));
+    assertThat(json.at("/network/routes"))
+        .hasSize(4)
+        .allSatisfy(
+            route -> {
+              String node = route.get("targetNode").asText();
+              assertThat(route.get("destination").asText()).isEqualTo(subnets.get(node));
+              assertThat(route.get("via").asText()).isEqualTo(addresses.get(node));
+              assertThat(route.get("name").asText()).startsWith("kubernetes-");
+            });
+    // each web pod asked the other, across the nodes, and was seen by its own pod IP
+    assertThat(json.at("/network/podToPod"))
+        .hasSize(2)
+        .allSatisfy(
+            check -> {
+              String from = check.get("from").asText().split(" ")[0];
+              assertThat(check.get("answered").asText())
+                  .matches("answered by worker-[01] from pod IP 10\\.244\\.\\d+\\.\\d+ to " + from.replace(".", "\\."));
+              assertThat(check.get("to").asText()).doesNotEndWith(check.get("from").asText().split(" ")[1]);
+            });
+    assertThat(result.traffic().orElseThrow().summary())
+        .contains("pod to pod across nodes through the CCM's routes: ");
     assertNothingLeft(flagsBefore);
   }
 
