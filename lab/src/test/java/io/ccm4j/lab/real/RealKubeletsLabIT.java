@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * network (the nodes become Ready), and real pods on it answer; a CCM off the host network never
  * starts (the CNI waits for the CCM); a manifest whose CCM does not tolerate the uninitialized
  * taint deadlocks as on simulated kubelets; the doctor's fix of the routes deadlock bootstraps, and
- * pods reach each other across nodes through the routes its CCM creates. Nothing is left running, mounted or changed afterwards.
+ * pods reach each other across nodes through the routes its CCM creates. Nothing is left running,
+ * mounted or changed afterwards.
  */
 class RealKubeletsLabIT {
 
@@ -144,8 +145,8 @@ class RealKubeletsLabIT {
   }
 
   /**
-   * The routes deadlock as the doctor fixes it: the CCM tolerates network-unavailable, hands out the
-   * nodes' pod CIDRs and creates their routes in its cloud's route table; the lab programs that
+   * The routes deadlock as the doctor fixes it: the CCM tolerates network-unavailable, hands out
+   * the nodes' pod CIDRs and creates their routes in its cloud's route table; the lab programs that
    * table into the cluster network (as a cloud's router would), and a pod on one worker reaches the
    * pod on the other by its pod IP, which sees the asking pod's own address (no masquerade).
    */
@@ -174,7 +175,8 @@ class RealKubeletsLabIT {
     JsonNode json = new ObjectMapper().readTree(report.resolve("lab-routes.json").toFile());
     // the CCM allocated each node's pod CIDR (the CNI waited for it) and routed it to the node
     Map<String, String> subnets = new HashMap<>();
-    json.at("/network/cni").forEach(c -> subnets.put(c.get("node").asText(), c.get("podSubnet").asText()));
+    json.at("/network/cni")
+        .forEach(c -> subnets.put(c.get("node").asText(), c.get("podSubnet").asText()));
     assertThat(subnets).hasSize(4).doesNotContainValue("null");
     Map<String, String> addresses = new HashMap<>();
     RealNodesLab.nodes().forEach(n -> addresses.put(n.name(), n.ip()));
@@ -194,8 +196,11 @@ class RealKubeletsLabIT {
             check -> {
               String from = check.get("from").asText().split(" ")[0];
               assertThat(check.get("answered").asText())
-                  .matches("answered by worker-[01] from pod IP 10\\.244\\.\\d+\\.\\d+ to " + from.replace(".", "\\."));
-              assertThat(check.get("to").asText()).doesNotEndWith(check.get("from").asText().split(" ")[1]);
+                  .matches(
+                      "answered by worker-[01] from pod IP 10\\.244\\.\\d+\\.\\d+ to "
+                          + from.replace(".", "\\."));
+              assertThat(check.get("to").asText())
+                  .doesNotEndWith(check.get("from").asText().split(" ")[1]);
             });
     assertThat(result.traffic().orElseThrow().summary())
         .contains("pod to pod across nodes through the CCM's routes: ");
