@@ -100,7 +100,9 @@ public final class FaultsCommand implements Callable<Integer> {
   }
 
   private FaultsBenchmark.Settings settings(int nodes) {
-    return new FaultsBenchmark.Settings(nodes, kubeApiQps, workers, timeout);
+    // upstream's default route reconciliation period
+    return new FaultsBenchmark.Settings(
+        nodes, kubeApiQps, workers, timeout, Duration.ofSeconds(10));
   }
 
   private FaultsBenchmark benchmark(int nodes) {
