@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.app.Ccm4j;
-import io.ccm4j.doctor.CcmWorkload;
-import io.ccm4j.doctor.Doctor;
-import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,7 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -250,13 +246,7 @@ class LabIT {
    */
   @Test
   void theDoctorsFixOfTheRoutesDeadlockBootstrapsThroughTheRoutes() throws Exception {
-    Path broken = temp.resolve("routes.yaml");
-    Files.writeString(broken, Scenarios.manifest("network-unavailable-with-routes"));
-    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
-    for (CcmWorkload workload : workloads) {
-      Doctor.fix(workload);
-    }
-    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+    String fixed = DoctorFixes.fixed("network-unavailable-with-routes", temp);
     assertThat(fixed).contains("node.kubernetes.io/network-unavailable");
 
     LabResult result = run("routes-fixed", fixed);
@@ -271,13 +261,7 @@ class LabIT {
 
   @Test
   void theDoctorsFixOfADeadlockBootstraps() throws Exception {
-    Path broken = temp.resolve("broken.yaml");
-    Files.writeString(broken, Scenarios.manifest("missing-uninitialized-toleration"));
-    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
-    for (CcmWorkload workload : workloads) {
-      Doctor.fix(workload);
-    }
-    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+    String fixed = DoctorFixes.fixed("missing-uninitialized-toleration", temp);
 
     assertBootstrappedAndServing(run("fixed", fixed));
   }

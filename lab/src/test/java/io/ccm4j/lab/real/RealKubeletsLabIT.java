@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.controlplane.ControlPlaneBinaries;
-import io.ccm4j.doctor.CcmWorkload;
-import io.ccm4j.doctor.Doctor;
-import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
+import io.ccm4j.lab.DoctorFixes;
 import io.ccm4j.lab.LabReport;
 import io.ccm4j.lab.LabResult;
 import java.io.InputStream;
@@ -22,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -153,13 +150,7 @@ class RealKubeletsLabIT {
   @Test
   void theDoctorsFixOfTheRoutesDeadlockRoutesPodToPodTrafficAcrossRealNodes() throws Exception {
     List<String> flagsBefore = kernelFlags();
-    Path broken = report.resolve("routes.yaml");
-    Files.writeString(broken, Scenarios.manifest("network-unavailable-with-routes"));
-    List<CcmWorkload> workloads = Doctor.workloads(Manifests.read(List.of(broken)));
-    for (CcmWorkload workload : workloads) {
-      Doctor.fix(workload);
-    }
-    String fixed = workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+    String fixed = DoctorFixes.fixed("network-unavailable-with-routes", report);
 
     LabResult result = new RealNodesLab(Duration.ofSeconds(240), System.out).run("routes", fixed);
     LabReport.write(result, report);
