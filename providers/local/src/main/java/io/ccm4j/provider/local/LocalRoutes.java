@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@code local} cloud's route table, keyed by route name, visible to tests and the lab through
@@ -38,8 +39,15 @@ public final class LocalRoutes implements Routes {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<List<StoredRoute>> TABLE = new TypeReference<>() {};
 
+  /**
+   * One monitor per table file in this JVM: a file lock is the processes' (two channels of one JVM
+   * locking the same file is an error), so the tables of one file in this JVM take turns first.
+   */
+  private static final ConcurrentHashMap<Path, Object> FILE_MONITORS = new ConcurrentHashMap<>();
+
   private final Optional<Path> file;
   private final Map<String, StoredRoute> memory = new TreeMap<>();
+  private final Object monitor;
 
   /** A route with the cluster it belongs to. */
   public record StoredRoute(String clusterName, Route route) {}
@@ -47,11 +55,14 @@ public final class LocalRoutes implements Routes {
   /** A table in memory. */
   public LocalRoutes() {
     this.file = Optional.empty();
+    this.monitor = memory;
   }
 
   /** A table kept in {@code file} (created with the first route). */
   public LocalRoutes(Path file) {
     this.file = Optional.of(file);
+    this.monitor =
+        FILE_MONITORS.computeIfAbsent(file.toAbsolutePath().normalize(), f -> new Object());
   }
 
   @Override
@@ -153,12 +164,10 @@ public final class LocalRoutes implements Routes {
   }
 
   private List<StoredRoute> snapshotOrThrow() throws CloudException {
-    if (file.isEmpty()) {
-      synchronized (memory) {
+    synchronized (monitor) {
+      if (file.isEmpty()) {
         return List.copyOf(memory.values());
       }
-    }
-    synchronized (memory) {
       try (FileChannel channel = lockChannel();
           FileLock lock = channel.lock(0, 1, true)) {
         return read(file.get());
@@ -170,7 +179,7 @@ public final class LocalRoutes implements Routes {
 
   /** One change of the table: in memory, or read, changed and written back under the lock. */
   private void change(TableChange change) throws CloudException {
-    synchronized (memory) {
+    synchronized (monitor) {
       if (file.isEmpty()) {
         change.apply(memory);
         return;

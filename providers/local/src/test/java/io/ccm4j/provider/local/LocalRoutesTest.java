@@ -105,4 +105,33 @@ class LocalRoutesTest {
     // the damaged file is left for its owner to read
     assertThat(Files.readString(file)).isEqualTo("{not a table");
   }
+
+  /** Tables of one file in one JVM (two managers of a lab's process) take turns, losing nothing. */
+  @Test
+  void tablesOfOneFileChangeItAtOnceWithoutLosingARoute(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("routes.json");
+    List<LocalRoutes> tables = List.of(new LocalRoutes(file), new LocalRoutes(file));
+    try (var threads = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+      List<java.util.concurrent.Future<?>> made = new java.util.ArrayList<>();
+      for (int i = 0; i < 64; i++) {
+        int n = i;
+        made.add(
+            threads.submit(
+                () -> {
+                  tables
+                      .get(n % 2)
+                      .createRoute(
+                          "c1",
+                          "uid-" + n,
+                          new Route("", "n" + n, false, List.of(), "10.244." + n + ".0/24", false));
+                  return null;
+                }));
+      }
+      for (var f : made) {
+        f.get();
+      }
+    }
+
+    assertThat(LocalRoutes.read(file)).hasSize(64);
+  }
 }
