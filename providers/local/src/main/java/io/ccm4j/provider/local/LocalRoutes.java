@@ -10,6 +10,8 @@ import io.ccm4j.cloudprovider.net.Cidr;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -172,7 +174,7 @@ public final class LocalRoutes implements Routes {
           FileLock lock = channel.lock(0, 1, true)) {
         return read(file.get());
       } catch (IOException e) {
-        throw new CloudException("route table " + file.get() + ": " + e.getMessage(), e);
+        throw new CloudException("route table " + file.get() + ": " + why(e), e);
       }
     }
   }
@@ -194,9 +196,19 @@ public final class LocalRoutes implements Routes {
         Files.write(next, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(table.values()));
         Files.move(next, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
-        throw new CloudException("route table " + path + ": " + e.getMessage(), e);
+        throw new CloudException("route table " + path + ": " + why(e), e);
       }
     }
+  }
+
+  /** What went wrong, in words: a file system error's message is often the path alone. */
+  static String why(IOException e) {
+    return switch (e) {
+      case NoSuchFileException f -> "no such file or directory: " + f.getFile();
+      case AccessDeniedException f -> "permission denied: " + f.getFile();
+      case FileSystemException f when f.getReason() != null -> f.getReason() + ": " + f.getFile();
+      default -> e.getMessage();
+    };
   }
 
   private FileChannel lockChannel() throws IOException {

@@ -106,6 +106,22 @@ class LocalRoutesTest {
     assertThat(Files.readString(file)).isEqualTo("{not a table");
   }
 
+  /** A table whose directory went away says so, not only its path. */
+  @Test
+  void aTableWhoseDirectoryIsGoneSaysSo(@TempDir Path dir) {
+    Path file = dir.resolve("gone").resolve("routes.json");
+    LocalRoutes routes = new LocalRoutes(file);
+
+    assertThatThrownBy(
+            () ->
+                routes.createRoute(
+                    "c1", "uid-1", new Route("", "n1", false, List.of(), "10.244.1.0/24", false)))
+        .isInstanceOf(CloudException.class)
+        .hasMessageStartingWith("route table " + file + ": no such file or directory: ");
+    assertThat(LocalRoutes.why(new java.nio.file.AccessDeniedException("/x/routes.json.lock")))
+        .isEqualTo("permission denied: /x/routes.json.lock");
+  }
+
   /** Tables of one file in one JVM (two managers of a lab's process) take turns, losing nothing. */
   @Test
   void tablesOfOneFileChangeItAtOnceWithoutLosingARoute(@TempDir Path dir) throws Exception {
