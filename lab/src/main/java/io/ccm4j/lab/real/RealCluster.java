@@ -264,12 +264,12 @@ public final class RealCluster implements AutoCloseable {
 
   /** A process of this machine with the variable in its environment (e.g. {@code POD_IP=...}). */
   private static Optional<Long> processWithEnvironment(String variable) throws IOException {
-    byte[] wanted = (variable + "\0").getBytes(StandardCharsets.UTF_8);
     try (Stream<Path> proc = Files.list(Path.of("/proc"))) {
       for (Path dir : proc.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
         try {
-          byte[] environment = Files.readAllBytes(dir.resolve("environ"));
-          if (contains(environment, wanted)) {
+          String environment =
+              new String(Files.readAllBytes(dir.resolve("environ")), StandardCharsets.UTF_8);
+          if (List.of(environment.split("\0")).contains(variable)) {
             return Optional.of(Long.parseLong(dir.getFileName().toString()));
           }
         } catch (IOException e) {
@@ -278,22 +278,6 @@ public final class RealCluster implements AutoCloseable {
       }
     }
     return Optional.empty();
-  }
-
-  private static boolean contains(byte[] environment, byte[] variable) {
-    outer:
-    for (int start = 0; start + variable.length <= environment.length; start++) {
-      if (start > 0 && environment[start - 1] != 0) {
-        continue;
-      }
-      for (int i = 0; i < variable.length; i++) {
-        if (environment[start + i] != variable[i]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
   }
 
   /**
