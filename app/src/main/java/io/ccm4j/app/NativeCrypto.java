@@ -16,11 +16,12 @@ import java.util.concurrent.CompletableFuture;
  * directory to unpack it to), or with {@code CCM4J_NATIVE_CRYPTO=off} (a site that requires the
  * JDK's providers), the JDK's own crypto serves as before.
  *
- * <p>Loading it takes a third of a second of a 2-core machine's start (its jar is signed, so
- * class-data sharing cannot archive its classes, and it unpacks and links its library): {@link
- * #installInBackground()} does that on a thread of its own while the command parses its flags and
- * builds its clients. TLS looks its ciphers up at every handshake, so a client built before the
- * provider arrived uses it as well; {@link #installed()} waits for it.
+ * <p>Loading it takes a part of a 2-core machine's start (it unpacks and links its library; its
+ * jar's signature is taken out by the build, {@code scripts/UnsignJars.java}, so that class-data
+ * sharing archives its classes and the JVM does not digest its 9 MiB library at every start):
+ * {@link #installInBackground()} does that on a thread of its own while the command parses its
+ * flags and builds its clients. TLS looks its ciphers up at every handshake, so a client built
+ * before the provider arrived uses it as well; {@link #installed()} waits for it.
  */
 public final class NativeCrypto {
 

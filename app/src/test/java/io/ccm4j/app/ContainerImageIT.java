@@ -56,6 +56,16 @@ class ContainerImageIT {
           .noneMatch(name -> name.matches("ccm4j-(lab|bench|controlplane|simulator)-.*"));
     }
     assertThat(config.at("/config/User").asText()).isEqualTo("65532:65532");
+    assertThat(signedJars(root.resolve("app")))
+        .as("no signed jar: the JVM would digest it at every start and archive none of its classes")
+        .isEmpty();
+    try (Stream<Path> unsigned = Files.list(root.resolve("app/libs-unsigned"))) {
+      assertThat(unsigned.map(library -> library.getFileName().toString()))
+          .as(
+              "Bouncy Castle's jars (the serving certificate), unsigned in the image's place of them")
+          .anyMatch(name -> name.startsWith("bcprov-"))
+          .anyMatch(name -> name.startsWith("bcpkix-"));
+    }
 
     addContainerDevices(root);
 
@@ -126,7 +136,10 @@ class ContainerImageIT {
     // As the image runs, but refusing to start without its AOT cache: a cache the image's JVM
     // cannot map (another runtime, another class path) fails the test instead of a slow start.
     if (aotRuntime) {
-      environment.merge("JDK_JAVA_OPTIONS", " -XX:AOTMode=on", String::concat);
+      environment.merge(
+          "JDK_JAVA_OPTIONS",
+          " -XX:AOTMode=on -Xlog:class+load=info:file=/tmp/class-load.log",
+          String::concat);
     }
 
     Process manager = builder.start();
@@ -153,6 +166,19 @@ class ContainerImageIT {
             .as("the native TLS crypto loads inside the image, as its user, from its /tmp")
             .contains("TLS crypto AmazonCorrettoCryptoProvider");
       }
+      if (aotRuntime) {
+        String classLoad = Files.readString(root.resolve("tmp/class-load.log"));
+        assertThat(classLoad)
+            .as("the serving certificate's classes come from the AOT cache (no signed jar)")
+            .containsPattern("org\\.bouncycastle\\.cert\\.X509v3CertificateBuilder source: shared");
+        if ("amd64".equals(System.getProperty("os.arch"))) {
+          assertThat(classLoad)
+              .as("and so do the native crypto provider's")
+              .containsPattern(
+                  "com\\.amazon\\.corretto\\.crypto\\.provider\\.AmazonCorrettoCryptoProvider"
+                      + " source: shared");
+        }
+      }
       Node initialised = client.nodes().withName(node).get();
       assertThat(initialised.getSpec().getProviderID()).isEqualTo("sim://" + node);
       assertThat(initialised.getMetadata().getLabels())
@@ -162,6 +188,21 @@ class ContainerImageIT {
       stop(manager);
       client.nodes().withName(node).delete();
     }
+  }
+
+  /** The jars under {@code directory} that a jar signer signed (a {@code META-INF/*.SF}). */
+  static List<Path> signedJars(Path directory) throws IOException {
+    List<Path> signed = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(directory)) {
+      for (Path jar : files.filter(file -> file.toString().endsWith(".jar")).toList()) {
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+          if (zip.stream().anyMatch(entry -> entry.getName().matches("(?i)META-INF/[^/]+\\.SF"))) {
+            signed.add(jar);
+          }
+        }
+      }
+    }
+    return signed;
   }
 
   /** Whether the image's Java runtime (its {@code release} file) is JDK 24 or newer. */
