@@ -42,11 +42,17 @@ import java.util.Map;
  * bool, number or time, where its JSON omits the empty ones ({@code omitempty}); those come out
  * {@code null}, as fabric8 reads the omitted field. Fields JSON always carries keep their empty
  * value.
+ *
+ * <p>The strings that recur from Node to Node (keys, the zone, condition reasons, versions, ...)
+ * come out as one shared instance each ({@link StringPool}): a cached Node is read, never changed.
  */
 public final class NodeProjection {
 
   /** Go's zero time, which protobuf carries where JSON writes {@code null}. */
   private static final long GO_ZERO_TIME_SECONDS = -62135596800L;
+
+  /** Enough for every recurring string of a large cluster's Nodes, about 1 MiB when full. */
+  private static final StringPool STRINGS = new StringPool(16_384);
 
   private NodeProjection() {}
 
@@ -75,13 +81,14 @@ public final class NodeProjection {
     if (meta.hasDeletionGracePeriodSeconds()) {
       result.setDeletionGracePeriodSeconds(meta.getDeletionGracePeriodSeconds());
     }
-    result.setLabels(new LinkedHashMap<>(meta.getLabelsMap()));
-    result.setAnnotations(new LinkedHashMap<>(meta.getAnnotationsMap()));
+    // The hostname label is the node's name: unique, not pooled.
+    result.setLabels(pooled(meta.getLabelsMap(), meta.getName()));
+    result.setAnnotations(pooled(meta.getAnnotationsMap(), meta.getName()));
     List<OwnerReference> owners = new ArrayList<>(meta.getOwnerReferencesCount());
     for (Meta.OwnerReference owner : meta.getOwnerReferencesList()) {
       OwnerReference reference = new OwnerReference();
-      reference.setApiVersion(owner.getApiVersion());
-      reference.setKind(owner.getKind());
+      reference.setApiVersion(pool(owner.getApiVersion()));
+      reference.setKind(pool(owner.getKind()));
       reference.setName(owner.getName());
       reference.setUid(owner.getUid());
       reference.setController(owner.hasController() ? owner.getController() : null);
@@ -90,7 +97,9 @@ public final class NodeProjection {
       owners.add(reference);
     }
     result.setOwnerReferences(owners);
-    result.setFinalizers(new ArrayList<>(meta.getFinalizersList()));
+    List<String> finalizers = new ArrayList<>(meta.getFinalizersCount());
+    meta.getFinalizersList().forEach(finalizer -> finalizers.add(pool(finalizer)));
+    result.setFinalizers(finalizers);
     return result;
   }
 
@@ -103,9 +112,9 @@ public final class NodeProjection {
     List<Taint> taints = new ArrayList<>(spec.getTaintsCount());
     for (V1.Taint taint : spec.getTaintsList()) {
       Taint result1 = new Taint();
-      result1.setKey(taint.getKey());
-      result1.setValue(omitEmpty(taint.getValue()));
-      result1.setEffect(taint.getEffect());
+      result1.setKey(pool(taint.getKey()));
+      result1.setValue(omitEmpty(pool(taint.getValue())));
+      result1.setEffect(pool(taint.getEffect()));
       result1.setTimeAdded(time(taint.hasTimeAdded(), taint.getTimeAdded()));
       taints.add(result1);
     }
@@ -129,24 +138,24 @@ public final class NodeProjection {
     NodeStatus result = new NodeStatus();
     result.setCapacity(quantities(status.getCapacityMap()));
     result.setAllocatable(quantities(status.getAllocatableMap()));
-    result.setPhase(omitEmpty(status.getPhase()));
+    result.setPhase(omitEmpty(pool(status.getPhase())));
     List<NodeCondition> conditions = new ArrayList<>(status.getConditionsCount());
     for (V1.NodeCondition condition : status.getConditionsList()) {
       NodeCondition result1 = new NodeCondition();
-      result1.setType(condition.getType());
-      result1.setStatus(condition.getStatus());
+      result1.setType(pool(condition.getType()));
+      result1.setStatus(pool(condition.getStatus()));
       result1.setLastHeartbeatTime(
           time(condition.hasLastHeartbeatTime(), condition.getLastHeartbeatTime()));
       result1.setLastTransitionTime(
           time(condition.hasLastTransitionTime(), condition.getLastTransitionTime()));
-      result1.setReason(omitEmpty(condition.getReason()));
-      result1.setMessage(omitEmpty(condition.getMessage()));
+      result1.setReason(omitEmpty(pool(condition.getReason())));
+      result1.setMessage(omitEmpty(pool(condition.getMessage())));
       conditions.add(result1);
     }
     result.setConditions(conditions);
     List<NodeAddress> addresses = new ArrayList<>(status.getAddressesCount());
     for (V1.NodeAddress address : status.getAddressesList()) {
-      addresses.add(new NodeAddress(address.getAddress(), address.getType()));
+      addresses.add(new NodeAddress(address.getAddress(), pool(address.getType())));
     }
     result.setAddresses(addresses);
     if (status.hasDaemonEndpoints()) {
@@ -163,13 +172,13 @@ public final class NodeProjection {
       result1.setMachineID(info.getMachineID());
       result1.setSystemUUID(info.getSystemUUID());
       result1.setBootID(info.getBootID());
-      result1.setKernelVersion(info.getKernelVersion());
-      result1.setOsImage(info.getOsImage());
-      result1.setContainerRuntimeVersion(info.getContainerRuntimeVersion());
-      result1.setKubeletVersion(info.getKubeletVersion());
-      result1.setKubeProxyVersion(info.getKubeProxyVersion());
-      result1.setOperatingSystem(info.getOperatingSystem());
-      result1.setArchitecture(info.getArchitecture());
+      result1.setKernelVersion(pool(info.getKernelVersion()));
+      result1.setOsImage(pool(info.getOsImage()));
+      result1.setContainerRuntimeVersion(pool(info.getContainerRuntimeVersion()));
+      result1.setKubeletVersion(pool(info.getKubeletVersion()));
+      result1.setKubeProxyVersion(pool(info.getKubeProxyVersion()));
+      result1.setOperatingSystem(pool(info.getOperatingSystem()));
+      result1.setArchitecture(pool(info.getArchitecture()));
       result.setNodeInfo(result1);
     }
     return result;
@@ -177,8 +186,25 @@ public final class NodeProjection {
 
   private static Map<String, Quantity> quantities(Map<String, Resource.Quantity> quantities) {
     Map<String, Quantity> result = new LinkedHashMap<>(quantities.size() * 2);
-    quantities.forEach((name, quantity) -> result.put(name, new Quantity(quantity.getString())));
+    quantities.forEach(
+        (name, quantity) -> {
+          Quantity parsed = new Quantity(quantity.getString());
+          result.put(pool(name), new Quantity(pool(parsed.getAmount()), pool(parsed.getFormat())));
+        });
     return result;
+  }
+
+  /** A label or annotation map, its keys pooled and its values too, but for the object's name. */
+  private static Map<String, String> pooled(Map<String, String> entries, String name) {
+    Map<String, String> result = new LinkedHashMap<>(Math.max(4, entries.size() * 2));
+    entries.forEach(
+        (key, value) -> result.put(pool(key), value.equals(name) ? value : pool(value)));
+    return result;
+  }
+
+  /** {@link StringPool#pool} of the projection's pool. */
+  static String pool(String value) {
+    return STRINGS.pool(value);
   }
 
   /** RFC 3339 at seconds, as metav1.Time writes JSON; {@code null} for Go's zero time. */

@@ -210,6 +210,35 @@ class NodeProjectionTest {
   }
 
   @Test
+  void twoNodesShareTheirRecurringStringsButNotTheirNames() throws Exception {
+    Node a =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node b =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+
+    assertThat(key(b.getMetadata().getLabels(), "topology.kubernetes.io/zone"))
+        .isSameAs(key(a.getMetadata().getLabels(), "topology.kubernetes.io/zone"));
+    assertThat(b.getMetadata().getLabels().get("topology.kubernetes.io/zone"))
+        .isSameAs(a.getMetadata().getLabels().get("topology.kubernetes.io/zone"));
+    assertThat(b.getStatus().getConditions().get(0).getMessage())
+        .isSameAs(a.getStatus().getConditions().get(0).getMessage());
+    assertThat(b.getStatus().getNodeInfo().getOsImage())
+        .isSameAs(a.getStatus().getNodeInfo().getOsImage());
+    assertThat(b.getStatus().getCapacity().get("memory").getFormat())
+        .isSameAs(a.getStatus().getCapacity().get("memory").getFormat());
+    assertThat(b.getSpec().getTaints().get(0).getKey())
+        .isSameAs(a.getSpec().getTaints().get(0).getKey());
+    assertThat(b.getMetadata().getLabels().get("kubernetes.io/hostname"))
+        .as("the node's own name is not pooled (unique to it: it would only fill the pool)")
+        .isNotSameAs(a.getMetadata().getLabels().get("kubernetes.io/hostname"))
+        .isEqualTo("node-a");
+  }
+
+  private static String key(java.util.Map<String, String> map, String key) {
+    return map.keySet().stream().filter(key::equals).findFirst().orElseThrow();
+  }
+
+  @Test
   void dropsWhatNoControllerReads() throws Exception {
     Node node =
         ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
