@@ -19,6 +19,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,14 +141,16 @@ public final class NodeProjection {
     result.setAllocatable(quantities(status.getAllocatableMap()));
     result.setPhase(omitEmpty(pool(status.getPhase())));
     List<NodeCondition> conditions = new ArrayList<>(status.getConditionsCount());
+    // A kubelet stamps its conditions with one heartbeat and few transition times: one string each.
+    Map<Long, String> times = new HashMap<>();
     for (V1.NodeCondition condition : status.getConditionsList()) {
       NodeCondition result1 = new NodeCondition();
       result1.setType(pool(condition.getType()));
       result1.setStatus(pool(condition.getStatus()));
       result1.setLastHeartbeatTime(
-          time(condition.hasLastHeartbeatTime(), condition.getLastHeartbeatTime()));
+          shared(times, condition.hasLastHeartbeatTime(), condition.getLastHeartbeatTime()));
       result1.setLastTransitionTime(
-          time(condition.hasLastTransitionTime(), condition.getLastTransitionTime()));
+          shared(times, condition.hasLastTransitionTime(), condition.getLastTransitionTime()));
       result1.setReason(omitEmpty(pool(condition.getReason())));
       result1.setMessage(omitEmpty(pool(condition.getMessage())));
       conditions.add(result1);
@@ -205,6 +208,12 @@ public final class NodeProjection {
   /** {@link StringPool#pool} of the projection's pool. */
   static String pool(String value) {
     return STRINGS.pool(value);
+  }
+
+  /** {@link #time}, one string for each second among {@code times} (one Node's). */
+  private static String shared(Map<Long, String> times, boolean present, Meta.Time time) {
+    String text = time(present, time);
+    return text == null ? null : times.computeIfAbsent(time.getSeconds(), seconds -> text);
   }
 
   /** RFC 3339 at seconds, as metav1.Time writes JSON; {@code null} for Go's zero time. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Status;
@@ -16,6 +17,7 @@ import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -228,10 +230,35 @@ class NodeProjectionTest {
         .isSameAs(a.getStatus().getCapacity().get("memory").getFormat());
     assertThat(b.getSpec().getTaints().get(0).getKey())
         .isSameAs(a.getSpec().getTaints().get(0).getKey());
+
     assertThat(b.getMetadata().getLabels().get("kubernetes.io/hostname"))
         .as("the node's own name is not pooled (unique to it: it would only fill the pool)")
         .isNotSameAs(a.getMetadata().getLabels().get("kubernetes.io/hostname"))
         .isEqualTo("node-a");
+  }
+
+  @Test
+  void conditionsOfOneNodeShareTheStringOfAnEqualTime() throws Exception {
+    V1.Node.Builder builder = kubeletShaped().toBuilder();
+    builder
+        .getStatusBuilder()
+        .addConditions(
+            V1.NodeCondition.newBuilder()
+                .setType("MemoryPressure")
+                .setStatus("False")
+                .setLastHeartbeatTime(time(T0 + 600))
+                .setLastTransitionTime(time(T0 + 5))
+                .setReason("KubeletHasSufficientMemory")
+                .setMessage("kubelet has sufficient memory available"));
+    Node node =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", builder.build().toByteString()));
+
+    List<NodeCondition> conditions = node.getStatus().getConditions();
+    assertThat(conditions.get(2).getLastHeartbeatTime())
+        .isEqualTo("2026-11-26T18:10:00Z")
+        .isSameAs(conditions.get(0).getLastHeartbeatTime());
+    assertThat(conditions.get(2).getLastTransitionTime())
+        .isSameAs(conditions.get(0).getLastTransitionTime());
   }
 
   private static String key(java.util.Map<String, String> map, String key) {
