@@ -1,6 +1,8 @@
 package io.ccm4j.controllers;
 
 import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.runtime.client.KubeApiContentType;
+import io.ccm4j.runtime.client.protobuf.NodeWrites;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
@@ -18,6 +20,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  *     and health check's name
  * @param events the recorder for the controller's event source ({@link
  *     ControllerDescriptor#eventSource()})
+ * @param contentType the wire format of {@code --kube-api-content-type}, in which the API server
+ *     answers the Node writes of {@link #nodeWrites()}
  */
 public record ControllerContext(
     String name,
@@ -26,4 +30,23 @@ public record ControllerContext(
     CloudProvider cloud,
     String clusterName,
     MeterRegistry metrics,
-    EventRecorder events) {}
+    EventRecorder events,
+    KubeApiContentType contentType) {
+
+  /** A context whose Node writes are answered in JSON (tests and tools). */
+  public ControllerContext(
+      String name,
+      KubernetesClient client,
+      SharedInformerFactory informers,
+      CloudProvider cloud,
+      String clusterName,
+      MeterRegistry metrics,
+      EventRecorder events) {
+    this(name, client, informers, cloud, clusterName, metrics, events, KubeApiContentType.JSON);
+  }
+
+  /** The controller's writes of Nodes, through its client. */
+  public NodeWrites nodeWrites() {
+    return new NodeWrites(client, contentType);
+  }
+}

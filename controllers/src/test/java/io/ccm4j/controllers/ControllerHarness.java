@@ -45,7 +45,8 @@ public final class ControllerHarness implements AutoCloseable {
         "kubernetes",
         metrics,
         recorders.computeIfAbsent(
-            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")));
+            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")),
+        KubeApiContentType.DEFAULT); // the Node writes answered in protobuf, as the manager's
   }
 
   /**

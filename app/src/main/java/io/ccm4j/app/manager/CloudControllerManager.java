@@ -362,7 +362,8 @@ public final class CloudControllerManager implements AutoCloseable {
               cloud,
               settings.clusterName(),
               metrics,
-              events.forSource(descriptor.eventSource()));
+              events.forSource(descriptor.eventSource()),
+              clients.contentType());
       try {
         // The entry hands the controller its own record of settings.controllers().
         Controller controller = descriptor.factory().create(context, settings.controllers());

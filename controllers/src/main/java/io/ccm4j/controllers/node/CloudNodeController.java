@@ -16,6 +16,7 @@ import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.runtime.client.Conflicts;
+import io.ccm4j.runtime.client.protobuf.NodeWrites;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
@@ -57,6 +58,7 @@ public final class CloudNodeController implements Controller {
   static final String REASON_INVALID_NODE_IP = "ProvidedNodeIPNotFound";
 
   private final KubernetesClient client;
+  private final NodeWrites writes;
   private final InstancesV2 instances;
   private final InitialMetadataLookups initialLookups;
   private final Optional<Zones> zones;
@@ -84,6 +86,7 @@ public final class CloudNodeController implements Controller {
                         "cloud provider does not support instances"));
     this.zones = context.cloud().zones();
     this.client = context.client();
+    this.writes = context.nodeWrites();
     this.settings = settings;
     this.name = context.name();
     this.events = context.events();
@@ -192,7 +195,7 @@ public final class CloudNodeController implements Controller {
               }
               NodeInitialization.Result result = NodeInitialization.apply(current, metadata);
               result.warnings().forEach(warning -> log.warn("node {}: {}", name, warning));
-              return client.nodes().resource(result.node()).update(); // N9: one full PUT
+              return writes.update(result.node()); // N9: one full PUT
             });
     if (initialized == null) {
       return; // deleted meanwhile
@@ -252,7 +255,7 @@ public final class CloudNodeController implements Controller {
       return;
     }
     try {
-      NodePatches.patchAddresses(client, name, desired);
+      NodePatches.patchAddresses(writes, name, desired);
     } catch (RuntimeException e) {
       log.error("node {}: could not update addresses: {}", name, e.getMessage());
     }

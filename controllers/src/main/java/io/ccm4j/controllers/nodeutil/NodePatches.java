@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodeutil;
 
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.runtime.client.Conflicts;
+import io.ccm4j.runtime.client.protobuf.NodeWrites;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -36,14 +37,10 @@ public final class NodePatches {
 
   /** Replaces {@code status.addresses} (a merge patch replaces the list as a whole). */
   public static Node patchAddresses(
-      KubernetesClient client, String nodeName, List<NodeAddress> addresses) {
+      NodeWrites writes, String nodeName, List<NodeAddress> addresses) {
     Map<String, Object> patch =
         Map.of("status", Map.of("addresses", NodeAddresses.toApi(addresses)));
-    return client
-        .nodes()
-        .resource(named(nodeName))
-        .subresource("status")
-        .patch(MERGE, client.getKubernetesSerialization().asJson(patch));
+    return writes.patchStatus(nodeName, PatchType.JSON_MERGE, writes.asJson(patch));
   }
 
   /**

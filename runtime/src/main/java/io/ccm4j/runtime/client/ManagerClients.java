@@ -157,6 +157,11 @@ public final class ManagerClients implements AutoCloseable {
     fence.close();
   }
 
+  /** The wire format of {@code --kube-api-content-type}. */
+  public KubeApiContentType contentType() {
+    return contentType;
+  }
+
   /** The shared informers' and the event recorders' client. */
   public KubernetesClient manager() {
     return manager;
