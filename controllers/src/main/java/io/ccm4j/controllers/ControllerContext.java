@@ -33,18 +33,6 @@ public record ControllerContext(
     EventRecorder events,
     KubeApiContentType contentType) {
 
-  /** A context whose Node writes are answered in JSON (tests and tools). */
-  public ControllerContext(
-      String name,
-      KubernetesClient client,
-      SharedInformerFactory informers,
-      CloudProvider cloud,
-      String clusterName,
-      MeterRegistry metrics,
-      EventRecorder events) {
-    this(name, client, informers, cloud, clusterName, metrics, events, KubeApiContentType.JSON);
-  }
-
   /** The controller's writes of Nodes, through its client. */
   public NodeWrites nodeWrites() {
     return new NodeWrites(client, contentType);

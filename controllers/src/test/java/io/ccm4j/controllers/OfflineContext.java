@@ -1,6 +1,7 @@
 package io.ccm4j.controllers;
 
 import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
@@ -14,6 +15,13 @@ public final class OfflineContext {
 
   public static ControllerContext of(CloudProvider cloud) {
     return new ControllerContext(
-        "offline", null, null, cloud, "kubernetes", new SimpleMeterRegistry(), null);
+        "offline",
+        null,
+        null,
+        cloud,
+        "kubernetes",
+        new SimpleMeterRegistry(),
+        null,
+        KubeApiContentType.JSON);
   }
 }

@@ -3,6 +3,7 @@ package io.ccm4j.lab;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerDescriptor;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,7 +28,8 @@ public final class BenchContext implements AutoCloseable {
             "kubernetes",
             new SimpleMeterRegistry(),
             recorders.computeIfAbsent(
-                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")));
+                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")),
+            KubeApiContentType.JSON); // as its informers (the client's own, JSON)
   }
 
   @Override
