@@ -15,6 +15,7 @@ import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.DelegatedAccess;
@@ -182,7 +183,8 @@ class DeployRbacIT {
         // A repeated event is a patch of the first one (count, lastTimestamp): the ClusterRole
         // grants create and patch on events, not get.
         try (KubernetesEventRecorder recorder =
-            new KubernetesEventRecorder(client, Controllers.CLOUD_NODE.name(), "rbac-test")) {
+            new KubernetesEventRecorder(
+                client, Controllers.CLOUD_NODE.name(), "rbac-test", KubeApiContentType.DEFAULT)) {
           Node involved = admin.nodes().withName(node).get();
           recorder.warning(involved, "RbacRepeated", "the same event twice");
           recorder.warning(involved, "RbacRepeated", "the same event twice");

@@ -45,8 +45,9 @@ public final class ControllerHarness implements AutoCloseable {
         "kubernetes",
         metrics,
         recorders.computeIfAbsent(
-            descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "test")),
-        KubeApiContentType.DEFAULT); // the Node writes answered in protobuf, as the manager's
+            descriptor.eventSource(),
+            c -> new KubernetesEventRecorder(client, c, "test", KubeApiContentType.DEFAULT)),
+        KubeApiContentType.DEFAULT); // the Node writes and events in protobuf, as the manager's
   }
 
   /**

@@ -28,7 +28,8 @@ public final class BenchContext implements AutoCloseable {
             "kubernetes",
             new SimpleMeterRegistry(),
             recorders.computeIfAbsent(
-                descriptor.eventSource(), c -> new KubernetesEventRecorder(client, c, "bench")),
+                descriptor.eventSource(),
+                c -> new KubernetesEventRecorder(client, c, "bench", KubeApiContentType.JSON)),
             KubeApiContentType.JSON); // as its informers (the client's own, JSON)
   }
 

@@ -159,7 +159,7 @@ public final class CloudControllerManager implements AutoCloseable {
       IntConsumer exit) {
     this.clients = clients;
     this.settings = settings;
-    this.events = new EventRecorders(clients.manager());
+    this.events = new EventRecorders(clients.manager(), clients.contentType());
     this.cloud = cloudFence.guard(MeasuredCloudProvider.measure(settings.cloud(), metrics));
     this.controllers = controllers;
     this.exit = exit;

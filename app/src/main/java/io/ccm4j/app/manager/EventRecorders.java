@@ -2,6 +2,7 @@ package io.ccm4j.app.manager;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.net.Hostname;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -19,10 +20,12 @@ final class EventRecorders {
   private static final Logger log = LoggerFactory.getLogger(CloudControllerManager.class);
 
   private final KubernetesClient client;
+  private final KubeApiContentType contentType;
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
 
-  EventRecorders(KubernetesClient client) {
+  EventRecorders(KubernetesClient client, KubeApiContentType contentType) {
     this.client = client;
+    this.contentType = contentType;
   }
 
   /** The recorder of one event source ({@code source.component}), made on first use. */
@@ -31,7 +34,7 @@ final class EventRecorders {
   }
 
   private KubernetesEventRecorder newRecorder(String component) {
-    return new KubernetesEventRecorder(client, component, Hostname.get());
+    return new KubernetesEventRecorder(client, component, Hostname.get(), contentType);
   }
 
   /**

@@ -36,11 +36,11 @@ public final class NodePatches {
   }
 
   /** Replaces {@code status.addresses} (a merge patch replaces the list as a whole). */
-  public static Node patchAddresses(
+  public static void patchAddresses(
       NodeWrites writes, String nodeName, List<NodeAddress> addresses) {
     Map<String, Object> patch =
         Map.of("status", Map.of("addresses", NodeAddresses.toApi(addresses)));
-    return writes.patchStatus(nodeName, PatchType.JSON_MERGE, writes.asJson(patch));
+    writes.patchStatus(nodeName, PatchType.JSON_MERGE, writes.asJson(patch));
   }
 
   /**

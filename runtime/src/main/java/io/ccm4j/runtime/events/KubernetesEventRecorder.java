@@ -1,5 +1,9 @@
 package io.ccm4j.runtime.events;
 
+import io.ccm4j.runtime.client.KubeApiContentType;
+import io.ccm4j.runtime.client.protobuf.ApiWrites;
+import io.ccm4j.runtime.client.protobuf.ProtobufBodies;
+import io.ccm4j.runtime.client.protobuf.ProtobufEnvelope;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -8,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * of the same event (object, type, reason, message) raises the count of the existing Event instead
  * of creating another, as client-go's correlator does. When the buffer of 1,000 pending events is
  * full, new events are dropped with a log line rather than slowing the controllers.
+ *
+ * <p>With protobuf ({@code --kube-api-content-type}) an Event is created with a protobuf body and
+ * every answer is asked in protobuf and not read (the recorder needs only to know it succeeded);
+ * with JSON these are fabric8's calls.
  */
 public final class KubernetesEventRecorder implements EventRecorder, AutoCloseable {
 
@@ -40,6 +49,10 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   private static final int MAX_REMEMBERED = 4096;
 
   private final KubernetesClient client;
+
+  /** The writes in protobuf; {@code null} with JSON. */
+  private final ApiWrites protobuf;
+
   private final String component;
   private final String host;
 
@@ -64,9 +77,12 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
    * @param component the event source, as upstream names it per controller ({@code
    *     cloud-node-controller})
    * @param host the reporting instance, usually the host name
+   * @param contentType the wire format of the writes
    */
-  public KubernetesEventRecorder(KubernetesClient client, String component, String host) {
+  public KubernetesEventRecorder(
+      KubernetesClient client, String component, String host, KubeApiContentType contentType) {
     this.client = client;
+    this.protobuf = contentType == KubeApiContentType.PROTOBUF ? new ApiWrites(client) : null;
     this.component = component;
     this.host = host;
     this.writers =
@@ -159,22 +175,7 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
     if (previous != null) {
       int count = previous.count() + 1;
       try {
-        // By resource(), not withName(): fabric8 would GET the event first, a verb the
-        // documented ClusterRole does not grant on events (create, patch, update).
-        client
-            .v1()
-            .events()
-            .inNamespace(previous.namespace())
-            .resource(
-                new EventBuilder()
-                    .withNewMetadata()
-                    .withName(previous.name())
-                    .withNamespace(previous.namespace())
-                    .endMetadata()
-                    .build())
-            .patch(
-                PatchContext.of(PatchType.JSON_MERGE),
-                "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now));
+        patchCount(previous.namespace(), previous.name(), count, now);
         synchronized (recorded) {
           recorded.put(
               key,
@@ -216,10 +217,53 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
             .withLastTimestamp(now)
             .withCount(count)
             .build();
-    client.v1().events().inNamespace(namespace).resource(event).create();
+    create(event);
     synchronized (recorded) {
       recorded.put(key, new Recorded(namespace, name, count, first));
     }
+  }
+
+  private void create(Event event) {
+    if (protobuf == null) {
+      client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
+      return;
+    }
+    byte[] body = ProtobufBodies.eventCreate(event);
+    String contentType = ProtobufEnvelope.MEDIA_TYPE;
+    if (body == null) {
+      body = client.getKubernetesSerialization().asJson(event).getBytes(StandardCharsets.UTF_8);
+      contentType = ApiWrites.JSON;
+    }
+    String url = protobuf.core("namespaces/" + event.getMetadata().getNamespace() + "/events");
+    protobuf.send("POST", url, contentType, body);
+  }
+
+  /** A repeat: the existing Event's count and last time, by a merge patch. */
+  private void patchCount(String namespace, String name, int count, String now) {
+    String patch = "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now);
+    if (protobuf == null) {
+      // By resource(), not withName(): fabric8 would GET the event first, a verb the
+      // documented ClusterRole does not grant on events (create, patch, update).
+      client
+          .v1()
+          .events()
+          .inNamespace(namespace)
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withNamespace(namespace)
+                  .endMetadata()
+                  .build())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      return;
+    }
+    String url = protobuf.core("namespaces/" + namespace + "/events/" + name);
+    protobuf.send(
+        "PATCH",
+        url,
+        PatchType.JSON_MERGE.getContentType(),
+        patch.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Writes the events still pending (waiting at most 5 s) and stops. */

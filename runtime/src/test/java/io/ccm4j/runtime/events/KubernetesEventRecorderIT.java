@@ -4,33 +4,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.client.KubeApiContentType;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The event recorder writes real Events, and counts repeats instead of piling them up. */
+/**
+ * The event recorder writes real Events, in protobuf and in JSON alike, and counts repeats instead
+ * of piling them up.
+ */
 @WithControlPlane
 class KubernetesEventRecorderIT {
 
-  @Test
-  void writesEventsAboutClusterScopedObjectsAndAggregatesRepeats(KubernetesClient client)
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(KubeApiContentType.class)
+  void writesEventsAboutClusterScopedObjectsAndAggregatesRepeats(
+      KubeApiContentType contentType, KubernetesClient client) throws Exception {
+    String name = "events-it-" + contentType.name().toLowerCase();
     Node node =
         client
             .nodes()
-            .resource(
-                new NodeBuilder().withNewMetadata().withName("events-it").endMetadata().build())
+            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
             .create();
 
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host")) {
+        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host", contentType)) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
-      recorder.warning(node, "DeletingNodeFailed", "Failed deleting node events-it: boom");
+      recorder.warning(node, "DeletingNodeFailed", "Failed deleting node " + name + ": boom");
     }
 
     await()
@@ -39,7 +46,7 @@ class KubernetesEventRecorderIT {
             () -> {
               List<Event> events =
                   client.v1().events().inNamespace("default").list().getItems().stream()
-                      .filter(e -> "events-it".equals(e.getInvolvedObject().getName()))
+                      .filter(e -> name.equals(e.getInvolvedObject().getName()))
                       .toList();
               assertThat(events).hasSize(2);
               Event synced =
@@ -50,49 +57,56 @@ class KubernetesEventRecorderIT {
               assertThat(synced.getType()).isEqualTo("Normal");
               assertThat(synced.getCount()).isEqualTo(2);
               assertThat(synced.getSource().getComponent()).isEqualTo("cloud-node-controller");
+              assertThat(synced.getSource().getHost()).isEqualTo("test-host");
+              assertThat(synced.getReportingComponent()).isEqualTo("cloud-node-controller");
+              assertThat(synced.getReportingInstance()).isEqualTo("test-host");
+              assertThat(synced.getMetadata().getName()).startsWith(name + ".");
+              assertThat(synced.getFirstTimestamp()).isNotNull();
+              assertThat(Instant.parse(synced.getLastTimestamp()))
+                  .isAfterOrEqualTo(Instant.parse(synced.getFirstTimestamp()));
               assertThat(synced.getInvolvedObject().getKind()).isEqualTo("Node");
+              assertThat(synced.getInvolvedObject().getApiVersion()).isEqualTo("v1");
               assertThat(synced.getInvolvedObject().getUid())
                   .isEqualTo(node.getMetadata().getUid());
+              assertThat(synced.getInvolvedObject().getResourceVersion())
+                  .isEqualTo(node.getMetadata().getResourceVersion());
               Event failed =
                   events.stream()
                       .filter(e -> "DeletingNodeFailed".equals(e.getReason()))
                       .findFirst()
                       .orElseThrow();
               assertThat(failed.getType()).isEqualTo("Warning");
-              assertThat(failed.getMessage()).isEqualTo("Failed deleting node events-it: boom");
+              assertThat(failed.getMessage()).isEqualTo("Failed deleting node " + name + ": boom");
             });
   }
 
-  @Test
-  void anExpiredEventIsWrittenAgainWithItsCountAndFirstTime(KubernetesClient client)
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(KubeApiContentType.class)
+  void anExpiredEventIsWrittenAgainWithItsCountAndFirstTime(
+      KubeApiContentType contentType, KubernetesClient client) throws Exception {
+    String name = "events-expired-" + contentType.name().toLowerCase();
     Node node =
         client
             .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName("events-expired")
-                    .endMetadata()
-                    .build())
+            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
             .create();
     try (KubernetesEventRecorder recorder =
-        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host")) {
+        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host", contentType)) {
       recorder.normal(node, "Synced", "Node synced successfully");
       recorder.normal(node, "Synced", "Node synced successfully");
       Event first =
           await()
               .atMost(10, TimeUnit.SECONDS)
-              .until(() -> synced(client), e -> e != null && e.getCount() == 2);
+              .until(() -> synced(client, name), e -> e != null && e.getCount() == 2);
 
       // Events have a TTL (1 h by default): the API server deletes them.
       client.v1().events().inNamespace("default").withName(first.getMetadata().getName()).delete();
-      await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client) == null);
+      await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client, name) == null);
       Thread.sleep(1100); // so that a restarted first time would show
       recorder.normal(node, "Synced", "Node synced successfully");
 
       Event again =
-          await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client), e -> e != null);
+          await().atMost(10, TimeUnit.SECONDS).until(() -> synced(client, name), e -> e != null);
       assertThat(again.getCount()).isEqualTo(3);
       assertThat(again.getFirstTimestamp()).isEqualTo(first.getFirstTimestamp());
       assertThat(again.getLastTimestamp()).isNotEqualTo(first.getFirstTimestamp());
@@ -100,9 +114,9 @@ class KubernetesEventRecorderIT {
     }
   }
 
-  private static Event synced(KubernetesClient client) {
+  private static Event synced(KubernetesClient client, String node) {
     return client.v1().events().inNamespace("default").list().getItems().stream()
-        .filter(e -> "events-expired".equals(e.getInvolvedObject().getName()))
+        .filter(e -> node.equals(e.getInvolvedObject().getName()))
         .filter(e -> "Synced".equals(e.getReason()))
         .findFirst()
         .orElse(null);
