@@ -230,11 +230,31 @@ class NodeProjectionTest {
         .isSameAs(a.getStatus().getCapacity().get("memory").getFormat());
     assertThat(b.getSpec().getTaints().get(0).getKey())
         .isSameAs(a.getSpec().getTaints().get(0).getKey());
+    assertThat(b.getStatus().getConditions().get(0).getLastHeartbeatTime())
+        .as("a time of a recent second")
+        .isSameAs(a.getStatus().getConditions().get(0).getLastHeartbeatTime());
+    assertThat(b.getMetadata().getCreationTimestamp())
+        .isSameAs(a.getMetadata().getCreationTimestamp());
 
     assertThat(b.getMetadata().getLabels().get("kubernetes.io/hostname"))
         .as("the node's own name is not pooled (unique to it: it would only fill the pool)")
         .isNotSameAs(a.getMetadata().getLabels().get("kubernetes.io/hostname"))
         .isEqualTo("node-a");
+  }
+
+  @Test
+  void timesAreReadAsTheirSecondsWhateverTheSlotsHeld() throws Exception {
+    // 1024 s apart: the same slot of the shared times, one after the other.
+    Meta.Time first = time(T0 + 7);
+    Meta.Time second = time(T0 + 7 + 1024);
+
+    assertThat(NodeProjection.time(true, first)).isEqualTo("2026-11-26T18:00:07Z");
+    assertThat(NodeProjection.time(true, second)).isEqualTo("2026-11-26T18:17:11Z");
+    assertThat(NodeProjection.time(true, first)).isEqualTo("2026-11-26T18:00:07Z");
+    assertThat(NodeProjection.time(false, first)).isNull();
+    assertThat(NodeProjection.time(true, Meta.Time.newBuilder().setSeconds(-62135596800L).build()))
+        .as("Go's zero time, as JSON's null")
+        .isNull();
   }
 
   @Test
