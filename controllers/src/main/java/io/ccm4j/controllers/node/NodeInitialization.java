@@ -5,7 +5,10 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeSpecBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +32,18 @@ final class NodeInitialization {
   private NodeInitialization() {}
 
   static Result apply(Node node, InstanceMetadata metadata) {
-    Node copy = new NodeBuilder(node).build();
+    // Metadata and spec copied, the status shared: nothing here changes it, and an update keeps the
+    // stored status whatever it carries (copying a kubelet's status was half of this).
+    Node copy = new Node();
+    copy.setApiVersion(node.getApiVersion());
+    copy.setKind(node.getKind());
+    copy.setMetadata(
+        node.getMetadata() == null
+            ? new ObjectMeta()
+            : new ObjectMetaBuilder(node.getMetadata()).build());
+    copy.setSpec(
+        node.getSpec() == null ? new NodeSpec() : new NodeSpecBuilder(node.getSpec()).build());
+    copy.setStatus(node.getStatus());
     List<String> warnings = new ArrayList<>();
     if (isEmpty(copy.getSpec().getProviderID()) && !metadata.providerId().isEmpty()) {
       copy.getSpec().setProviderID(metadata.providerId());

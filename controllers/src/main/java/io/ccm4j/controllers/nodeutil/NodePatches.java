@@ -1,5 +1,7 @@
 package io.ccm4j.controllers.nodeutil;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.runtime.client.Conflicts;
 import io.ccm4j.runtime.client.protobuf.NodeWrites;
@@ -10,6 +12,9 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -21,6 +26,7 @@ import java.util.function.UnaryOperator;
 /** Small idempotent writes to Nodes, each one request unless the API reports a conflict. */
 public final class NodePatches {
 
+  private static final JsonFactory JSON = new JsonFactory();
   private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
   private static final PatchContext STRATEGIC = PatchContext.of(PatchType.STRATEGIC_MERGE);
 
@@ -38,9 +44,32 @@ public final class NodePatches {
   /** Replaces {@code status.addresses} (a merge patch replaces the list as a whole). */
   public static void patchAddresses(
       NodeWrites writes, String nodeName, List<NodeAddress> addresses) {
-    Map<String, Object> patch =
-        Map.of("status", Map.of("addresses", NodeAddresses.toApi(addresses)));
-    writes.patchStatus(nodeName, PatchType.JSON_MERGE, writes.asJson(patch));
+    writes.patchStatus(nodeName, PatchType.JSON_MERGE, addressesPatch(addresses));
+  }
+
+  /**
+   * {@code {"status":{"addresses":[{"address":…,"type":…},…]}}}, by Jackson's streaming writer:
+   * through the client's object mapper this small body cost a tenth of the node controller's CPU.
+   */
+  static String addressesPatch(List<NodeAddress> addresses) {
+    StringWriter text = new StringWriter(48 + 64 * addresses.size());
+    try (JsonGenerator json = JSON.createGenerator(text)) {
+      json.writeStartObject();
+      json.writeObjectFieldStart("status");
+      json.writeArrayFieldStart("addresses");
+      for (NodeAddress address : addresses) {
+        json.writeStartObject();
+        json.writeStringField("address", address.address());
+        json.writeStringField("type", address.type().name());
+        json.writeEndObject();
+      }
+      json.writeEndArray();
+      json.writeEndObject();
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("a StringWriter does not fail", e);
+    }
+    return text.toString();
   }
 
   /**

@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,25 @@ class NodeInitializationTest {
     assertThat(result.getSpec().getTaints())
         .extracting(t -> t.getKey())
         .containsExactly("dedicated");
+  }
+
+  @Test
+  void N8_theCachedNodeIsNotChangedAndItsStatusIsSharedNotCopied() {
+    Node cached = taintedNode(null, Map.of("kubernetes.io/hostname", "n"));
+    cached.setStatus(new NodeStatusBuilder().addNewAddress("10.0.0.7", "InternalIP").build());
+    Node before = new NodeBuilder(cached).build();
+
+    Node result =
+        NodeInitialization.apply(
+                cached, new InstanceMetadata("sim://n", "m.large", List.of(), "z1", "r1", Map.of()))
+            .node();
+
+    assertThat(cached).as("the informer's object, unchanged").isEqualTo(before);
+    assertThat(result.getMetadata()).isNotSameAs(cached.getMetadata());
+    assertThat(result.getSpec()).isNotSameAs(cached.getSpec());
+    assertThat(result.getStatus())
+        .as("an update keeps the stored status: not copied")
+        .isSameAs(cached.getStatus());
   }
 
   @Test

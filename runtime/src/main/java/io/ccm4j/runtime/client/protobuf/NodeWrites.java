@@ -44,13 +44,8 @@ public final class NodeWrites {
     if (body != null) {
       return read("PUT", url, writes.send("PUT", url, ProtobufEnvelope.MEDIA_TYPE, body));
     }
-    byte[] json = asJson(node).getBytes(StandardCharsets.UTF_8);
+    byte[] json = client.getKubernetesSerialization().asJson(node).getBytes(StandardCharsets.UTF_8);
     return read("PUT", url, writes.send("PUT", url, ApiWrites.JSON, json));
-  }
-
-  /** {@code value} as JSON, by the client's serialization: a patch's body. */
-  public String asJson(Object value) {
-    return client.getKubernetesSerialization().asJson(value);
   }
 
   /**
