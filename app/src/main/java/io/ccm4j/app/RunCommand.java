@@ -153,7 +153,7 @@ public final class RunCommand implements Callable<Integer> {
     return cloud.cloudProvider();
   }
 
-  /** The wire format of the Node list and watch ({@code --kube-api-content-type}). */
+  /** The wire format of the hot paths ({@code --kube-api-content-type}). */
   public KubeApiContentType kubeApiContentType() {
     return kube.contentType();
   }

@@ -46,8 +46,9 @@ public final class KubeClientOptions {
       paramLabel = "<type>",
       defaultValue = KubeApiContentType.DEFAULT_MEDIA_TYPE,
       description =
-          "The wire format of the Node list and watch: application/vnd.kubernetes.protobuf or"
-              + " application/json (all other requests are JSON). Default: ${DEFAULT-VALUE}.")
+          "The wire format of the Node list and watch, the node controller's Node writes and"
+              + " events: application/vnd.kubernetes.protobuf or application/json (all other"
+              + " requests are JSON). Default: ${DEFAULT-VALUE}.")
   String contentType;
 
   @Option(
