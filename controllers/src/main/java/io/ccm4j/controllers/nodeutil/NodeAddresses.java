@@ -136,11 +136,4 @@ public final class NodeAddresses {
     }
     return result;
   }
-
-  public static List<io.fabric8.kubernetes.api.model.NodeAddress> toApi(
-      List<NodeAddress> addresses) {
-    return addresses.stream()
-        .map(a -> new io.fabric8.kubernetes.api.model.NodeAddress(a.address(), a.type().name()))
-        .toList();
-  }
 }
