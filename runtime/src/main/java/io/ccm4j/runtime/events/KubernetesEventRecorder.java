@@ -3,7 +3,6 @@ package io.ccm4j.runtime.events;
 import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.client.protobuf.ApiWrites;
 import io.ccm4j.runtime.client.protobuf.ProtobufBodies;
-import io.ccm4j.runtime.client.protobuf.ProtobufEnvelope;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -228,14 +227,8 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
       client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
       return;
     }
-    byte[] body = ProtobufBodies.eventCreate(event);
-    String contentType = ProtobufEnvelope.MEDIA_TYPE;
-    if (body == null) {
-      body = client.getKubernetesSerialization().asJson(event).getBytes(StandardCharsets.UTF_8);
-      contentType = ApiWrites.JSON;
-    }
     String url = protobuf.core("namespaces/" + event.getMetadata().getNamespace() + "/events");
-    protobuf.send("POST", url, contentType, body);
+    protobuf.send("POST", url, ProtobufBodies.eventCreate(event), event);
   }
 
   /** A repeat: the existing Event's count and last time, by a merge patch. */

@@ -7,8 +7,10 @@ import io.fabric8.kubernetes.client.http.ByteArrayRequests;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -27,11 +29,13 @@ public final class ApiWrites {
   private static final String ACCEPT = ProtobufEnvelope.MEDIA_TYPE + ", " + JSON;
 
   private final HttpClient http;
+  private final KubernetesSerialization serialization;
   private final String apiRoot;
   private final int timeoutMillis;
 
   public ApiWrites(KubernetesClient client) {
     this.http = client.getHttpClient();
+    this.serialization = client.getKubernetesSerialization();
     this.apiRoot = URLUtils.join(client.getMasterUrl().toString(), "api", "v1");
     this.timeoutMillis = client.getConfiguration().getRequestTimeout();
   }
@@ -39,6 +43,18 @@ public final class ApiWrites {
   /** The URL of a core/v1 path ({@code nodes/a/status}, {@code namespaces/b/events}). */
   public String core(String path) {
     return apiRoot + "/" + path;
+  }
+
+  /**
+   * Sends {@code object} by {@code method} to {@code url}: as {@code protobuf}, its protobuf body
+   * ({@link ProtobufBodies}), or as JSON when it has none ({@code null}).
+   */
+  public HttpResponse<byte[]> send(String method, String url, byte[] protobuf, Object object) {
+    if (protobuf != null) {
+      return send(method, url, ProtobufEnvelope.MEDIA_TYPE, protobuf);
+    }
+    byte[] json = serialization.asJson(object).getBytes(StandardCharsets.UTF_8);
+    return send(method, url, JSON, json);
   }
 
   /**
@@ -62,7 +78,7 @@ public final class ApiWrites {
       throw KubernetesClientException.launderThrowable(e.getCause());
     }
     if (!response.isSuccessful()) {
-      throw OperationSupport.requestFailure(request, ProtobufNodeListerWatcher.status(response));
+      throw OperationSupport.requestFailure(request, ProtobufObjects.failureStatus(response));
     }
     return response;
   }

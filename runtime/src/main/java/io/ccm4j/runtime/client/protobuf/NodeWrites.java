@@ -40,12 +40,7 @@ public final class NodeWrites {
       return client.nodes().resource(node).update();
     }
     String url = writes.core("nodes/" + node.getMetadata().getName());
-    byte[] body = ProtobufBodies.nodeUpdate(node);
-    if (body != null) {
-      return read("PUT", url, writes.send("PUT", url, ProtobufEnvelope.MEDIA_TYPE, body));
-    }
-    byte[] json = client.getKubernetesSerialization().asJson(node).getBytes(StandardCharsets.UTF_8);
-    return read("PUT", url, writes.send("PUT", url, ApiWrites.JSON, json));
+    return read("PUT", url, writes.send("PUT", url, ProtobufBodies.nodeUpdate(node), node));
   }
 
   /**

@@ -3,7 +3,6 @@ package io.ccm4j.runtime.client.protobuf;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeList;
-import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -14,7 +13,6 @@ import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
 import io.fabric8.kubernetes.client.dsl.internal.ProtobufWatchManager;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -55,7 +53,8 @@ public final class ProtobufNodeListerWatcher implements ListerWatcher<Node, Node
         .thenApply(
             response -> {
               if (!response.isSuccessful()) {
-                throw OperationSupport.requestFailure(request, status(response));
+                throw OperationSupport.requestFailure(
+                    request, ProtobufObjects.failureStatus(response));
               }
               try {
                 return ProtobufObjects.nodeList(response.body());
@@ -110,20 +109,5 @@ public final class ProtobufNodeListerWatcher implements ListerWatcher<Node, Node
     } catch (MalformedURLException e) {
       throw KubernetesClientException.launderThrowable(e);
     }
-  }
-
-  /** The Status of a failed protobuf request: its body's when it has one. */
-  static Status status(HttpResponse<byte[]> response) {
-    byte[] body = response.body();
-    if (body != null && body.length > 0) {
-      try {
-        if (ProtobufObjects.object(ProtobufEnvelope.open(body)) instanceof Status status) {
-          return status;
-        }
-      } catch (Exception e) {
-        // not a protobuf Status: the code and message say what there is to say
-      }
-    }
-    return OperationSupport.createStatus(response.code(), response.message());
   }
 }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.dsl.internal.OperationSupport;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
@@ -127,6 +129,21 @@ public final class ProtobufObjects {
       result.setDetails(result1);
     }
     return result;
+  }
+
+  /** The Status of a failed protobuf request: its body's when it has one. */
+  static Status failureStatus(HttpResponse<byte[]> response) {
+    byte[] body = response.body();
+    if (body != null && body.length > 0) {
+      try {
+        if (object(ProtobufEnvelope.open(body)) instanceof Status status) {
+          return status;
+        }
+      } catch (Exception e) {
+        // not a protobuf Status: the code and message say what there is to say
+      }
+    }
+    return OperationSupport.createStatus(response.code(), response.message());
   }
 
   private static ListMeta listMeta(Meta.ListMeta meta) {
