@@ -2,9 +2,11 @@ package io.ccm4j.runtime.client;
 
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.netty.util.concurrent.MultithreadEventExecutorGroup;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
+import io.vertx.core.impl.VertxInternal;
 
 /**
  * One Vert.x for several API clients, as client-go's clientsets share one process's transport: its
@@ -18,16 +20,25 @@ public final class SharedTransport implements AutoCloseable {
   private final VertxHttpClientFactory httpClients;
 
   public SharedTransport() {
-    // As fabric8 makes its own: daemon threads, no file caching or class-path lookups.
+    // As fabric8 makes its own (daemon threads, no file caching or class-path lookups), with one
+    // event loop per processor instead of Vert.x's two: a manager's connections carry small
+    // requests, and fewer loops each serve more of them per wake-up, with fewer buffer arenas.
     vertx =
         Vertx.vertx(
             new VertxOptions()
+                .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
                 .setUseDaemonThread(true)
                 .setFileSystemOptions(
                     new FileSystemOptions()
                         .setFileCachingEnabled(false)
                         .setClassPathResolvingEnabled(false)));
     httpClients = new VertxHttpClientFactory(vertx);
+  }
+
+  /** How many event loops the clients' connections are spread over. */
+  int eventLoops() {
+    return ((MultithreadEventExecutorGroup) ((VertxInternal) vertx).getEventLoopGroup())
+        .executorCount();
   }
 
   /** The HTTP client factory to build the sharing clients with. */
