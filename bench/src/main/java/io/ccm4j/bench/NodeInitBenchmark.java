@@ -327,10 +327,6 @@ public final class NodeInitBenchmark {
         NodeInitLoad.awaitUntainted(
             untaintedAt, List.of(probe), manager, log, Duration.ofMinutes(2));
         double startToFirst = (untaintedAt.get(probe) - started) / 1e9;
-        Optional<HeapSampler> heap =
-            peer.isCcm4j()
-                ? Optional.of(new HeapSampler(http, servingPort).start())
-                : Optional.empty();
         boolean cloud = !peer.isFloor();
         long callsBefore = cloud ? NodeInitMeasurements.cloudCalls(http, cloudAdminPort) : 0;
         // Let the probe's status patch and event land first: they are not the run's.
@@ -360,7 +356,8 @@ public final class NodeInitBenchmark {
         if (profiled) {
           profile = processes.profile(manager.pid(), NodeInitPeers.jfr(controlPlane));
         }
-        double peakHeap = heap.map(HeapSampler::stop).orElse(Double.NaN);
+        double peakHeap =
+            peer.isCcm4j() ? GcLog.peakHeapMiB(NodeInitPeers.gcLog(controlPlane)) : Double.NaN;
         Map<String, Double> after = ApiServerMetrics.requestTotals(admin);
         double calls =
             cloud

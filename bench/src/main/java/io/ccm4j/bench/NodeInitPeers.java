@@ -64,6 +64,7 @@ final class NodeInitPeers {
             classDataArchive = true;
           }
         });
+    command.add(GcLog.jvmOption(gcLog(controlPlane)));
     command.addAll(settings.jvmOptions());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Ccm4j.class.getName()));
     command.addAll(runArguments(controlPlane, cloudConfig, port));
@@ -85,9 +86,7 @@ final class NodeInitPeers {
                 "--kube-api-qps=" + settings.kubeApiQps(),
                 "--kube-api-burst=" + (int) Math.max(1, settings.kubeApiQps()),
                 "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                // Read without a token on loopback: the heap is sampled from its metrics.
-                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"));
+                "--secure-port=" + port));
     if (settings.cloudQps() > 0) {
       command.add("--cloud-api-qps=" + settings.cloudQps());
     }
@@ -121,7 +120,8 @@ final class NodeInitPeers {
       image = ImageRootfs.unpack(tar, dir);
     }
     return image.command(
-        List.of("-Xmx" + settings.heap()), runArguments(controlPlane, cloudConfig, port));
+        List.of("-Xmx" + settings.heap(), GcLog.jvmOption(gcLog(controlPlane))),
+        runArguments(controlPlane, cloudConfig, port));
   }
 
   /** Removes the unpacked image, if ccm4j-image ran. */
@@ -135,6 +135,11 @@ final class NodeInitPeers {
       }
       image = null;
     }
+  }
+
+  /** Where a ccm4j peer's JVM logs its collections (its peak heap, {@link GcLog}). */
+  static Path gcLog(LocalControlPlane controlPlane) {
+    return controlPlane.directory().resolve("ccm4j-gc.log");
   }
 
   static Path jfr(LocalControlPlane controlPlane) {
