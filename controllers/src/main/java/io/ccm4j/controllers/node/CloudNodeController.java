@@ -16,6 +16,7 @@ import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.runtime.client.Conflicts;
+import io.ccm4j.runtime.client.KubeTimes;
 import io.ccm4j.runtime.client.protobuf.NodeWrites;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
@@ -30,7 +31,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -362,7 +362,7 @@ public final class CloudNodeController implements Controller {
     if (created == null) {
       return 0;
     }
-    Instant creation = ZonedDateTime.parse(created).toInstant();
+    Instant creation = KubeTimes.parse(created);
     return Math.max(0, Duration.between(creation, Instant.now()).toMillis() / 1000.0);
   }
 

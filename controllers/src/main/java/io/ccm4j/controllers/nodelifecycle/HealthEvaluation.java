@@ -1,12 +1,12 @@
 package io.ccm4j.controllers.nodelifecycle;
 
 import io.ccm4j.cloudprovider.api.ConditionStatus;
+import io.ccm4j.runtime.client.KubeTimes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -164,7 +164,7 @@ final class HealthEvaluation {
       return fallback;
     }
     try {
-      return ZonedDateTime.parse(timestamp).toInstant();
+      return KubeTimes.parse(timestamp);
     } catch (RuntimeException e) {
       return fallback;
     }

@@ -1,7 +1,6 @@
 package io.ccm4j.runtime.client.protobuf;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -10,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
-import java.time.DateTimeException;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -206,21 +204,6 @@ class ProtobufBodiesTest {
             .build();
 
     assertThat(ProtobufBodies.eventCreate(withEventTime)).isNull();
-  }
-
-  @Test
-  void timesAreReadInEveryRfc3339Form() {
-    assertThat(ProtobufBodies.instant("2026-11-27T05:13:32Z"))
-        .isEqualTo(Instant.parse("2026-11-27T05:13:32Z"));
-    assertThat(ProtobufBodies.instant("2026-11-27T06:13:32+01:00"))
-        .isEqualTo(Instant.parse("2026-11-27T05:13:32Z"));
-    assertThat(ProtobufBodies.instant("2026-11-27T05:13:32.250Z"))
-        .isEqualTo(Instant.parse("2026-11-27T05:13:32.250Z"));
-    assertThat(ProtobufBodies.instant("1970-01-01T00:00:00Z")).isEqualTo(Instant.EPOCH);
-    assertThatThrownBy(() -> ProtobufBodies.instant("2026-13-27T05:13:32Z"))
-        .isInstanceOf(DateTimeException.class);
-    assertThatThrownBy(() -> ProtobufBodies.instant("2026-11-27T05:1x:32Z"))
-        .isInstanceOf(DateTimeException.class);
   }
 
   @Test
