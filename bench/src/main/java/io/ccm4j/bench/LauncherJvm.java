@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,12 +58,26 @@ final class LauncherJvm {
     if (!first.endsWith("ccm4j.jar")) {
       return Optional.empty(); // run from classes (tests, an IDE): the launcher is not involved
     }
-    Path jar = Path.of(first);
+    return classData(command, Path.of(first), cacheDirectory());
+  }
+
+  /**
+   * The archive for {@code command} and {@code jar} in {@code directory}; as the launcher, the
+   * command's archives for other jars (earlier builds) are deleted, so rebuilds leave none behind.
+   */
+  static Optional<ClassData> classData(String command, Path jar, Path directory) {
     try {
       long mtime = Files.getLastModifiedTime(jar).to(TimeUnit.SECONDS);
-      Path archive =
-          cacheDirectory().resolve(command + "-" + mtime + "-" + Files.size(jar) + ".jsa");
-      Files.createDirectories(archive.getParent());
+      Path archive = directory.resolve(command + "-" + mtime + "-" + Files.size(jar) + ".jsa");
+      Files.createDirectories(directory);
+      try (DirectoryStream<Path> earlier =
+          Files.newDirectoryStream(directory, command + "-*.jsa")) {
+        for (Path other : earlier) {
+          if (!other.equals(archive)) {
+            Files.deleteIfExists(other);
+          }
+        }
+      }
       return Optional.of(new ClassData(archive));
     } catch (IOException e) {
       return Optional.empty(); // as the launcher: no cache directory, no archive
