@@ -44,8 +44,11 @@ import java.util.Map;
  * value.
  *
  * <p>The strings that recur from Node to Node (keys, the zone, condition reasons, versions, ...)
- * come out as one shared instance each ({@link StringPool}), and so do the times of recent seconds:
- * a cached Node is read, never changed.
+ * and the quantities of capacity and allocatable come out as one shared instance each ({@link
+ * Pool}), and so do the times of recent seconds; the hostname label and address hold the Node's own
+ * name. Every object of the projection shares one empty, unmodifiable map of additional properties
+ * (fabric8 gives each its own: some twenty empty maps a Node, an eighth of the cache's heap). A
+ * cached Node is read, never changed; a copy made with fabric8's builders gets maps of its own.
  */
 public final class NodeProjection {
 
@@ -53,7 +56,13 @@ public final class NodeProjection {
   private static final long GO_ZERO_TIME_SECONDS = -62135596800L;
 
   /** Enough for every recurring string of a large cluster's Nodes, about 1 MiB when full. */
-  private static final StringPool STRINGS = new StringPool(16_384);
+  private static final Pool<String> STRINGS = new Pool<>(16_384);
+
+  /** The quantities by their text: a cluster's machine types have few distinct ones. */
+  private static final Pool<Quantity> QUANTITIES = new Pool<>(4_096);
+
+  /** The additional properties of every projected object: none, unmodifiable. */
+  private static final Map<String, Object> NONE = Map.of();
 
   /**
    * The text of the last second seen in each slot (a second's slot: its low ten bits), shared by
@@ -68,16 +77,18 @@ public final class NodeProjection {
 
   public static Node node(V1.Node node) {
     Node result = new Node();
+    result.setAdditionalProperties(NONE);
     result.setApiVersion("v1");
     result.setKind("Node");
     result.setMetadata(metadata(node.getMetadata()));
     result.setSpec(spec(node.getSpec()));
-    result.setStatus(status(node.getStatus()));
+    result.setStatus(status(node.getStatus(), node.getMetadata().getName()));
     return result;
   }
 
   static ObjectMeta metadata(Meta.ObjectMeta meta) {
     ObjectMeta result = new ObjectMeta();
+    result.setAdditionalProperties(NONE);
     result.setName(omitEmpty(meta.getName()));
     result.setGenerateName(omitEmpty(meta.getGenerateName()));
     result.setNamespace(omitEmpty(meta.getNamespace()));
@@ -97,6 +108,7 @@ public final class NodeProjection {
     List<OwnerReference> owners = new ArrayList<>(meta.getOwnerReferencesCount());
     for (Meta.OwnerReference owner : meta.getOwnerReferencesList()) {
       OwnerReference reference = new OwnerReference();
+      reference.setAdditionalProperties(NONE);
       reference.setApiVersion(pool(owner.getApiVersion()));
       reference.setKind(pool(owner.getKind()));
       reference.setName(owner.getName());
@@ -115,6 +127,7 @@ public final class NodeProjection {
 
   private static NodeSpec spec(V1.NodeSpec spec) {
     NodeSpec result = new NodeSpec();
+    result.setAdditionalProperties(NONE);
     result.setPodCIDR(omitEmpty(spec.getPodCIDR()));
     result.setPodCIDRs(new ArrayList<>(spec.getPodCIDRsList()));
     result.setProviderID(omitEmpty(spec.getProviderID()));
@@ -122,6 +135,7 @@ public final class NodeProjection {
     List<Taint> taints = new ArrayList<>(spec.getTaintsCount());
     for (V1.Taint taint : spec.getTaintsList()) {
       Taint result1 = new Taint();
+      result1.setAdditionalProperties(NONE);
       result1.setKey(pool(taint.getKey()));
       result1.setValue(omitEmpty(pool(taint.getValue())));
       result1.setEffect(pool(taint.getEffect()));
@@ -132,26 +146,31 @@ public final class NodeProjection {
     result.setExternalID(omitEmpty(spec.getExternalID()));
     if (spec.hasConfigSource() && spec.getConfigSource().hasConfigMap()) {
       V1.ConfigMapNodeConfigSource configMap = spec.getConfigSource().getConfigMap();
-      result.setConfigSource(
-          new NodeConfigSource(
-              new ConfigMapNodeConfigSource(
-                  configMap.getKubeletConfigKey(),
-                  configMap.getName(),
-                  configMap.getNamespace(),
-                  omitEmpty(configMap.getResourceVersion()),
-                  omitEmpty(configMap.getUid()))));
+      ConfigMapNodeConfigSource source =
+          new ConfigMapNodeConfigSource(
+              configMap.getKubeletConfigKey(),
+              configMap.getName(),
+              configMap.getNamespace(),
+              omitEmpty(configMap.getResourceVersion()),
+              omitEmpty(configMap.getUid()));
+      source.setAdditionalProperties(NONE);
+      NodeConfigSource configSource = new NodeConfigSource(source);
+      configSource.setAdditionalProperties(NONE);
+      result.setConfigSource(configSource);
     }
     return result;
   }
 
-  private static NodeStatus status(V1.NodeStatus status) {
+  private static NodeStatus status(V1.NodeStatus status, String name) {
     NodeStatus result = new NodeStatus();
+    result.setAdditionalProperties(NONE);
     result.setCapacity(quantities(status.getCapacityMap()));
     result.setAllocatable(quantities(status.getAllocatableMap()));
     result.setPhase(omitEmpty(pool(status.getPhase())));
     List<NodeCondition> conditions = new ArrayList<>(status.getConditionsCount());
     for (V1.NodeCondition condition : status.getConditionsList()) {
       NodeCondition result1 = new NodeCondition();
+      result1.setAdditionalProperties(NONE);
       result1.setType(pool(condition.getType()));
       result1.setStatus(pool(condition.getStatus()));
       result1.setLastHeartbeatTime(
@@ -165,20 +184,27 @@ public final class NodeProjection {
     result.setConditions(conditions);
     List<NodeAddress> addresses = new ArrayList<>(status.getAddressesCount());
     for (V1.NodeAddress address : status.getAddressesList()) {
-      addresses.add(new NodeAddress(address.getAddress(), pool(address.getType())));
+      NodeAddress result1 =
+          new NodeAddress(ownName(address.getAddress(), name), pool(address.getType()));
+      result1.setAdditionalProperties(NONE);
+      addresses.add(result1);
     }
     result.setAddresses(addresses);
     if (status.hasDaemonEndpoints()) {
       V1.NodeDaemonEndpoints endpoints = status.getDaemonEndpoints();
-      result.setDaemonEndpoints(
-          new NodeDaemonEndpoints(
-              endpoints.hasKubeletEndpoint()
-                  ? new DaemonEndpoint(endpoints.getKubeletEndpoint().getPort())
-                  : null));
+      DaemonEndpoint kubelet = null;
+      if (endpoints.hasKubeletEndpoint()) {
+        kubelet = new DaemonEndpoint(endpoints.getKubeletEndpoint().getPort());
+        kubelet.setAdditionalProperties(NONE);
+      }
+      NodeDaemonEndpoints daemonEndpoints = new NodeDaemonEndpoints(kubelet);
+      daemonEndpoints.setAdditionalProperties(NONE);
+      result.setDaemonEndpoints(daemonEndpoints);
     }
     if (status.hasNodeInfo()) {
       V1.NodeSystemInfo info = status.getNodeInfo();
       NodeSystemInfo result1 = new NodeSystemInfo();
+      result1.setAdditionalProperties(NONE);
       result1.setMachineID(info.getMachineID());
       result1.setSystemUUID(info.getSystemUUID());
       result1.setBootID(info.getBootID());
@@ -197,24 +223,36 @@ public final class NodeProjection {
   private static Map<String, Quantity> quantities(Map<String, Resource.Quantity> quantities) {
     Map<String, Quantity> result = new LinkedHashMap<>(quantities.size() * 2);
     quantities.forEach(
-        (name, quantity) -> {
-          Quantity parsed = new Quantity(quantity.getString());
-          result.put(pool(name), new Quantity(pool(parsed.getAmount()), pool(parsed.getFormat())));
-        });
+        (name, quantity) ->
+            result.put(pool(name), QUANTITIES.get(quantity.getString(), NodeProjection::quantity)));
     return result;
   }
 
-  /** A label or annotation map, its keys pooled and its values too, but for the object's name. */
+  private static Quantity quantity(String text) {
+    Quantity parsed = new Quantity(text);
+    Quantity result = new Quantity(pool(parsed.getAmount()), pool(parsed.getFormat()));
+    result.setAdditionalProperties(NONE);
+    return result;
+  }
+
+  /**
+   * A label or annotation map, its keys pooled and its values too, but for the object's name, which
+   * the value then holds.
+   */
   private static Map<String, String> pooled(Map<String, String> entries, String name) {
     Map<String, String> result = new LinkedHashMap<>(Math.max(4, entries.size() * 2));
-    entries.forEach(
-        (key, value) -> result.put(pool(key), value.equals(name) ? value : pool(value)));
+    entries.forEach((key, value) -> result.put(pool(key), value.equals(name) ? name : pool(value)));
     return result;
   }
 
-  /** {@link StringPool#pool} of the projection's pool. */
+  /** {@code name} when {@code value} is the object's name (unique to it: never pooled). */
+  private static String ownName(String value, String name) {
+    return value.equals(name) ? name : value;
+  }
+
+  /** The projection's shared instance of a recurring string ({@link Pool}). */
   static String pool(String value) {
-    return STRINGS.pool(value);
+    return value == null || value.isEmpty() ? value : STRINGS.get(value, text -> text);
   }
 
   /**

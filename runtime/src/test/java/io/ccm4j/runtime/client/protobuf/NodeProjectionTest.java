@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.Runtime;
@@ -18,6 +20,7 @@ import io.kubernetes.client.proto.V1;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -283,6 +286,67 @@ class NodeProjectionTest {
 
   private static String key(java.util.Map<String, String> map, String key) {
     return map.keySet().stream().filter(key::equals).findFirst().orElseThrow();
+  }
+
+  @Test
+  void quantitiesAreSharedAndTheHostnameHoldsTheNodesOwnName() throws Exception {
+    Node a =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node b =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+
+    assertThat(b.getStatus().getCapacity().get("memory"))
+        .isSameAs(a.getStatus().getCapacity().get("memory"))
+        .isEqualTo(new Quantity("8025288Ki"));
+    assertThat(b.getStatus().getAllocatable().get("cpu"))
+        .isSameAs(a.getStatus().getAllocatable().get("cpu"))
+        .isEqualTo(new Quantity("1900m"));
+    assertThat(a.getMetadata().getLabels().get("kubernetes.io/hostname"))
+        .isSameAs(a.getMetadata().getName());
+    assertThat(a.getStatus().getAddresses().get(1).getAddress())
+        .as("the Hostname address")
+        .isSameAs(a.getMetadata().getName());
+  }
+
+  @Test
+  void everyObjectSharesOneEmptyMapOfAdditionalPropertiesThatCopiesDoNot() throws Exception {
+    Node a =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node b =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Map<String, Object> none = a.getAdditionalProperties();
+
+    assertThat(none).isEmpty();
+    assertThat(
+            List.of(
+                b.getAdditionalProperties(),
+                a.getMetadata().getAdditionalProperties(),
+                a.getMetadata().getOwnerReferences().get(0).getAdditionalProperties(),
+                a.getSpec().getAdditionalProperties(),
+                a.getSpec().getTaints().get(0).getAdditionalProperties(),
+                a.getSpec().getConfigSource().getAdditionalProperties(),
+                a.getSpec().getConfigSource().getConfigMap().getAdditionalProperties(),
+                a.getStatus().getAdditionalProperties(),
+                a.getStatus().getConditions().get(0).getAdditionalProperties(),
+                a.getStatus().getAddresses().get(0).getAdditionalProperties(),
+                a.getStatus().getDaemonEndpoints().getAdditionalProperties(),
+                a.getStatus().getDaemonEndpoints().getKubeletEndpoint().getAdditionalProperties(),
+                a.getStatus().getNodeInfo().getAdditionalProperties(),
+                a.getStatus().getCapacity().get("cpu").getAdditionalProperties()))
+        .allSatisfy(map -> assertThat(map).isSameAs(none));
+    assertThatThrownBy(() -> a.getMetadata().setAdditionalProperty("x", "y"))
+        .as("a cached Node is never changed")
+        .isInstanceOf(UnsupportedOperationException.class);
+
+    Node copy =
+        new NodeBuilder(a).editMetadata().addToAdditionalProperties("x", "y").endMetadata().build();
+    copy.getStatus().setAdditionalProperty("z", 1);
+    assertThat(copy.getMetadata().getAdditionalProperties()).containsEntry("x", "y");
+    assertThat(copy.getStatus().getAdditionalProperties()).containsEntry("z", 1);
+    assertThat(a.getMetadata().getAdditionalProperties()).isEmpty();
+    assertThat(new KubernetesSerialization().asJson(a))
+        .as("written as a Node read from JSON would be")
+        .isEqualTo(new KubernetesSerialization().asJson(new NodeBuilder(a).build()));
   }
 
   @Test
