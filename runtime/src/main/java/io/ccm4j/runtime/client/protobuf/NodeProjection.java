@@ -19,6 +19,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +47,12 @@ import java.util.Map;
  * <p>The strings that recur from Node to Node (keys, the zone, condition reasons, versions, ...)
  * and the quantities of capacity and allocatable come out as one shared instance each ({@link
  * Pool}), and so do the times of recent seconds; the hostname label and address hold the Node's own
- * name. Every object of the projection shares one empty, unmodifiable map of additional properties
- * (fabric8 gives each its own: some twenty empty maps a Node, an eighth of the cache's heap). A
- * cached Node is read, never changed; a copy made with fabric8's builders gets maps of its own.
+ * name, and podCIDRs the podCIDR's string. Every object of the projection shares one empty,
+ * unmodifiable map of additional properties (fabric8 gives each its own: some twenty empty maps a
+ * Node, an eighth of the cache's heap), an empty list is the shared {@code List.of()} (fabric8's
+ * are lists of their own, the dropped fields' too), and Nodes with the same capacity or allocatable
+ * share one unmodifiable map of it. A cached Node is read, never changed; a copy made with
+ * fabric8's builders gets maps and lists of its own.
  */
 public final class NodeProjection {
 
@@ -60,6 +64,9 @@ public final class NodeProjection {
 
   /** The quantities by their text: a cluster's machine types have few distinct ones. */
   private static final Pool<Quantity> QUANTITIES = new Pool<>(4_096);
+
+  /** The capacity and allocatable maps by their content. */
+  private static final Pool<Map<String, Quantity>> RESOURCES = new Pool<>(1_024);
 
   /** The additional properties of every projected object: none, unmodifiable. */
   private static final Map<String, Object> NONE = Map.of();
@@ -118,10 +125,11 @@ public final class NodeProjection {
           owner.hasBlockOwnerDeletion() ? owner.getBlockOwnerDeletion() : null);
       owners.add(reference);
     }
-    result.setOwnerReferences(owners);
+    result.setOwnerReferences(orNone(owners));
     List<String> finalizers = new ArrayList<>(meta.getFinalizersCount());
     meta.getFinalizersList().forEach(finalizer -> finalizers.add(pool(finalizer)));
-    result.setFinalizers(finalizers);
+    result.setFinalizers(orNone(finalizers));
+    result.setManagedFields(List.of());
     return result;
   }
 
@@ -129,7 +137,10 @@ public final class NodeProjection {
     NodeSpec result = new NodeSpec();
     result.setAdditionalProperties(NONE);
     result.setPodCIDR(omitEmpty(spec.getPodCIDR()));
-    result.setPodCIDRs(new ArrayList<>(spec.getPodCIDRsList()));
+    // podCIDRs[0] is podCIDR: one string for both.
+    List<String> podCidrs = new ArrayList<>(spec.getPodCIDRsCount());
+    spec.getPodCIDRsList().forEach(cidr -> podCidrs.add(ownName(cidr, result.getPodCIDR())));
+    result.setPodCIDRs(orNone(podCidrs));
     result.setProviderID(omitEmpty(spec.getProviderID()));
     result.setUnschedulable(spec.getUnschedulable() ? Boolean.TRUE : null);
     List<Taint> taints = new ArrayList<>(spec.getTaintsCount());
@@ -142,7 +153,7 @@ public final class NodeProjection {
       result1.setTimeAdded(time(taint.hasTimeAdded(), taint.getTimeAdded()));
       taints.add(result1);
     }
-    result.setTaints(taints);
+    result.setTaints(orNone(taints));
     result.setExternalID(omitEmpty(spec.getExternalID()));
     if (spec.hasConfigSource() && spec.getConfigSource().hasConfigMap()) {
       V1.ConfigMapNodeConfigSource configMap = spec.getConfigSource().getConfigMap();
@@ -164,8 +175,13 @@ public final class NodeProjection {
   private static NodeStatus status(V1.NodeStatus status, String name) {
     NodeStatus result = new NodeStatus();
     result.setAdditionalProperties(NONE);
-    result.setCapacity(quantities(status.getCapacityMap()));
-    result.setAllocatable(quantities(status.getAllocatableMap()));
+    result.setCapacity(resources(status.getCapacityMap()));
+    result.setAllocatable(resources(status.getAllocatableMap()));
+    result.setImages(List.of());
+    result.setVolumesInUse(List.of());
+    result.setVolumesAttached(List.of());
+    result.setRuntimeHandlers(List.of());
+    result.setDeclaredFeatures(List.of());
     result.setPhase(omitEmpty(pool(status.getPhase())));
     List<NodeCondition> conditions = new ArrayList<>(status.getConditionsCount());
     for (V1.NodeCondition condition : status.getConditionsList()) {
@@ -181,7 +197,7 @@ public final class NodeProjection {
       result1.setMessage(omitEmpty(pool(condition.getMessage())));
       conditions.add(result1);
     }
-    result.setConditions(conditions);
+    result.setConditions(orNone(conditions));
     List<NodeAddress> addresses = new ArrayList<>(status.getAddressesCount());
     for (V1.NodeAddress address : status.getAddressesList()) {
       NodeAddress result1 =
@@ -189,7 +205,7 @@ public final class NodeProjection {
       result1.setAdditionalProperties(NONE);
       addresses.add(result1);
     }
-    result.setAddresses(addresses);
+    result.setAddresses(orNone(addresses));
     if (status.hasDaemonEndpoints()) {
       V1.NodeDaemonEndpoints endpoints = status.getDaemonEndpoints();
       DaemonEndpoint kubelet = null;
@@ -220,12 +236,31 @@ public final class NodeProjection {
     return result;
   }
 
+  /**
+   * A capacity or allocatable map, one unmodifiable instance for each distinct content: the Nodes
+   * of one machine type have the same.
+   */
+  private static Map<String, Quantity> resources(Map<String, Resource.Quantity> quantities) {
+    if (quantities.isEmpty()) {
+      return Map.of();
+    }
+    StringBuilder text = new StringBuilder(quantities.size() * 24);
+    quantities.forEach(
+        (name, quantity) -> text.append(name).append('=').append(quantity.getString()).append(','));
+    return RESOURCES.get(text.toString(), key -> quantities(quantities));
+  }
+
   private static Map<String, Quantity> quantities(Map<String, Resource.Quantity> quantities) {
     Map<String, Quantity> result = new LinkedHashMap<>(quantities.size() * 2);
     quantities.forEach(
         (name, quantity) ->
             result.put(pool(name), QUANTITIES.get(quantity.getString(), NodeProjection::quantity)));
-    return result;
+    return Collections.unmodifiableMap(result);
+  }
+
+  /** {@code list}, or the shared empty list when it is empty. */
+  private static <T> List<T> orNone(List<T> list) {
+    return list.isEmpty() ? List.of() : list;
   }
 
   private static Quantity quantity(String text) {

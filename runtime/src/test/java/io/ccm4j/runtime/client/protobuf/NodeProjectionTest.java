@@ -306,6 +306,52 @@ class NodeProjectionTest {
     assertThat(a.getStatus().getAddresses().get(1).getAddress())
         .as("the Hostname address")
         .isSameAs(a.getMetadata().getName());
+    assertThat(a.getSpec().getPodCIDRs().get(0)).isSameAs(a.getSpec().getPodCIDR());
+  }
+
+  @Test
+  void nodesOfOneShareTheirResourcesAndEmptyListsUnmodifiably() throws Exception {
+    Node a =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node b =
+        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    V1.Node bigger = kubeletShaped();
+    bigger =
+        bigger.toBuilder()
+            .setStatus(
+                bigger.getStatus().toBuilder()
+                    .putCapacity(
+                        "memory", Resource.Quantity.newBuilder().setString("16Gi").build()))
+            .build();
+    Node c = ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", bigger.toByteString()));
+
+    assertThat(b.getStatus().getCapacity()).isSameAs(a.getStatus().getCapacity());
+    assertThat(b.getStatus().getAllocatable()).isSameAs(a.getStatus().getAllocatable());
+    assertThat(c.getStatus().getCapacity())
+        .as("another machine type: a map of its own")
+        .isNotSameAs(a.getStatus().getCapacity())
+        .containsEntry("memory", new Quantity("16Gi"))
+        .containsEntry("cpu", new Quantity("2"));
+    assertThat(a.getStatus().getCapacity()).containsEntry("memory", new Quantity("8025288Ki"));
+    assertThatThrownBy(() -> a.getStatus().getCapacity().put("cpu", new Quantity("64")))
+        .isInstanceOf(UnsupportedOperationException.class);
+
+    assertThat(
+            List.<List<?>>of(
+                a.getMetadata().getManagedFields(),
+                a.getStatus().getImages(),
+                a.getStatus().getVolumesInUse(),
+                a.getStatus().getVolumesAttached(),
+                a.getStatus().getRuntimeHandlers(),
+                a.getStatus().getDeclaredFeatures()))
+        .allSatisfy(list -> assertThat(list).isSameAs(List.of()));
+
+    Node copy =
+        new NodeBuilder(a).editStatus().addToCapacity("gpu", new Quantity("1")).endStatus().build();
+    copy.getStatus().getImages().add(null);
+    assertThat(copy.getStatus().getCapacity()).containsKeys("cpu", "memory", "gpu");
+    assertThat(a.getStatus().getCapacity()).doesNotContainKey("gpu");
+    assertThat(a.getStatus().getImages()).isEmpty();
   }
 
   @Test
