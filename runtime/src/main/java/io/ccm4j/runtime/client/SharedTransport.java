@@ -2,11 +2,15 @@ package io.ccm4j.runtime.client;
 
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.netty.resolver.AddressResolverGroup;
 import io.netty.util.concurrent.MultithreadEventExecutorGroup;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
 import io.vertx.core.impl.VertxInternal;
+import io.vertx.core.spi.resolver.ResolverProvider;
+import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /**
  * One Vert.x for several API clients, as client-go's clientsets share one process's transport: its
@@ -20,19 +24,48 @@ public final class SharedTransport implements AutoCloseable {
   private final VertxHttpClientFactory httpClients;
 
   public SharedTransport() {
-    // As fabric8 makes its own (daemon threads, no file caching or class-path lookups), with one
-    // event loop per processor instead of Vert.x's two: a manager's connections carry small
-    // requests, and fewer loops each serve more of them per wake-up, with fewer buffer arenas.
+    // As fabric8 makes its own (daemon threads, no file caching or class-path lookups, the JDK's
+    // name resolution), with one event loop per processor instead of Vert.x's two: a manager's
+    // connections carry small requests, and fewer loops each serve more of them per wake-up, with
+    // fewer buffer arenas.
     vertx =
-        Vertx.vertx(
-            new VertxOptions()
-                .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
-                .setUseDaemonThread(true)
-                .setFileSystemOptions(
-                    new FileSystemOptions()
-                        .setFileCachingEnabled(false)
-                        .setClassPathResolvingEnabled(false)));
+        withJdkNameResolution(
+            () ->
+                Vertx.vertx(
+                    new VertxOptions()
+                        .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
+                        .setUseDaemonThread(true)
+                        .setFileSystemOptions(
+                            new FileSystemOptions()
+                                .setFileCachingEnabled(false)
+                                .setClassPathResolvingEnabled(false))));
     httpClients = new VertxHttpClientFactory(vertx);
+  }
+
+  /**
+   * Makes the Vert.x resolve host names as the JDK does ({@code /etc/hosts}, the system's resolver
+   * configuration), as fabric8's own Vert.x does and client-go's resolver does, rather than with
+   * Netty's DNS client (which reads {@code resolv.conf} itself and loads some fifty classes at
+   * every start to resolve, most often, an API server given by its address). Vert.x reads its
+   * switch, a system property, only while it is made; an operator's own setting is kept.
+   */
+  private static Vertx withJdkNameResolution(Supplier<Vertx> make) {
+    String property = ResolverProvider.DISABLE_DNS_RESOLVER_PROP_NAME;
+    String set = System.getProperty(property);
+    if (set != null) {
+      return make.get();
+    }
+    System.setProperty(property, "true");
+    try {
+      return make.get();
+    } finally {
+      System.clearProperty(property);
+    }
+  }
+
+  /** How host names are resolved for the clients' connections. */
+  AddressResolverGroup<InetSocketAddress> nameResolution() {
+    return ((VertxInternal) vertx).nettyAddressResolverGroup();
   }
 
   /** How many event loops the clients' connections are spread over. */
