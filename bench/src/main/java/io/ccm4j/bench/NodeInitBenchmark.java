@@ -143,9 +143,19 @@ public final class NodeInitBenchmark {
       double peakHeapMiB,
       double nodeWritesPerNode,
       double eventWritesPerNode,
+      Map<String, Double> apiRequestsPerNode,
       double cloudCallsPerNode,
       double startToFirstNodeSeconds,
       String note) {
+
+    public Run {
+      apiRequestsPerNode = Map.copyOf(apiRequestsPerNode);
+    }
+
+    /** Every request the API server took per node in the measured window, of any kind. */
+    public double apiRequestsPerNodeTotal() {
+      return apiRequestsPerNode.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
 
     public double nodesPerSecond() {
       return initialised / wallSeconds;
@@ -384,6 +394,7 @@ public final class NodeInitBenchmark {
             peakHeap,
             NodeInitMeasurements.nodeWrites(before, after) / Math.max(1, n),
             NodeInitMeasurements.eventWrites(before, after) / Math.max(1, n),
+            NodeInitMeasurements.requestsPerNode(before, after, n),
             calls / Math.max(1, n),
             startToFirst,
             note(peer));

@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,6 +29,23 @@ final class NodeInitMeasurements {
   static double eventWrites(Map<String, Double> before, Map<String, Double> after) {
     return ApiServerMetrics.delta(before, after, "POST events")
         + ApiServerMetrics.delta(before, after, "PATCH events");
+  }
+
+  /**
+   * The API server's requests between two readings of its totals, by {@code VERB resource}, per
+   * node; kinds it took none of are left out.
+   */
+  static Map<String, Double> requestsPerNode(
+      Map<String, Double> before, Map<String, Double> after, int nodes) {
+    Map<String, Double> perNode = new TreeMap<>();
+    after.forEach(
+        (kind, total) -> {
+          double delta = ApiServerMetrics.delta(before, after, kind);
+          if (delta > 0) {
+            perNode.put(kind, delta / Math.max(1, nodes));
+          }
+        });
+    return perNode;
   }
 
   /** Every instance call the sim cloud (Java or Go) has answered so far. */

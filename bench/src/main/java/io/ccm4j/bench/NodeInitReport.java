@@ -11,8 +11,10 @@ import io.ccm4j.bench.NodeInitBenchmark.Settings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /** How a node-init {@link Result} prints itself: the table and the targets, and its JSON. */
 final class NodeInitReport {
@@ -51,6 +53,7 @@ final class NodeInitReport {
     row(out, runs, "peak heap (MiB)", r -> fixed(r.peakHeapMiB(), 0));
     row(out, runs, "node writes per node", r -> fixed(r.nodeWritesPerNode(), 2));
     row(out, runs, "event writes per node", r -> fixed(r.eventWritesPerNode(), 2));
+    row(out, runs, "API requests per node, all kinds", r -> fixed(r.apiRequestsPerNodeTotal(), 2));
     row(out, runs, "cloud calls per node", r -> fixed(r.cloudCallsPerNode(), 2));
     row(
         out,
@@ -59,6 +62,9 @@ final class NodeInitReport {
         r -> fixed(r.startToFirstNodeSeconds(), 2));
     out.println();
     runs.forEach(r -> out.printf("%s: %s; %s%n", r.peer().id(), r.peer().title(), r.note()));
+    out.println(
+        "API requests per node, by kind (the harness's own registrations and watch alike in every run):");
+    runs.forEach(r -> out.printf("  %s: %s%n", r.peer().id(), byKind(r)));
     out.println(
         "CPU: from the first registration until the API server has taken no node or event write"
             + " for 1.5 s after the last untaint (the peer's event queue drained); the API"
@@ -120,6 +126,17 @@ final class NodeInitReport {
             () -> out.println("  (--profile shows where ccm4j's CPU and memory go)"));
   }
 
+  /** The kinds of request a run made at least 0.01 of per node, the most first. */
+  static String byKind(Run run) {
+    String kinds =
+        run.apiRequestsPerNode().entrySet().stream()
+            .filter(kind -> kind.getValue() >= 0.005)
+            .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+            .map(kind -> "%s %.2f".formatted(kind.getKey(), kind.getValue()))
+            .collect(Collectors.joining(", "));
+    return kinds.isEmpty() ? "-" : kinds;
+  }
+
   private static void row(
       PrintStream out, List<Run> runs, String figure, Function<Run, String> value) {
     StringBuilder line = new StringBuilder("| %-46s |".formatted(figure));
@@ -172,6 +189,9 @@ final class NodeInitReport {
       put(node, "peakHeapMiB", median.peakHeapMiB());
       put(node, "nodeWritesPerNode", median.nodeWritesPerNode());
       put(node, "eventWritesPerNode", median.eventWritesPerNode());
+      put(node, "apiRequestsPerNode", median.apiRequestsPerNodeTotal());
+      ObjectNode kinds = node.putObject("apiRequestsPerNodeByKind");
+      median.apiRequestsPerNode().forEach((kind, perNode) -> put(kinds, kind, perNode));
       put(node, "cloudCallsPerNode", median.cloudCallsPerNode());
     }
     ArrayNode runs = root.putArray("runs");
@@ -193,6 +213,9 @@ final class NodeInitReport {
       put(node, "peakHeapMiB", run.peakHeapMiB());
       put(node, "nodeWritesPerNode", run.nodeWritesPerNode());
       put(node, "eventWritesPerNode", run.eventWritesPerNode());
+      put(node, "apiRequestsPerNode", run.apiRequestsPerNodeTotal());
+      ObjectNode kinds = node.putObject("apiRequestsPerNodeByKind");
+      run.apiRequestsPerNode().forEach((kind, perNode) -> put(kinds, kind, perNode));
       put(node, "cloudCallsPerNode", run.cloudCallsPerNode());
       put(node, "startToFirstNodeSeconds", run.startToFirstNodeSeconds());
       node.put("note", run.note());

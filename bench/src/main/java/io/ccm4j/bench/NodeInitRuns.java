@@ -5,6 +5,8 @@ import io.ccm4j.bench.NodeInitBenchmark.Run;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -65,10 +67,24 @@ final class NodeInitRuns {
               median(own, Run::peakHeapMiB),
               median(own, Run::nodeWritesPerNode),
               median(own, Run::eventWritesPerNode),
+              medianByKind(own),
               median(own, Run::cloudCallsPerNode),
               median(own, Run::startToFirstNodeSeconds),
               own.getFirst().note()));
     }
+    return medians;
+  }
+
+  /** Each kind of API request's median per node (0 in a run without it). */
+  private static Map<String, Double> medianByKind(List<Run> runs) {
+    Map<String, Double> medians = new TreeMap<>();
+    runs.stream()
+        .flatMap(run -> run.apiRequestsPerNode().keySet().stream())
+        .distinct()
+        .forEach(
+            kind ->
+                medians.put(
+                    kind, median(runs, run -> run.apiRequestsPerNode().getOrDefault(kind, 0.0))));
     return medians;
   }
 

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The side-by-side table of medians and its JSON, from figures made up for the test. */
@@ -35,6 +36,7 @@ class NodeInitBenchmarkTest {
         peer == Peer.CCM4J ? 80 : Double.NaN,
         3,
         1,
+        Map.of("PUT nodes", 1.0, "POST events", peer == Peer.CCM4J ? 0.25 + round : 0.5),
         manager ? 1 : Double.NaN,
         peer == Peer.CCM4J ? 1.8 : 0.3,
         "note of " + peer.id() + " run " + round);
@@ -85,6 +87,11 @@ class NodeInitBenchmarkTest {
             "\\| CPU of the API server, same run \\(s\\) +\\| +3\\.0 \\| +6\\.0 \\| +9\\.0 \\|")
         .containsPattern("\\| CPU of etcd, same run \\(s\\) +\\| +1\\.5 \\| +3\\.0 \\| +4\\.5 \\|")
         .containsPattern("\\| cloud calls per node +\\| +- \\|")
+        // ccm4j's events per node 0.25, 1.25, 2.25: each kind's median, then their sum
+        .containsPattern(
+            "\\| API requests per node, all kinds +\\| +1\\.50 \\| +1\\.50 \\| +2\\.25 \\|")
+        .contains("  ccm4j: POST events 1.25, PUT nodes 1.00\n")
+        .contains("  upstream-tuned: PUT nodes 1.00, POST events 0.50\n")
         .containsPattern("wall: ccm4j <= upstream CCM tuned +MISSED 11\\.00 s against 8\\.00 s")
         .containsPattern("CPU per node: ccm4j <= upstream CCM tuned +MISSED")
         .containsPattern("peak RSS: ccm4j <= upstream CCM tuned +MISSED 230 MiB against 70 MiB")
@@ -111,6 +118,9 @@ class NodeInitBenchmarkTest {
     assertThat(median.path("peakRssMiB").asDouble()).isEqualTo(230.0);
     assertThat(median.path("startToFirstNodeSeconds").asDouble()).isEqualTo(1.8);
     assertThat(median.path("apiServerCpuSeconds").asDouble()).isEqualTo(9.0);
+    assertThat(median.path("apiRequestsPerNode").asDouble()).isEqualTo(2.25);
+    assertThat(median.path("apiRequestsPerNodeByKind").path("POST events").asDouble())
+        .isEqualTo(1.25);
     assertThat(
             json.path("peers").path("go-floor").path("median").path("cloudCallsPerNode").isNull())
         .isTrue();
@@ -119,5 +129,6 @@ class NodeInitBenchmarkTest {
     assertThat(first.path("peer").asText()).isEqualTo("go-floor");
     assertThat(first.path("run").asInt()).isEqualTo(1);
     assertThat(first.path("apiServerCpuSeconds").asDouble()).isEqualTo(3.0);
+    assertThat(first.path("apiRequestsPerNodeByKind").path("PUT nodes").asDouble()).isEqualTo(1.0);
   }
 }
