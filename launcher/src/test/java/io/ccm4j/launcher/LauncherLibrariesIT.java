@@ -1,11 +1,17 @@
 package io.ccm4j.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -14,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * The libraries the {@code ./ccm4j} launcher runs with ({@code target/lib}, after the package
  * phase): none of them signed, so that class-data sharing archives their classes and the JVM
  * digests no jar as it starts ({@code scripts/UnsignJars.java}), and the jars that were signed
- * still whole.
+ * still whole; no class of a Java too old for it to archive ({@code
+ * scripts/ModernClassFiles.java}), and the rewritten ones still verified and loaded by the JVM.
  */
 class LauncherLibrariesIT {
 
@@ -44,6 +51,53 @@ class LauncherLibrariesIT {
           .as("the classes of a jar whose signature was taken out")
           .isNotNull();
       assertThat(file.getManifest()).as("and its manifest").isNotNull();
+    }
+  }
+
+  @Test
+  void noClassIsOfAJavaTooOldToArchiveAndPicocliStillLoadsAndVerifies() throws Exception {
+    assumeTrue(
+        Runtime.version().feature() >= 24,
+        "the build rewrites old class files with the class-file API of JDK 24 and later");
+    List<Path> jars;
+    try (Stream<Path> files = Files.list(LIB)) {
+      jars = files.filter(file -> file.toString().endsWith(".jar")).toList();
+    }
+    for (Path jar : jars) {
+      try (JarFile file = new JarFile(jar.toFile())) {
+        for (JarEntry entry : Collections.list(file.entries())) {
+          if (entry.getName().endsWith(".class")) {
+            try (InputStream in = file.getInputStream(entry)) {
+              byte[] header = in.readNBytes(8);
+              int major = ((header[6] & 0xff) << 8) | (header[7] & 0xff);
+              assertThat(major)
+                  .as("%s!%s: class file version", jar.getFileName(), entry.getName())
+                  .isGreaterThanOrEqualTo(50);
+            }
+          }
+        }
+      }
+    }
+    Path picocli =
+        jars.stream()
+            .filter(jar -> jar.getFileName().toString().startsWith("picocli-"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("picocli is on the class path"));
+    // Every rewritten class through the verifier (initialising links, and linking verifies).
+    try (JarFile file = new JarFile(picocli.toFile());
+        URLClassLoader loader =
+            new URLClassLoader(
+                new URL[] {picocli.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+      List<String> classes =
+          Collections.list(file.entries()).stream()
+              .map(JarEntry::getName)
+              .filter(name -> name.startsWith("picocli/") && name.endsWith(".class"))
+              .map(name -> name.substring(0, name.length() - ".class".length()).replace('/', '.'))
+              .toList();
+      assertThat(classes).hasSizeGreaterThan(200);
+      for (String name : classes) {
+        assertThat(Class.forName(name, true, loader).getClassLoader()).isSameAs(loader);
+      }
     }
   }
 }
