@@ -15,6 +15,7 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +67,28 @@ class ContainerImageIT {
               "Bouncy Castle's jars (the serving certificate), unsigned in the image's place of them")
           .anyMatch(name -> name.startsWith("bcprov-"))
           .anyMatch(name -> name.startsWith("bcpkix-"));
+    }
+    Path picocli;
+    try (Stream<Path> changed = Files.list(root.resolve("app/libs-unsigned"))) {
+      picocli =
+          changed
+              .filter(library -> library.getFileName().toString().startsWith("picocli-"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("picocli in the image's place of it"));
+    }
+    try (Stream<Path> libraries = Files.list(root.resolve("app/libs"))) {
+      assertThat(libraries.map(library -> library.getFileName().toString()))
+          .as("picocli once on the class path")
+          .noneMatch(name -> name.startsWith("picocli-"));
+    }
+    if (Runtime.version().feature() >= 24) {
+      try (JarFile jar = new JarFile(picocli.toFile());
+          InputStream commandLine = jar.getInputStream(jar.getEntry("picocli/CommandLine.class"))) {
+        byte[] header = commandLine.readNBytes(8);
+        assertThat(((header[6] & 0xff) << 8) | (header[7] & 0xff))
+            .as("picocli's class files in a format the AOT cache takes (Java 6 or later)")
+            .isGreaterThanOrEqualTo(50);
+      }
     }
 
     addContainerDevices(root);
