@@ -49,7 +49,8 @@ final class Fixes {
     }
     PodSpec pod = workload.pod();
     boolean scheduled = !workload.bypassesScheduler();
-    if (scheduled && !tolerates(pod, UNINITIALIZED)) {
+    // As Checks: a CCM that leaves node initialisation to another component waits for nothing.
+    if (scheduled && workload.initialisesNodes() && !tolerates(pod, UNINITIALIZED)) {
       addToleration(pod, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }
     if (!toleratesNotReady(workload)) {

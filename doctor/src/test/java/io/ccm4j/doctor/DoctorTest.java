@@ -906,6 +906,28 @@ class DoctorTest {
   }
 
   /**
+   * A CCM that leaves node initialisation to another component is not told to tolerate the
+   * uninitialized taint, and the fix does not add the toleration either: a manifest with nothing to
+   * report is written back unchanged.
+   */
+  @Test
+  void theFixAddsNoUninitializedTolerationToACcmThatInitialisesNoNodes() throws Exception {
+    String manifest =
+        single(
+            "hostNetwork: true, tolerations: [{key: node-role.kubernetes.io/control-plane,"
+                + " operator: Exists, effect: NoSchedule}, {key: node.kubernetes.io/not-ready,"
+                + " operator: Exists}], affinity: {"
+                + CONTROL_PLANE_AFFINITY
+                + "}",
+            "'--controllers=*,-cloud-node'");
+
+    assertThat(Doctor.examine(yaml(manifest))).isEmpty();
+    assertThat(fixed(manifest).getFirst().pod().getTolerations())
+        .extracting(t -> t.getKey())
+        .containsExactly("node-role.kubernetes.io/control-plane", "node.kubernetes.io/not-ready");
+  }
+
+  /**
    * The wording follows the CCM: a route controller that is on is not said to be off; the rollout
    * of pods not placed on control-plane nodes is not explained by control-plane nodes; a CCM told
    * to select control-plane nodes, tolerating only the old master taint, is told to tolerate the
