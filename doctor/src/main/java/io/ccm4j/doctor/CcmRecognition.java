@@ -71,7 +71,17 @@ final class CcmRecognition {
           "cloud-node-manager",
           "node-manager",
           "kubelet",
-          "kube-proxy");
+          "kube-proxy",
+          "admission",
+          "webhook",
+          "operator");
+
+  /**
+   * Programs that start another one (a shell, an init, Kubernetes' go-runner): a command naming one
+   * of them says nothing of what runs.
+   */
+  private static final Set<String> LAUNCHERS =
+      Set.of("sh", "bash", "ash", "dash", "env", "go-runner", "tini", "dumb-init");
 
   /** The controllers only a CCM runs, by the names and aliases {@code --controllers} takes. */
   private static final Set<String> CCM_CONTROLLERS =
@@ -141,7 +151,14 @@ final class CcmRecognition {
             .or(() -> csiFlags(words))
             .or(() -> nodeAgent);
 
-    if (isCcmName(imageName)) {
+    // One image may hold several programs (Oracle's cloud-provider-oci holds the CCM, the volume
+    // provisioner and the flexvolume installer): a command naming another program says the
+    // container runs that one, and the image's name then weighs no more than its repository's.
+    boolean runsOtherProgram =
+        !binary.isEmpty() && !isCcmName(binary) && !LAUNCHERS.contains(binary);
+    if (isCcmName(imageName) && runsOtherProgram) {
+      signs.add(new Sign("image name " + imageName + " (running " + binary + ")", 2));
+    } else if (isCcmName(imageName)) {
       signs.add(new Sign("image name " + imageName, ENOUGH));
     } else if (isCcmName(binary)) {
       signs.add(new Sign("binary " + binary, ENOUGH));

@@ -2,9 +2,11 @@ package io.ccm4j.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A CCM is recognised by what it is: names, the flags only a CCM takes, its RBAC; signs weighed.
@@ -79,6 +81,67 @@ class CcmRecognitionTest {
             line -> assertThat(line).startsWith("Deployment/dns-controller (").contains("too few"))
         .noneSatisfy(line -> assertThat(line).contains("kube-proxy"))
         .noneSatisfy(line -> assertThat(line).contains("lb-agent"));
+  }
+
+  /**
+   * An image that holds several programs is no CCM's name when the command runs another of them
+   * (Oracle's cloud-provider-oci image runs its volume provisioner too); a launcher such as a shell
+   * says nothing. A CCM vendor's admission server or operator is no CCM, its name says so.
+   */
+  @Test
+  void anImageNameIsNotEnoughWhenTheCommandRunsAnotherProgram(@TempDir Path temp) throws Exception {
+    Path file = temp.resolve("shared-image.yaml");
+    Files.writeString(
+        file,
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: oci-block-volume-provisioner, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: p}}, template: {metadata: {labels: {app: p}}, spec: {containers: [
+          {name: oci-volume-provisioner, image: ghcr.io/oracle/cloud-provider-oci:v1.35.0,
+           command: [/usr/local/bin/oci-volume-provisioner]}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: digitalocean-cloud-controller-manager-admission-server, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}}, spec: {containers: [
+          {name: admission-server, image: digitalocean/digitalocean-cloud-controller-manager-admission-server:v0.1.68,
+           command: [/bin/digitalocean-cloud-controller-manager-admission-server]}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: oci-cloud-controller-manager, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: c}}, template: {metadata: {labels: {app: c}}, spec: {containers: [
+          {name: oci-cloud-controller-manager, image: ghcr.io/oracle/cloud-provider-oci:v1.35.0,
+           command: [/usr/local/bin/oci-cloud-controller-manager], args: [--leader-elect-resource-lock=leases]}]}}}
+        ---
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: shell-ccm, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: s}}, template: {metadata: {labels: {app: s}}, spec: {containers: [
+          {name: manager, image: ghcr.io/oracle/cloud-provider-oci:v1.35.0,
+           command: [/bin/sh, -c, exec /usr/local/bin/oci-cloud-controller-manager]}]}}}
+        """);
+    List<ManifestDocument> documents = Manifests.read(List.of(file));
+
+    assertThat(Doctor.workloads(documents))
+        .extracting(CcmWorkload::name)
+        .containsExactly("oci-cloud-controller-manager", "shell-ccm");
+    assertThat(Doctor.notTakenForCcms(documents))
+        .hasSize(2)
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("Deployment/oci-block-volume-provisioner (")
+                    .contains(
+                        "(image name cloud-provider-oci (running oci-volume-provisioner)) but is not"
+                            + " taken for one: too few signs"))
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith(
+                        "Deployment/digitalocean-cloud-controller-manager-admission-server (")
+                    .contains("its name says admission"));
   }
 
   /** The same pods in a live cluster (no RBAC at hand) are judged alike. */
