@@ -115,25 +115,29 @@ final class PodSpecs {
       String value = t.getValue() == null ? "" : t.getValue();
       String taintValue = taint.getValue() == null ? "" : taint.getValue();
       String why;
+      String hint;
       if (!operator.equals("Equal") && !operator.equals("Exists")) {
         why = "operator " + operator + " is neither Equal nor Exists";
+        hint = "operator: Exists matches any value";
       } else if (!effect.isEmpty() && !effect.equals(taint.getEffect())) {
         why = "the taint's effect is " + taint.getEffect();
+        hint = "a toleration without an effect matches every effect";
       } else {
         why =
             taintValue.isEmpty()
                 ? "the taint's value is empty"
                 : "the taint's value is \"" + taintValue + "\"";
+        hint = "operator: Exists matches any value";
       }
       misses.add(
-          "It tolerates %s%s:%s with operator %s, but %s, so it does not match (operator: Exists"
-                  .formatted(
-                      t.getKey(),
-                      value.isEmpty() ? "" : "=" + value,
-                      effect.isEmpty() ? "(all effects)" : effect,
-                      operator,
-                      why)
-              + " matches any value).");
+          "It tolerates %s%s:%s with operator %s, but %s, so it does not match (%s)."
+              .formatted(
+                  t.getKey(),
+                  value.isEmpty() ? "" : "=" + value,
+                  effect.isEmpty() ? "(all effects)" : effect,
+                  operator,
+                  why,
+                  hint));
     }
     return misses;
   }

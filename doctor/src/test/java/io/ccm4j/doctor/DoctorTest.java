@@ -853,10 +853,12 @@ class DoctorTest {
     assertThat(uninitialized.consequence())
         .contains(
             "It tolerates node.cloudprovider.kubernetes.io/uninitialized=yes:(all effects) with"
-                + " operator Equal, but the taint's value is \"true\"")
+                + " operator Equal, but the taint's value is \"true\", so it does not match"
+                + " (operator: Exists matches any value).")
         .contains(
             "It tolerates node.cloudprovider.kubernetes.io/uninitialized:NoExecute with operator"
-                + " Exists, but the taint's effect is NoSchedule");
+                + " Exists, but the taint's effect is NoSchedule, so it does not match (a"
+                + " toleration without an effect matches every effect).");
   }
 
   /**
