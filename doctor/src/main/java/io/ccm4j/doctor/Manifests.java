@@ -6,15 +6,23 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.ScalarEvent;
 
 /**
  * Reads manifests as {@code kubectl apply -f} takes them: files or directories (recursively, {@code
@@ -108,12 +116,108 @@ public final class Manifests {
   }
 
   /**
+   * The value at the parser's current token, with its aliases resolved as kubectl's YAML reader
+   * resolves them: {@code *name} is the value anchored {@code &name} before it in the document, and
+   * {@code <<: *name} (a merge key) adds that mapping's entries the mapping does not have itself.
+   */
+  private static Object value(
+      YAMLParser parser, Map<String, Object> anchors, Map<Long, String> scalarAnchors, Path file)
+      throws IOException, ManifestException {
+    if (parser.isCurrentAlias()) {
+      String name = parser.getText();
+      if (!anchors.containsKey(name)) {
+        throw new ManifestException(
+            "%s:%d: the alias *%s names no anchor before it in its document"
+                .formatted(file, parser.currentTokenLocation().getLineNr(), name));
+      }
+      return copy(anchors.get(name));
+    }
+    String anchor = parser.getObjectId();
+    if (anchor == null) {
+      anchor = scalarAnchors.get(parser.currentTokenLocation().getCharOffset());
+    }
+    Object value;
+    if (parser.currentToken() == JsonToken.START_OBJECT) {
+      Map<String, Object> map = new LinkedHashMap<>();
+      List<Object> merged = new ArrayList<>();
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String key = parser.currentName();
+        parser.nextToken();
+        Object entry = value(parser, anchors, scalarAnchors, file);
+        if ("<<".equals(key)) {
+          if (entry instanceof List<?> list) {
+            merged.addAll(list);
+          } else {
+            merged.add(entry);
+          }
+        } else {
+          map.put(key, entry);
+        }
+      }
+      for (Object source : merged) {
+        if (source instanceof Map<?, ?> entries) {
+          entries.forEach((key, entry) -> map.putIfAbsent(String.valueOf(key), entry));
+        }
+      }
+      value = map;
+    } else if (parser.currentToken() == JsonToken.START_ARRAY) {
+      List<Object> list = new ArrayList<>();
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        list.add(value(parser, anchors, scalarAnchors, file));
+      }
+      value = list;
+    } else {
+      value = YAML.readValue(parser, Object.class);
+    }
+    if (anchor != null) {
+      anchors.put(anchor, value);
+    }
+    return value;
+  }
+
+  /**
+   * The anchors of the text's scalars ({@code image: &image ...}), by where the scalar starts: the
+   * YAML parser names the anchor of a mapping or sequence but not of a scalar. Empty for text that
+   * does not parse: the parser reports that.
+   */
+  private static Map<Long, String> scalarAnchors(String text) {
+    Map<Long, String> anchors = new HashMap<>();
+    if (text.indexOf('&') < 0) {
+      return anchors;
+    }
+    try {
+      for (Event event : new Yaml().parse(new StringReader(text))) {
+        if (event instanceof ScalarEvent scalar && scalar.getAnchor() != null) {
+          anchors.put((long) scalar.getStartMark().getIndex(), scalar.getAnchor());
+        }
+      }
+    } catch (YAMLException e) {
+      // Not valid YAML: the parser reading the documents says where.
+    }
+    return anchors;
+  }
+
+  /** A copy of an anchored value, so that no two places of a document share one. */
+  private static Object copy(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> copied = new LinkedHashMap<>();
+      map.forEach((key, entry) -> copied.put(String.valueOf(key), copy(entry)));
+      return copied;
+    }
+    if (value instanceof List<?> list) {
+      return new ArrayList<>(list.stream().map(Manifests::copy).toList());
+    }
+    return value;
+  }
+
+  /**
    * The documents of manifest text that is no file of its own (the lab's scenario), named {@code
    * file} in messages.
    */
   @SuppressWarnings("unchecked")
   public static List<ManifestDocument> read(String text, Path file) throws ManifestException {
     List<ManifestDocument> documents = new ArrayList<>();
+    Map<Long, String> scalarAnchors = scalarAnchors(text);
     try (JsonParser parser = YAML.getFactory().createParser(text)) {
       while (true) {
         JsonToken token = parser.nextToken();
@@ -129,7 +233,9 @@ public final class Manifests {
               "%s:%d: expected a Kubernetes object (a mapping), found %s"
                   .formatted(file, line, token));
         }
-        Map<String, Object> object = YAML.readValue(parser, Map.class);
+        // Anchors are the document's own: each document starts without any.
+        Map<String, Object> object =
+            (Map<String, Object>) value((YAMLParser) parser, new HashMap<>(), scalarAnchors, file);
         if ("List".equals(object.get("kind")) && object.get("items") instanceof List<?> items) {
           for (Object item : items) {
             if (item instanceof Map<?, ?> map) {

@@ -155,6 +155,56 @@ class DoctorTest {
         .hasMessageContaining("missing.yaml: no such file or directory");
   }
 
+  /**
+   * YAML anchors and aliases are read as kubectl reads them: an alias is the anchored value (not
+   * the anchor's name), a merge key adds the anchored mapping's entries; anchors are per document.
+   */
+  @Test
+  void aliasesAndMergeKeysAreResolved() throws Exception {
+    String manifest =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: acme-ccm, namespace: kube-system, labels: &labels {app: ccm}}
+        spec:
+          selector: {matchLabels: *labels}
+          template:
+            metadata: {labels: *labels}
+            spec:
+              hostNetwork: true
+              nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+              tolerations:
+              - &uninitialized {key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists}
+              - {<<: *uninitialized, key: node-role.kubernetes.io/control-plane}
+              - {<<: *uninitialized, key: node.kubernetes.io/not-ready}
+              containers:
+              - {name: ccm, image: &image acme/acme-cloud-controller-manager:v1, args: [--cloud-provider=acme]}
+              initContainers:
+              - {name: init, image: *image}
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: other}
+        data: {image: *image}
+        """;
+
+    assertThatThrownBy(() -> yaml(manifest))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageMatching("(?s).*manifest-0.yaml:23: the alias \\*image names no anchor.*");
+    List<ManifestDocument> documents = yaml(manifest.substring(0, manifest.indexOf("---")));
+    CcmWorkload workload = Doctor.workloads(documents).getFirst();
+    assertThat(workload.podLabels()).containsExactly(java.util.Map.entry("app", "ccm"));
+    assertThat(workload.pod().getInitContainers().getFirst().getImage())
+        .isEqualTo("acme/acme-cloud-controller-manager:v1");
+    assertThat(workload.pod().getTolerations())
+        .extracting(t -> t.getKey() + " " + t.getOperator())
+        .containsExactly(
+            "node.cloudprovider.kubernetes.io/uninitialized Exists",
+            "node-role.kubernetes.io/control-plane Exists",
+            "node.kubernetes.io/not-ready Exists");
+    assertThat(Doctor.examine(documents)).isEmpty();
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
