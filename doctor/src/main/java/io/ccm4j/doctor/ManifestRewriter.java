@@ -1,5 +1,7 @@
 package io.ccm4j.doctor;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,6 +40,8 @@ final class ManifestRewriter {
   private static final List<String> FIRST_KEYS =
       List.of("name", "key", "operator", "value", "effect", "type");
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private record Edit(int start, int end, String text, int order) {}
 
   private final String text;
@@ -49,8 +53,12 @@ final class ManifestRewriter {
   private final List<Edit> edits = new ArrayList<>();
   private boolean indentedSequences;
 
+  /** The text is JSON (kubectl takes a file that starts with a brace as JSON): edits stay JSON. */
+  private final boolean json;
+
   private ManifestRewriter(String text) {
     this.text = text;
+    this.json = text.stripLeading().startsWith("{") || text.stripLeading().startsWith("[");
     this.newline = text.contains("\r\n") ? "\r\n" : "\n";
     this.charOffsets = text.codePoints().count() == text.length() ? null : codePointOffsets(text);
   }
@@ -171,7 +179,8 @@ final class ManifestRewriter {
         continue;
       }
       if (flow) {
-        insert(end(last.getValueNode()), ", " + entry.getKey() + ": " + flow(entry.getValue()));
+        String key = json ? flow(entry.getKey()) : entry.getKey();
+        insert(end(last.getValueNode()), ", " + key + ": " + flow(entry.getValue()));
       } else {
         Map<String, Object> single = new LinkedHashMap<>();
         single.put(entry.getKey(), entry.getValue());
@@ -404,7 +413,14 @@ final class ManifestRewriter {
             .toList());
   }
 
-  private static String flow(Object value) {
+  private String flow(Object value) {
+    if (json) {
+      try {
+        return JSON.writeValueAsString(ordered(value));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
     DumperOptions options = new DumperOptions();
     options.setDefaultFlowStyle(DumperOptions.FlowStyle.FLOW);
     options.setWidth(Integer.MAX_VALUE);
@@ -413,7 +429,7 @@ final class ManifestRewriter {
   }
 
   /** A scalar, in the quotes the value it replaces was written in. */
-  private static String scalar(Object value, Node replaced) {
+  private String scalar(Object value, Node replaced) {
     if (value instanceof String string && replaced instanceof ScalarNode old) {
       switch (old.getScalarStyle()) {
         case DOUBLE_QUOTED -> {

@@ -209,4 +209,36 @@ class ManifestRewriterTest {
     assertThat(Doctor.examine(Manifests.read(after, file)))
         .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
   }
+
+  /**
+   * A JSON manifest (kubectl reads a file starting with a brace as JSON) is fixed in JSON: added
+   * keys and values quoted, so that it is still JSON.
+   */
+  @Test
+  void aJsonManifestStaysJson() throws Exception {
+    Path file = temp.resolve("ccm.json");
+    String before =
+        """
+        {"apiVersion": "v1", "kind": "List", "items": [
+         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "ccm", "namespace": "kube-system"},
+          "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "ccm"}}, "template": {"metadata": {"labels": {"app": "ccm"}},
+           "spec": {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
+            "containers": [{"name": "ccm", "image": "ccm4j:0.1.0", "args": ["run", "--cloud-provider=sim", "--leader-elect=false"]}]}}}}
+        ]}
+        """;
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    Object parsed = new com.fasterxml.jackson.databind.ObjectMapper().readValue(after, Map.class);
+    assertThat(parsed).isInstanceOf(Map.class);
+    assertThat(after)
+        .contains("\"--leader-elect=true\"")
+        .contains("\"hostNetwork\": true")
+        .contains(
+            "{\"key\":\"node.cloudprovider.kubernetes.io/uninitialized\",\"operator\":\"Exists\","
+                + "\"effect\":\"NoSchedule\"}");
+    assertThat(Doctor.examine(Manifests.read(after, file)))
+        .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
+  }
 }
