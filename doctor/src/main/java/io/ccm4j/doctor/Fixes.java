@@ -16,6 +16,7 @@ import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodelifecycle.Tolerations;
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -27,6 +28,7 @@ import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.PodAffinityTermBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -52,6 +54,10 @@ final class Fixes {
     // As Checks: a CCM that leaves node initialisation to another component waits for nothing.
     if (scheduled && workload.initialisesNodes() && !tolerates(pod, UNINITIALIZED)) {
       addToleration(pod, WellKnownTaints.UNINITIALIZED, WellKnownTaints.EFFECT_NO_SCHEDULE);
+    }
+    if (!toleratesNotReady(workload)) {
+      // The least tolerationSeconds of the matching tolerations decides: a 0 would still evict.
+      withoutImmediateEviction(pod, PodSpecs.NOT_READY_NO_EXECUTE);
     }
     if (!toleratesNotReady(workload)) {
       addToleration(pod, WellKnownTaints.NODE_NOT_READY, null);
@@ -181,6 +187,21 @@ final class Fixes {
       }
       term.setMatchExpressions(expressions);
     }
+  }
+
+  /** The tolerations of the NoExecute taint that evict at once keep the pod instead. */
+  private static void withoutImmediateEviction(PodSpec pod, Taint taint) {
+    if (pod.getTolerations() == null) {
+      return;
+    }
+    List<Toleration> tolerations = new ArrayList<>();
+    for (Toleration t : pod.getTolerations()) {
+      tolerations.add(
+          t != null && Tolerations.tolerates(t, taint) && PodSpecs.evictsAtOnce(t)
+              ? new TolerationBuilder(t).withTolerationSeconds(null).build()
+              : t);
+    }
+    pod.setTolerations(tolerations);
   }
 
   static void addToleration(PodSpec pod, String key, String effect) {

@@ -86,10 +86,27 @@ final class PodSpecs {
     }
     if (!workload.isStaticPod()
         && !(workload.object() instanceof DaemonSet)
-        && !tolerates(pod, NOT_READY_NO_EXECUTE)) {
+        && !staysDespite(pod, NOT_READY_NO_EXECUTE)) {
       missing.add("node.kubernetes.io/not-ready:NoExecute (evicts it)");
     }
     return missing;
+  }
+
+  /**
+   * Whether the pod stays on a node with this NoExecute taint: a toleration matches it, and none of
+   * those that match evicts at once. The taint manager evicts after the least tolerationSeconds of
+   * the matching tolerations, and at once when one of them is 0 or less.
+   */
+  static boolean staysDespite(PodSpec pod, Taint taint) {
+    List<Toleration> tolerations = pod.getTolerations() == null ? List.of() : pod.getTolerations();
+    List<Toleration> matching =
+        tolerations.stream().filter(t -> t != null && Tolerations.tolerates(t, taint)).toList();
+    return !matching.isEmpty() && matching.stream().noneMatch(PodSpecs::evictsAtOnce);
+  }
+
+  /** A toleration with tolerationSeconds of 0 or less: it lets the pod be evicted at once. */
+  static boolean evictsAtOnce(Toleration toleration) {
+    return toleration.getTolerationSeconds() != null && toleration.getTolerationSeconds() <= 0;
   }
 
   static boolean tolerates(PodSpec pod, Taint taint) {
@@ -106,7 +123,16 @@ final class PodSpecs {
     List<Toleration> tolerations = pod.getTolerations() == null ? List.of() : pod.getTolerations();
     List<String> misses = new ArrayList<>();
     for (Toleration t : tolerations) {
-      if (t == null || !taint.getKey().equals(t.getKey()) || Tolerations.tolerates(t, taint)) {
+      if (t == null || !taint.getKey().equals(t.getKey())) {
+        continue;
+      }
+      if (Tolerations.tolerates(t, taint)) {
+        if (WellKnownTaints.EFFECT_NO_EXECUTE.equals(taint.getEffect()) && evictsAtOnce(t)) {
+          misses.add(
+              "It tolerates %s:%s with tolerationSeconds: %d, which evicts it at once (leave"
+                      .formatted(taint.getKey(), taint.getEffect(), t.getTolerationSeconds())
+                  + " tolerationSeconds out to stay).");
+        }
         continue;
       }
       String operator =

@@ -912,6 +912,38 @@ class DoctorTest {
   }
 
   /**
+   * The taint manager evicts after the least tolerationSeconds of the tolerations that match the
+   * NoExecute taint, and at once when one of them is 0: such a not-ready toleration does not keep
+   * the CCM, even next to one without tolerationSeconds; the fix leaves the 0 out.
+   */
+  @Test
+  void aNotReadyTolerationOfZeroSecondsEvictsAtOnce() throws Exception {
+    String placement = "affinity: {" + CONTROL_PLANE_AFFINITY + ", " + HOSTNAME_ANTI_AFFINITY + "}";
+    String zero =
+        deployment(
+            ONE_AT_A_TIME,
+            "tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized, operator: Exists},"
+                + " {key: node-role.kubernetes.io/control-plane, operator: Exists}, {key:"
+                + " node.kubernetes.io/not-ready, operator: Exists, effect: NoSchedule}, {key:"
+                + " node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute,"
+                + " tolerationSeconds: 0}, {operator: Exists, effect: NoExecute}], "
+                + placement,
+            "--leader-elect=true");
+
+    Finding notReady = only(Doctor.examine(yaml(zero)), "tolerate-not-ready");
+    assertThat(notReady.consequence())
+        .startsWith("It does not tolerate node.kubernetes.io/not-ready:NoExecute (evicts it);")
+        .contains(
+            "It tolerates node.kubernetes.io/not-ready:NoExecute with tolerationSeconds: 0, which"
+                + " evicts it at once");
+    CcmWorkload fixed = fixed(zero).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(fixed.pod().getTolerations())
+        .hasSize(5)
+        .allMatch(t -> t.getTolerationSeconds() == null);
+  }
+
+  /**
    * A CCM that does not initialise nodes (and hands out no pod CIDRs or routes) cannot hold up a
    * new node: without host networking or the not-ready toleration it starts late, no deadlock.
    * Upstream's names and aliases and ccm4j's long names count; the first entry naming a controller
