@@ -13,6 +13,7 @@ import static io.ccm4j.doctor.PodSpecs.nearMisses;
 import static io.ccm4j.doctor.PodSpecs.placement;
 import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
+import static io.ccm4j.doctor.PodSpecs.toleratesNetworkUnavailable;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
@@ -44,7 +45,7 @@ final class Checks {
     if (scheduled && workload.initialisesNodes() && !tolerates(pod, UNINITIALIZED)) {
       violated.add(Rule.TOLERATE_UNINITIALIZED);
     }
-    if (scheduled && workload.createsRoutes() && !tolerates(pod, NETWORK_UNAVAILABLE)) {
+    if (scheduled && workload.createsRoutes() && !toleratesNetworkUnavailable(workload)) {
       violated.add(Rule.TOLERATE_NETWORK_UNAVAILABLE);
     }
     if (!toleratesNotReady(workload)) {

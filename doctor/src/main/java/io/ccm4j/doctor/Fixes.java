@@ -2,7 +2,6 @@ package io.ccm4j.doctor;
 
 import static io.ccm4j.doctor.PodSpecs.CONTROL_PLANE;
 import static io.ccm4j.doctor.PodSpecs.MASTER;
-import static io.ccm4j.doctor.PodSpecs.NETWORK_UNAVAILABLE;
 import static io.ccm4j.doctor.PodSpecs.UNINITIALIZED;
 import static io.ccm4j.doctor.PodSpecs.affinityOf;
 import static io.ccm4j.doctor.PodSpecs.hasHostnameAntiAffinity;
@@ -12,6 +11,7 @@ import static io.ccm4j.doctor.PodSpecs.requiredNodeSelectorTerms;
 import static io.ccm4j.doctor.PodSpecs.requiresLabel;
 import static io.ccm4j.doctor.PodSpecs.surges;
 import static io.ccm4j.doctor.PodSpecs.tolerates;
+import static io.ccm4j.doctor.PodSpecs.toleratesNetworkUnavailable;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
@@ -62,7 +62,7 @@ final class Fixes {
     if (!toleratesNotReady(workload)) {
       addToleration(pod, WellKnownTaints.NODE_NOT_READY, null);
     }
-    if (scheduled && workload.createsRoutes() && !tolerates(pod, NETWORK_UNAVAILABLE)) {
+    if (scheduled && workload.createsRoutes() && !toleratesNetworkUnavailable(workload)) {
       addToleration(
           pod, WellKnownTaints.NODE_NETWORK_UNAVAILABLE, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }

@@ -109,6 +109,17 @@ final class PodSpecs {
     return toleration.getTolerationSeconds() != null && toleration.getTolerationSeconds() <= 0;
   }
 
+  /**
+   * Whether the pod tolerates node.kubernetes.io/network-unavailable: itself, or through the
+   * DaemonSet controller, which adds that toleration to the pods of a DaemonSet on the host
+   * network.
+   */
+  static boolean toleratesNetworkUnavailable(CcmWorkload workload) {
+    return tolerates(workload.pod(), NETWORK_UNAVAILABLE)
+        || (workload.object() instanceof DaemonSet
+            && Boolean.TRUE.equals(workload.pod().getHostNetwork()));
+  }
+
   static boolean tolerates(PodSpec pod, Taint taint) {
     List<Toleration> tolerations = pod.getTolerations() == null ? List.of() : pod.getTolerations();
     return tolerations.stream().anyMatch(t -> Tolerations.tolerates(t, taint));

@@ -18,7 +18,8 @@ public enum Rule {
       Source.CHICKEN_AND_EGG,
       "This CCM creates the routes for pod CIDRs (--allocate-node-cidrs with the route controller):"
           + " until it has, new nodes carry node.kubernetes.io/network-unavailable:NoSchedule, which"
-          + " a Deployment's pods do not tolerate by default, so the CCM never schedules (deadlock).",
+          + " pods do not tolerate by default (the DaemonSet controller adds the toleration only to"
+          + " pods on the host network), so the CCM never schedules (deadlock).",
       "Tolerate node.kubernetes.io/network-unavailable (NoSchedule)."),
   TOLERATE_NOT_READY(
       "tolerate-not-ready",

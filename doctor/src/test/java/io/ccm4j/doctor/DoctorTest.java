@@ -912,6 +912,45 @@ class DoctorTest {
   }
 
   /**
+   * The DaemonSet controller adds the network-unavailable toleration to the pods of a DaemonSet on
+   * the host network: a CCM DaemonSet that creates routes needs it in its template only without
+   * host networking.
+   */
+  @ParameterizedTest(name = "hostNetwork: {0}")
+  @CsvSource({"true, ''", "false, 'tolerate-network-unavailable,host-network'"})
+  void aHostNetworkDaemonSetGetsTheNetworkUnavailableTolerationFromItsController(
+      boolean hostNetwork, String expected) throws Exception {
+    String daemonSet =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {hostNetwork: %s, nodeSelector: {node-role.kubernetes.io/control-plane: ''}, %s,
+            containers: [{name: ccm, image: ccm4j:0.1.0, args: [run, --cloud-provider=sim, --allocate-node-cidrs, --cluster-cidr=10.0.0.0/16]}]}}}
+        """
+            .formatted(hostNetwork, TOLERATIONS);
+
+    List<Finding> findings = Doctor.examine(yaml(daemonSet));
+    assertThat(findings)
+        .extracting(Finding::rule)
+        .containsExactlyElementsOf(expected.isEmpty() ? List.of() : List.of(expected.split(",")));
+    assertThat(fixed(daemonSet).getFirst().pod().getTolerations())
+        .extracting(t -> t.getKey())
+        .containsExactlyElementsOf(
+            hostNetwork
+                ? List.of(
+                    "node.cloudprovider.kubernetes.io/uninitialized",
+                    "node-role.kubernetes.io/control-plane",
+                    "node.kubernetes.io/not-ready")
+                : List.of(
+                    "node.cloudprovider.kubernetes.io/uninitialized",
+                    "node-role.kubernetes.io/control-plane",
+                    "node.kubernetes.io/not-ready",
+                    "node.kubernetes.io/network-unavailable"));
+  }
+
+  /**
    * The taint manager evicts after the least tolerationSeconds of the tolerations that match the
    * NoExecute taint, and at once when one of them is 0: such a not-ready toleration does not keep
    * the CCM, even next to one without tolerationSeconds; the fix leaves the 0 out.
