@@ -174,6 +174,17 @@ final class ManifestRewriter {
       }
     }
     NodeTuple last = tuples.getLast();
+    if (!flow) {
+      // Added keys go after the last entry that stays: a deleted entry's lines go with it.
+      for (NodeTuple tuple : tuples.reversed()) {
+        if (!(tuple.getKeyNode() instanceof ScalarNode keyNode)
+            || !before.containsKey(keyNode.getValue())
+            || after.containsKey(keyNode.getValue())) {
+          last = tuple;
+          break;
+        }
+      }
+    }
     for (Map.Entry<String, Object> entry : after.entrySet()) {
       if (written.contains(entry.getKey()) || before.containsKey(entry.getKey())) {
         continue;

@@ -211,6 +211,52 @@ class ManifestRewriterTest {
   }
 
   /**
+   * A nodeSelector on the master label that is the pod spec's last entry is deleted, and the keys
+   * the fix adds go after the entry before it: the file keeps its formatting and comments.
+   */
+  @Test
+  void keysAreAddedAfterTheLastEntryThatStays() throws Exception {
+    Path file = temp.resolve("last-selector.yaml");
+    String before =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata:
+          name: ccm
+          namespace: kube-system
+        spec:
+          selector:
+            matchLabels:
+              app: ccm
+          template:
+            metadata:
+              labels:
+                app: ccm
+            spec:
+              containers:
+              - name: ccm
+                image: ccm4j:0.1.0
+                args: [run, --cloud-provider=sim]
+              tolerations:
+              - key: node.cloudprovider.kubernetes.io/uninitialized  # bootstrap
+                operator: Exists
+              nodeSelector:
+                node-role.kubernetes.io/master: ""
+        """;
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    assertThat(removed(before, after))
+        .containsExactly("      nodeSelector:", "        node-role.kubernetes.io/master: \"\"");
+    assertThat(after)
+        .contains("      - key: node.cloudprovider.kubernetes.io/uninitialized  # bootstrap")
+        .contains("      hostNetwork: true\n");
+    assertThat(Doctor.examine(Manifests.read(after, file)))
+        .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
+  }
+
+  /**
    * A JSON manifest (kubectl reads a file starting with a brace as JSON) is fixed in JSON: added
    * keys and values quoted, so that it is still JSON.
    */
