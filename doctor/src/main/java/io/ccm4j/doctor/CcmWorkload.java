@@ -530,10 +530,12 @@ public record CcmWorkload(
     return List.of(words(recognition.container()));
   }
 
-  /** Whether any container runs with leader election switched off. */
+  /**
+   * Whether the CCM runs with leader election switched off. Only the CCM container's flags count: a
+   * sidecar's {@code --leader-elect} is its own business.
+   */
   public boolean leaderElectionOff() {
-    return pod.getContainers().stream()
-        .anyMatch(container -> CcmFlags.leaderElectionOff(words(container)));
+    return CcmFlags.leaderElectionOff(words(recognition.container()));
   }
 
   /** The object as YAML. */

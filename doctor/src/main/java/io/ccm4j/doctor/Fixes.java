@@ -108,15 +108,14 @@ final class Fixes {
   }
 
   private static void turnOnLeaderElection(CcmWorkload workload) {
-    PodSpec pod = workload.pod();
     if (mayRunTwo(workload)) {
-      for (Container container : pod.getContainers()) {
-        if (container.getArgs() != null) {
-          container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
-        }
-        if (container.getCommand() != null) {
-          container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
-        }
+      // The CCM's own flags; a sidecar's are left as they are.
+      Container container = workload.recognition().container();
+      if (container.getArgs() != null) {
+        container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
+      }
+      if (container.getCommand() != null) {
+        container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
       }
     }
   }

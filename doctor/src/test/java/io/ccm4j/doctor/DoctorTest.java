@@ -912,6 +912,31 @@ class DoctorTest {
   }
 
   /**
+   * Leader election is the CCM's: a sidecar's --leader-elect=false is neither reported nor changed,
+   * while the CCM container's is.
+   */
+  @Test
+  void onlyTheCcmContainersLeaderElectionCounts() throws Exception {
+    String withSidecar =
+        recommendedWith(
+                "affinity: {" + CONTROL_PLANE_AFFINITY + ", " + HOSTNAME_ANTI_AFFINITY + "}")
+            .replace(
+                "]}]}}}",
+                "]}, {name: labeler, image: example.com/node-labeler:1, args: [--leader-elect=false]}]}}}");
+
+    assertThat(Doctor.examine(yaml(withSidecar))).isEmpty();
+    CcmWorkload fixed = fixed(withSidecar).getFirst();
+    assertThat(fixed.pod().getContainers().get(1).getArgs())
+        .containsExactly("--leader-elect=false");
+
+    String ccmOff = withSidecar.replace("--leader-elect=true", "--leader-elect=false");
+    assertThat(rules(ccmOff)).containsExactly("leader-election");
+    assertThat(fixed(ccmOff).getFirst().pod().getContainers())
+        .extracting(c -> c.getArgs().getLast())
+        .containsExactly("--leader-elect=true", "--leader-elect=false");
+  }
+
+  /**
    * The DaemonSet controller adds the network-unavailable toleration to the pods of a DaemonSet on
    * the host network: a CCM DaemonSet that creates routes needs it in its template only without
    * host networking.
