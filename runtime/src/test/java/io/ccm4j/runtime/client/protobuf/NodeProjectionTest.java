@@ -30,6 +30,11 @@ class NodeProjectionTest {
 
   private static final long T0 = Instant.parse("2026-11-26T18:00:00Z").getEpochSecond();
 
+  /** The Node as the API server would send it, read as the controllers see it. */
+  private static Node projected(V1.Node node) throws InvalidProtocolBufferException {
+    return ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", node.toByteString()));
+  }
+
   private static Meta.Time time(long seconds) {
     return Meta.Time.newBuilder().setSeconds(seconds).setNanos(0).build();
   }
@@ -146,8 +151,7 @@ class NodeProjectionTest {
 
   @Test
   void keepsWhatControllersReadAsJsonReadsIt() throws Exception {
-    Node node =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node node = projected(kubeletShaped());
 
     assertThat(node.getApiVersion()).isEqualTo("v1");
     assertThat(node.getKind()).isEqualTo("Node");
@@ -216,10 +220,8 @@ class NodeProjectionTest {
 
   @Test
   void twoNodesShareTheirRecurringStringsButNotTheirNames() throws Exception {
-    Node a =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
-    Node b =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node a = projected(kubeletShaped());
+    Node b = projected(kubeletShaped());
 
     assertThat(key(b.getMetadata().getLabels(), "topology.kubernetes.io/zone"))
         .isSameAs(key(a.getMetadata().getLabels(), "topology.kubernetes.io/zone"));
@@ -273,8 +275,7 @@ class NodeProjectionTest {
                 .setLastTransitionTime(time(T0 + 5))
                 .setReason("KubeletHasSufficientMemory")
                 .setMessage("kubelet has sufficient memory available"));
-    Node node =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", builder.build().toByteString()));
+    Node node = projected(builder.build());
 
     List<NodeCondition> conditions = node.getStatus().getConditions();
     assertThat(conditions.get(2).getLastHeartbeatTime())
@@ -290,10 +291,8 @@ class NodeProjectionTest {
 
   @Test
   void quantitiesAreSharedAndTheHostnameHoldsTheNodesOwnName() throws Exception {
-    Node a =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
-    Node b =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node a = projected(kubeletShaped());
+    Node b = projected(kubeletShaped());
 
     assertThat(b.getStatus().getCapacity().get("memory"))
         .isSameAs(a.getStatus().getCapacity().get("memory"))
@@ -311,10 +310,8 @@ class NodeProjectionTest {
 
   @Test
   void nodesOfOneShareTheirResourcesAndEmptyListsUnmodifiably() throws Exception {
-    Node a =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
-    Node b =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node a = projected(kubeletShaped());
+    Node b = projected(kubeletShaped());
     V1.Node bigger = kubeletShaped();
     bigger =
         bigger.toBuilder()
@@ -323,7 +320,7 @@ class NodeProjectionTest {
                     .putCapacity(
                         "memory", Resource.Quantity.newBuilder().setString("16Gi").build()))
             .build();
-    Node c = ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", bigger.toByteString()));
+    Node c = projected(bigger);
 
     assertThat(b.getStatus().getCapacity()).isSameAs(a.getStatus().getCapacity());
     assertThat(b.getStatus().getAllocatable()).isSameAs(a.getStatus().getAllocatable());
@@ -356,10 +353,8 @@ class NodeProjectionTest {
 
   @Test
   void everyObjectSharesOneEmptyMapOfAdditionalPropertiesThatCopiesDoNot() throws Exception {
-    Node a =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
-    Node b =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node a = projected(kubeletShaped());
+    Node b = projected(kubeletShaped());
     Map<String, Object> none = a.getAdditionalProperties();
 
     assertThat(none).isEmpty();
@@ -397,8 +392,7 @@ class NodeProjectionTest {
 
   @Test
   void dropsWhatNoControllerReads() throws Exception {
-    Node node =
-        ProtobufObjects.node(ProtobufEnvelope.seal("v1", "Node", kubeletShaped().toByteString()));
+    Node node = projected(kubeletShaped());
     assertThat(node.getMetadata().getManagedFields()).isEmpty();
     assertThat(node.getStatus().getImages()).isEmpty();
     assertThat(node.getStatus().getVolumesInUse()).isEmpty();
