@@ -76,10 +76,7 @@ final class Checks {
           && !hasHostnameAntiAffinity(pod)) {
         violated.add(Rule.ANTI_AFFINITY);
       }
-      if (workload.object() instanceof Deployment deployment
-          && surges(deployment.getSpec().getStrategy())
-          && (Boolean.TRUE.equals(pod.getHostNetwork())
-              || (workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod)))) {
+      if (rolloutHangs(workload)) {
         violated.add(Rule.ROLLING_UPDATE);
       }
     }
@@ -106,7 +103,7 @@ final class Checks {
         && !hasHostnameAntiAffinity(pod)) {
       violated.add(Rule.ANTI_AFFINITY);
     }
-    if (remoteRolloutHangs(workload)) {
+    if (rolloutHangs(workload)) {
       violated.add(Rule.ROLLING_UPDATE);
     }
     if ("Pod".equals(workload.kind()) && !workload.isStaticPod()) {
@@ -115,13 +112,18 @@ final class Checks {
     return violated;
   }
 
-  /** A surging rollout of host-network pods, or of one pod per node, here. */
-  static boolean remoteRolloutHangs(CcmWorkload workload) {
+  /**
+   * A surging rollout of host-network pods, or of a Deployment's one pod per node: the new pod
+   * finds no node where it fits (a DaemonSet's surge pod goes to the old one's node, whose port it
+   * needs).
+   */
+  static boolean rolloutHangs(CcmWorkload workload) {
     PodSpec pod = workload.pod();
-    return workload.object() instanceof Deployment deployment
-        && surges(deployment.getSpec().getStrategy())
+    return surges(workload)
         && (Boolean.TRUE.equals(pod.getHostNetwork())
-            || (workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod)));
+            || (workload.object() instanceof Deployment
+                && workload.maxPods() > 1
+                && hasRequiredHostnameAntiAffinity(pod)));
   }
 
   /**
@@ -206,7 +208,7 @@ final class Checks {
               workload,
               rule,
               rule.severity(),
-              placement(pod) == Placement.ANYWHERE
+              placement(pod) == Placement.ANYWHERE || workload.object() instanceof DaemonSet
                   ? rule.consequence()
                   : rule.consequence()
                       + " The pod runs on control-plane nodes only: with one control-plane node, one"

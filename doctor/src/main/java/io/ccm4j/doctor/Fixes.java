@@ -32,6 +32,7 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategyBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStrategyBuilder;
 import java.util.ArrayList;
@@ -86,9 +87,8 @@ final class Fixes {
     spreadReplicas(workload);
     // Host networking (added above if missing) or one pod per node: a surge pod may find no node
     // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.
-    if (workload.object() instanceof Deployment deployment
-        && surges(deployment.getSpec().getStrategy())) {
-      oneAtATime(deployment);
+    if (surges(workload)) {
+      oneAtATime(workload);
     }
   }
 
@@ -102,8 +102,8 @@ final class Fixes {
       return;
     }
     spreadReplicas(workload);
-    if (Checks.remoteRolloutHangs(workload)) {
-      oneAtATime((Deployment) workload.object());
+    if (Checks.rolloutHangs(workload)) {
+      oneAtATime(workload);
     }
   }
 
@@ -141,17 +141,30 @@ final class Fixes {
     }
   }
 
-  private static void oneAtATime(Deployment deployment) {
-    deployment
-        .getSpec()
-        .setStrategy(
-            new DeploymentStrategyBuilder()
-                .withType("RollingUpdate")
-                .withNewRollingUpdate()
-                .withMaxSurge(new IntOrString(0))
-                .withMaxUnavailable(new IntOrString(1))
-                .endRollingUpdate()
-                .build());
+  private static void oneAtATime(CcmWorkload workload) {
+    if (workload.object() instanceof Deployment deployment) {
+      deployment
+          .getSpec()
+          .setStrategy(
+              new DeploymentStrategyBuilder()
+                  .withType("RollingUpdate")
+                  .withNewRollingUpdate()
+                  .withMaxSurge(new IntOrString(0))
+                  .withMaxUnavailable(new IntOrString(1))
+                  .endRollingUpdate()
+                  .build());
+    } else if (workload.object() instanceof DaemonSet daemonSet) {
+      daemonSet
+          .getSpec()
+          .setUpdateStrategy(
+              new DaemonSetUpdateStrategyBuilder()
+                  .withType("RollingUpdate")
+                  .withNewRollingUpdate()
+                  .withMaxSurge(new IntOrString(0))
+                  .withMaxUnavailable(new IntOrString(1))
+                  .endRollingUpdate()
+                  .build());
+    }
   }
 
   /**

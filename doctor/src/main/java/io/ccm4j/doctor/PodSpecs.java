@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStrategy;
 import java.util.ArrayList;
@@ -308,9 +309,33 @@ final class PodSpecs {
    * rollout surges (the default RollingUpdate starts the new pod before the old one stops).
    */
   static boolean mayRunTwo(CcmWorkload workload) {
-    return workload.maxPods() > 1
-        || (workload.object() instanceof Deployment deployment
-            && surges(deployment.getSpec().getStrategy()));
+    return workload.maxPods() > 1 || surges(workload);
+  }
+
+  /**
+   * Whether the workload's rolling update may start a pod before the one it replaces stops: a
+   * Deployment's by default (25 %), a DaemonSet's only when its {@code maxSurge} says so (then on
+   * the same node as the old pod).
+   */
+  static boolean surges(CcmWorkload workload) {
+    if (workload.object() instanceof Deployment deployment) {
+      return surges(deployment.getSpec().getStrategy());
+    }
+    if (workload.object() instanceof DaemonSet daemonSet) {
+      return surges(daemonSet.getSpec().getUpdateStrategy());
+    }
+    return false;
+  }
+
+  /** Whether a DaemonSet's rolling update surges: only with a {@code maxSurge} other than 0. */
+  static boolean surges(DaemonSetUpdateStrategy strategy) {
+    if (strategy == null
+        || "OnDelete".equals(strategy.getType())
+        || strategy.getRollingUpdate() == null
+        || strategy.getRollingUpdate().getMaxSurge() == null) {
+      return false;
+    }
+    return !isZero(strategy.getRollingUpdate().getMaxSurge());
   }
 
   /** Whether a rolling update may start a pod before one stops (the default: 25% surge). */
@@ -324,10 +349,13 @@ final class PodSpecs {
     if (strategy.getRollingUpdate() == null || strategy.getRollingUpdate().getMaxSurge() == null) {
       return true;
     }
-    IntOrString maxSurge = strategy.getRollingUpdate().getMaxSurge();
-    return maxSurge.getIntVal() != null
-        ? maxSurge.getIntVal() != 0
-        : !List.of("0", "0%").contains(maxSurge.getStrVal());
+    return !isZero(strategy.getRollingUpdate().getMaxSurge());
+  }
+
+  private static boolean isZero(IntOrString value) {
+    return value.getIntVal() != null
+        ? value.getIntVal() == 0
+        : List.of("0", "0%").contains(value.getStrVal());
   }
 
   static boolean hasRequiredHostnameAntiAffinity(PodSpec pod) {

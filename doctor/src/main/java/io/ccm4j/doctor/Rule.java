@@ -89,8 +89,10 @@ public enum Rule {
       Source.CHICKEN_AND_EGG,
       "Host networking, or one replica per node (required anti-affinity), and a rolling update that"
           + " surges: the new pod needs a node where the old one's port or place is free, and with as"
-          + " many eligible nodes as replicas it has none; the rollout hangs.",
-      "Set strategy.rollingUpdate to maxSurge: 0, maxUnavailable: 1."),
+          + " many eligible nodes as replicas it has none (a DaemonSet's new pod is bound to the old"
+          + " one's node); the rollout hangs.",
+      "Set the rolling update (a Deployment's strategy, a DaemonSet's updateStrategy) to"
+          + " maxSurge: 0, maxUnavailable: 1."),
   SCALABLE_WORKLOAD(
       "scalable-workload",
       Severity.WARNING,

@@ -466,6 +466,58 @@ class DoctorTest {
     assertThat(Doctor.check(fixed(surging).getFirst())).isEmpty();
   }
 
+  /**
+   * A ccm4j DaemonSet on the control-plane nodes with every recommendation, this update strategy.
+   */
+  private static String daemonSet(String updateStrategy) {
+    return """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: ccm, namespace: kube-system}
+        spec: {%s selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {hostNetwork: true, %s, affinity: {%s}, containers: [{name: ccm, image: ccm4j:0.1.0,
+            args: [run, --cloud-provider=sim, --leader-elect=true]}]}}}
+        """
+        .formatted(
+            updateStrategy.isEmpty() ? "" : updateStrategy + ",",
+            TOLERATIONS,
+            CONTROL_PLANE_AFFINITY);
+  }
+
+  @Test
+  void aHostNetworkDaemonSetWhoseRolloutSurgesIsReportedAndFixed() throws Exception {
+    assertThat(rules(daemonSet("")))
+        .as("a DaemonSet's default rollout: one node at a time")
+        .isEmpty();
+    assertThat(rules(daemonSet("updateStrategy: {type: OnDelete}"))).isEmpty();
+    assertThat(
+            rules(
+                daemonSet(
+                    "updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}")))
+        .isEmpty();
+
+    String surging =
+        daemonSet(
+            "updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}");
+    assertThat(rules(surging)).containsExactly("rolling-update");
+    assertThat(only(Doctor.examine(yaml(surging)), "rolling-update").consequence())
+        .contains("a DaemonSet's new pod is bound to the old one's node")
+        .doesNotContain("one replica is already that many");
+    CcmWorkload fixed = fixed(surging).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    var rollingUpdate =
+        ((io.fabric8.kubernetes.api.model.apps.DaemonSet) fixed.object())
+            .getSpec()
+            .getUpdateStrategy()
+            .getRollingUpdate();
+    assertThat(rollingUpdate.getMaxSurge().getIntVal()).isZero();
+    assertThat(rollingUpdate.getMaxUnavailable().getIntVal()).isEqualTo(1);
+
+    assertThat(rules(surging.replace("--leader-elect=true", "--leader-elect=false")))
+        .as("a surge runs two on one node: leader election is needed")
+        .contains("leader-election", "rolling-update");
+  }
+
   @Test
   void theFixKeepsTheAntiAffinityTermsThereAre() throws Exception {
     String zoned =
