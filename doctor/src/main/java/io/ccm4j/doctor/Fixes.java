@@ -32,9 +32,11 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategyBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentStrategyBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStrategy;
+import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSet;
+import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -142,28 +144,20 @@ final class Fixes {
   }
 
   private static void oneAtATime(CcmWorkload workload) {
+    IntOrString noSurge = new IntOrString(0);
+    IntOrString oneUnavailable = new IntOrString(1);
     if (workload.object() instanceof Deployment deployment) {
       deployment
           .getSpec()
           .setStrategy(
-              new DeploymentStrategyBuilder()
-                  .withType("RollingUpdate")
-                  .withNewRollingUpdate()
-                  .withMaxSurge(new IntOrString(0))
-                  .withMaxUnavailable(new IntOrString(1))
-                  .endRollingUpdate()
-                  .build());
+              new DeploymentStrategy(
+                  new RollingUpdateDeployment(noSurge, oneUnavailable), "RollingUpdate"));
     } else if (workload.object() instanceof DaemonSet daemonSet) {
       daemonSet
           .getSpec()
           .setUpdateStrategy(
-              new DaemonSetUpdateStrategyBuilder()
-                  .withType("RollingUpdate")
-                  .withNewRollingUpdate()
-                  .withMaxSurge(new IntOrString(0))
-                  .withMaxUnavailable(new IntOrString(1))
-                  .endRollingUpdate()
-                  .build());
+              new DaemonSetUpdateStrategy(
+                  new RollingUpdateDaemonSet(noSurge, oneUnavailable), "RollingUpdate"));
     }
   }
 
