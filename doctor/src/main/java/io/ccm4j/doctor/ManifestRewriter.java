@@ -26,7 +26,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * edits are placed by the positions of the YAML parser's nodes (SnakeYAML's composer): a changed
  * scalar is replaced where it stands, an added key goes after its mapping's last entry at that
  * entry's indentation, added list items after the last item, in the block or flow style the
- * collection is written in.
+ * collection is written in. A deleted entry takes the comment lines that annotate it with it.
  */
 final class ManifestRewriter {
 
@@ -313,7 +313,26 @@ final class ManifestRewriter {
     }
     int lineEnd = lineEnd(valueEnd);
     int next = text.indexOf('\n', lineEnd);
-    replace(lineStart, next < 0 ? text.length() : next + 1, "");
+    replace(
+        commentsAbove(lineStart, keyStart - lineStart), next < 0 ? text.length() : next + 1, "");
+  }
+
+  /**
+   * Where the comment lines that annotate the line starting at {@code lineStart} begin: those right
+   * above it (no blank line between) at its indentation, which go with a deleted entry.
+   */
+  private int commentsAbove(int lineStart, int indentation) {
+    int start = lineStart;
+    while (start > 0) {
+      int above = text.lastIndexOf('\n', start - 2) + 1;
+      String line = text.substring(above, start - 1).stripTrailing();
+      String comment = line.stripLeading();
+      if (!comment.startsWith("#") || line.length() - comment.length() != indentation) {
+        break;
+      }
+      start = above;
+    }
+    return start;
   }
 
   private void insert(int at, String inserted) {

@@ -55,6 +55,7 @@ class ManifestRewriterTest {
 
     assertThat(removed(before, after))
         .containsExactly(
+            "      # Only on the masters.",
             "      nodeSelector:",
             "        node-role.kubernetes.io/master: \"\"",
             "            - --leader-elect=false   # we thought one was enough");
@@ -145,7 +146,8 @@ class ManifestRewriterTest {
 
   /**
    * Every shipped scenario and vendor-shaped manifest: rewritten in place (no fallback), every
-   * comment kept in order, and the result reads back with no error.
+   * comment kept in order but those that annotated a deleted entry, and the result reads back with
+   * no error.
    */
   @Test
   void everyScenarioIsRewrittenInPlaceKeepingItsComments() throws Exception {
@@ -163,8 +165,12 @@ class ManifestRewriterTest {
     for (Path file : files) {
       String before = Files.readString(file);
       String after = fix(List.of(file)).getOrDefault(file, before);
+      List<String> gone = removed(before, after);
       List<String> comments =
-          before.lines().filter(line -> line.stripLeading().startsWith("#")).toList();
+          before
+              .lines()
+              .filter(line -> line.stripLeading().startsWith("#") && !gone.contains(line))
+              .toList();
       if (!comments.isEmpty()) {
         assertThat(after.lines().toList()).as(file.toString()).containsSubsequence(comments);
       }
@@ -252,6 +258,57 @@ class ManifestRewriterTest {
     assertThat(after)
         .contains("      - key: node.cloudprovider.kubernetes.io/uninitialized  # bootstrap")
         .contains("      hostNetwork: true\n");
+    assertThat(Doctor.examine(Manifests.read(after, file)))
+        .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
+  }
+
+  /**
+   * The comment lines right above a deleted entry, at its indentation, go with it; a comment
+   * separated from it by a blank line, one at another indentation and one after it stay.
+   */
+  @Test
+  void commentsRightAboveADeletedEntryGoWithIt() throws Exception {
+    Path file = temp.resolve("annotated-selector.yaml");
+    String before =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {app: ccm}}
+          template:
+            metadata: {labels: {app: ccm}}
+            spec:
+              # Placement.
+
+              # Only on the masters,
+              # where the old label is.
+              nodeSelector:
+                node-role.kubernetes.io/master: ""
+              # The CCM itself.
+              containers:
+              - name: ccm
+                image: ccm4j:0.1.0
+                args: [run, --cloud-provider=sim]
+              tolerations:
+              - key: node.kubernetes.io/not-ready
+                operator: Exists
+                # Evicted at once.
+                tolerationSeconds: 0
+        """;
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    assertThat(removed(before, after))
+        .containsExactly(
+            "      # Only on the masters,",
+            "      # where the old label is.",
+            "      nodeSelector:",
+            "        node-role.kubernetes.io/master: \"\"",
+            "        # Evicted at once.",
+            "        tolerationSeconds: 0");
+    assertThat(after).contains("      # Placement.\n\n", "      # The CCM itself.\n");
     assertThat(Doctor.examine(Manifests.read(after, file)))
         .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
   }
