@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ccm4j.app.options.KubeClientOptions;
@@ -15,6 +16,7 @@ import io.ccm4j.doctor.Rule;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +70,9 @@ public final class DoctorCommand implements Callable<Integer> {
       names = {"-o", "--output"},
       paramLabel = "<format>",
       defaultValue = "text",
-      description = "text or json. Default: ${DEFAULT-VALUE}.")
+      description =
+          "text or json (a JSON document on standard output even when a manifest cannot be read:"
+              + " its file, line and reason under unreadable). Default: ${DEFAULT-VALUE}.")
   String output;
 
   @Option(
@@ -130,10 +134,16 @@ public final class DoctorCommand implements Callable<Integer> {
     List<ManifestDocument> documents;
     List<String> notCcms;
     Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
+    List<ManifestException> unreadable = new ArrayList<>();
+    PrintWriter out = spec.commandLine().getOut();
     try {
       documents =
           Manifests.read(
-              paths, problem -> spec.commandLine().getErr().printf("skipped %s%n", problem));
+              paths,
+              skipped -> {
+                unreadable.add(skipped);
+                spec.commandLine().getErr().printf("skipped %s%n", skipped.getMessage());
+              });
       workloads = Doctor.workloads(documents);
       if (staticPod) {
         workloads = workloads.stream().map(CcmWorkload::asStaticPod).toList();
@@ -143,32 +153,16 @@ public final class DoctorCommand implements Callable<Integer> {
         findings.put(workload, Doctor.findings(workload));
       }
     } catch (ManifestException e) {
+      if (output.equals("json")) {
+        // Tools read standard output: it says what could not be read, as the message on stderr.
+        unreadable.add(e);
+        printJson(out, List.of(), List.of(), List.of(), unreadable);
+      }
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     List<Finding> all = findings.values().stream().flatMap(List::stream).toList();
-    PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
-      out.println(
-          new ObjectMapper()
-              .enable(SerializationFeature.INDENT_OUTPUT)
-              .writeValueAsString(
-                  Map.of(
-                      "workloads",
-                      workloads.stream()
-                          .map(
-                              w ->
-                                  Map.of(
-                                      "workload",
-                                      w.kind() + "/" + w.name(),
-                                      "location",
-                                      w.source().location(),
-                                      "recognisedBy",
-                                      w.recognisedBy()))
-                          .toList(),
-                      "findings",
-                      all,
-                      "notTakenForCcms",
-                      notCcms)));
+      printJson(out, workloads, all, notCcms, unreadable);
     } else {
       printText(out, findings, notCcms);
     }
@@ -203,6 +197,52 @@ public final class DoctorCommand implements Callable<Integer> {
     }
     out.flush();
     return all.stream().anyMatch(f -> f.severity() == Rule.Severity.ERROR) ? 1 : 0;
+  }
+
+  /**
+   * The report for tools: the CCM workloads, their findings, the workloads not taken for a CCM, and
+   * the manifests that could not be read (a file skipped in a directory scan, or the one that
+   * stopped the doctor, exit code 2), each with its file, line (null when the whole file is
+   * concerned) and reason.
+   */
+  private static void printJson(
+      PrintWriter out,
+      List<CcmWorkload> workloads,
+      List<Finding> findings,
+      List<String> notCcms,
+      List<ManifestException> unreadable)
+      throws JsonProcessingException {
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put(
+        "workloads",
+        workloads.stream()
+            .map(
+                w ->
+                    Map.of(
+                        "workload",
+                        w.kind() + "/" + w.name(),
+                        "location",
+                        w.source().location(),
+                        "recognisedBy",
+                        w.recognisedBy()))
+            .toList());
+    report.put("findings", findings);
+    report.put("notTakenForCcms", notCcms);
+    report.put(
+        "unreadable",
+        unreadable.stream()
+            .map(
+                e -> {
+                  Map<String, Object> entry = new LinkedHashMap<>();
+                  entry.put("file", e.file().toString());
+                  entry.put("line", e.line() > 0 ? e.line() : null);
+                  entry.put("reason", e.reason());
+                  return entry;
+                })
+            .toList());
+    out.println(
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+    out.flush();
   }
 
   private int diagnoseCluster() throws Exception {

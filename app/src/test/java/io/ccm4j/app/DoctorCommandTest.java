@@ -2,6 +2,8 @@ package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -44,6 +46,59 @@ class DoctorCommandTest {
     assertThat(exit).isEqualTo(2);
     assertThat(err.toString()).containsPattern("broken.yaml:5: not valid YAML");
     assertThat(err.toString().lines()).hasSize(1);
+  }
+
+  /**
+   * With -o json a manifest that cannot be read is still a JSON document on standard output, naming
+   * the file, the line (null when the whole file is concerned) and the reason; the message and exit
+   * code 2 are as in text mode. A file skipped in a directory scan is listed the same way.
+   */
+  @Test
+  void unreadableInputWithJsonOutputIsAJsonDocumentNamingFileAndReason() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    Path missing = temp.resolve("missing.yaml");
+
+    int exit =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .execute("doctor", "-o", "json", BROKEN.toString());
+    StringWriter outMissing = new StringWriter();
+    int exitMissing =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(outMissing, true))
+            .execute("doctor", "-o", "json", missing.toString());
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).contains("broken.yaml:5: not valid YAML");
+    JsonNode report = new ObjectMapper().readTree(out.toString());
+    assertThat(report.get("workloads")).isEmpty();
+    assertThat(report.get("findings")).isEmpty();
+    assertThat(report.get("unreadable")).hasSize(1);
+    JsonNode unreadable = report.get("unreadable").get(0);
+    assertThat(unreadable.get("file").asText()).isEqualTo(BROKEN.toString());
+    assertThat(unreadable.get("line").asInt()).isEqualTo(5);
+    assertThat(unreadable.get("reason").asText()).startsWith("not valid YAML: ");
+
+    assertThat(exitMissing).isEqualTo(2);
+    JsonNode missingReport = new ObjectMapper().readTree(outMissing.toString()).get("unreadable");
+    assertThat(missingReport.get(0).get("file").asText()).isEqualTo(missing.toString());
+    assertThat(missingReport.get(0).get("line").isNull()).isTrue();
+    assertThat(missingReport.get(0).get("reason").asText()).isEqualTo("no such file or directory");
+
+    Path directory = Files.createDirectories(temp.resolve("manifests"));
+    Files.copy(BROKEN, directory.resolve("a-broken.yaml"));
+    Files.copy(
+        SCENARIOS.resolve("missing-uninitialized-toleration.yaml"), directory.resolve("b.yaml"));
+    StringWriter scan = new StringWriter();
+    new picocli.CommandLine(new Ccm4j())
+        .setOut(new PrintWriter(scan, true))
+        .setErr(new PrintWriter(new StringWriter(), true))
+        .execute("doctor", "-o", "json", directory.toString());
+    JsonNode scanned = new ObjectMapper().readTree(scan.toString());
+    assertThat(scanned.get("findings")).isNotEmpty();
+    assertThat(scanned.get("unreadable").get(0).get("file").asText()).endsWith("a-broken.yaml");
   }
 
   @Test

@@ -169,12 +169,11 @@ public record CcmWorkload(
     }
     String firstLine = String.valueOf(message).lines().findFirst().orElse("").trim();
     return new ManifestException(
-        "%s: not a valid %s%s: %s"
+        document.file(),
+        document.line(),
+        "not a valid %s%s: %s"
             .formatted(
-                document.location(),
-                document.kind(),
-                field.isEmpty() ? "" : " (field " + field + ")",
-                firstLine));
+                document.kind(), field.isEmpty() ? "" : " (field " + field + ")", firstLine));
   }
 
   /** A list of the pod spec must not hold empty items ({@code containers: [null]}). */
@@ -182,8 +181,9 @@ public record CcmWorkload(
       throws ManifestException {
     if (items != null && items.contains(null)) {
       throw new ManifestException(
-          "%s: not a valid %s: %s has an empty item"
-              .formatted(document.location(), document.kind(), field));
+          document.file(),
+          document.line(),
+          "not a valid %s: %s has an empty item".formatted(document.kind(), field));
     }
   }
 

@@ -145,7 +145,7 @@ public final class Doctor {
     try {
       return Files.readString(file);
     } catch (IOException e) {
-      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+      throw new ManifestException(file, "cannot read: " + e.getMessage());
     }
   }
 
@@ -192,7 +192,8 @@ public final class Doctor {
 
   private static ManifestException unreadable(CcmWorkload workload, RuntimeException e) {
     return new ManifestException(
-        "%s: %s/%s: cannot be judged: %s"
-            .formatted(workload.source().location(), workload.kind(), workload.name(), e));
+        workload.source().file(),
+        workload.source().line(),
+        "%s/%s: cannot be judged: %s".formatted(workload.kind(), workload.name(), e));
   }
 }

@@ -37,15 +37,15 @@ public final class Manifests {
 
   /**
    * The documents of the given files and directories. A file named on its own must be readable (the
-   * first bad one throws); in a directory a bad file is reported to {@code skipped}, one line each,
-   * and the scan goes on with the rest.
+   * first bad one throws); in a directory a bad file is reported to {@code skipped}, one each, and
+   * the scan goes on with the rest.
    */
-  public static List<ManifestDocument> read(List<Path> paths, Consumer<String> skipped)
+  public static List<ManifestDocument> read(List<Path> paths, Consumer<ManifestException> skipped)
       throws ManifestException {
     List<ManifestDocument> documents = new ArrayList<>();
     for (Path path : paths) {
       if (!Files.exists(path)) {
-        throw new ManifestException(path + ": no such file or directory");
+        throw new ManifestException(path, "no such file or directory");
       }
       boolean directory = Files.isDirectory(path);
       for (Path file : files(path)) {
@@ -55,7 +55,7 @@ public final class Manifests {
           if (!directory) {
             throw e;
           }
-          skipped.accept(e.getMessage());
+          skipped.accept(e);
         }
       }
     }
@@ -66,7 +66,7 @@ public final class Manifests {
     List<ManifestDocument> documents = new ArrayList<>();
     for (Path path : paths) {
       if (!Files.exists(path)) {
-        throw new ManifestException(path + ": no such file or directory");
+        throw new ManifestException(path, "no such file or directory");
       }
       for (Path file : files(path)) {
         documents.addAll(readFile(file));
@@ -85,7 +85,7 @@ public final class Manifests {
           .sorted()
           .toList();
     } catch (IOException e) {
-      throw new ManifestException(path + ": cannot list: " + e.getMessage());
+      throw new ManifestException(path, "cannot list: " + e.getMessage());
     }
   }
 
@@ -110,7 +110,7 @@ public final class Manifests {
     try {
       text = Files.readString(file);
     } catch (IOException e) {
-      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+      throw new ManifestException(file, "cannot read: " + e.getMessage());
     }
     return read(text, file);
   }
@@ -127,8 +127,9 @@ public final class Manifests {
       String name = parser.getText();
       if (!anchors.containsKey(name)) {
         throw new ManifestException(
-            "%s:%d: the alias *%s names no anchor before it in its document"
-                .formatted(file, parser.currentTokenLocation().getLineNr(), name));
+            file,
+            parser.currentTokenLocation().getLineNr(),
+            "the alias *%s names no anchor before it in its document".formatted(name));
       }
       return copy(anchors.get(name));
     }
@@ -230,8 +231,7 @@ public final class Manifests {
         }
         if (token != JsonToken.START_OBJECT) {
           throw new ManifestException(
-              "%s:%d: expected a Kubernetes object (a mapping), found %s"
-                  .formatted(file, line, token));
+              file, line, "expected a Kubernetes object (a mapping), found " + token);
         }
         // Anchors are the document's own: each document starts without any.
         Map<String, Object> object =
@@ -251,13 +251,12 @@ public final class Manifests {
       int line = location == null ? 0 : location.getLineNr();
       Optional<String> template = unrenderedTemplate(text);
       if (template.isPresent()) {
-        throw new ManifestException("%s:%d: %s".formatted(file, line, template.get()));
+        throw new ManifestException(file, line, template.get());
       }
       throw new ManifestException(
-          "%s:%d: not valid YAML: %s"
-              .formatted(file, line, e.getOriginalMessage().replaceAll("\\s+", " ").trim()));
+          file, line, "not valid YAML: " + e.getOriginalMessage().replaceAll("\\s+", " ").trim());
     } catch (IOException e) {
-      throw new ManifestException(file + ": cannot read: " + e.getMessage());
+      throw new ManifestException(file, "cannot read: " + e.getMessage());
     }
     return documents;
   }
