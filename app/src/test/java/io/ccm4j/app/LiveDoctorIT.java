@@ -211,7 +211,7 @@ class LiveDoctorIT {
     List<String> pods = List.of("ccm-a-" + suffix, "ccm-b-" + suffix, "ccm-c-" + suffix);
     String lease = "--leader-elect-resource-name=no-election-" + suffix;
     boundPod(
-        admin, pods.get(0), true, "run", "--cloud-provider=sim", lease, "--leader-elect", "false");
+        admin, pods.get(0), true, "run", "--cloud-provider=sim", lease, "--leader-elect=false");
     boundPod(admin, pods.get(1), true, "run", "--cloud-provider=sim", lease, "--leader-elect=0");
     boundPod(admin, pods.get(2), true, "run", "--cloud-provider=sim", lease, "--leader-elect=F");
     setPhase(admin, pods.get(0), "Running");

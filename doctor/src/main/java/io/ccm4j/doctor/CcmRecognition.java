@@ -192,11 +192,11 @@ final class CcmRecognition {
                     isCcmName(name.toLowerCase(Locale.ROOT))
                         ? new Sign("flag " + CcmFlags.LEADER_ELECT_RESOURCE_NAME + "=" + name, 2)
                         : new Sign("flag " + CcmFlags.LEADER_ELECT_RESOURCE_NAME, 1)));
-    if (hasFlag(words, "--configure-cloud-routes")) {
-      signs.add(new Sign("flag --configure-cloud-routes", 2));
+    if (hasFlag(words, CcmFlags.CONFIGURE_CLOUD_ROUTES)) {
+      signs.add(new Sign("flag " + CcmFlags.CONFIGURE_CLOUD_ROUTES, 2));
     }
-    if (hasFlag(words, "--allocate-node-cidrs") && !signs.isEmpty()) {
-      signs.add(new Sign("flag --allocate-node-cidrs", 1));
+    if (hasFlag(words, CcmFlags.ALLOCATE_NODE_CIDRS) && !signs.isEmpty()) {
+      signs.add(new Sign("flag " + CcmFlags.ALLOCATE_NODE_CIDRS, 1));
     }
     if (hasFlag(words, "--cluster-name") && !signs.isEmpty()) {
       signs.add(new Sign("flag --cluster-name", 1));

@@ -228,16 +228,9 @@ public record CcmWorkload(
     return recognition.reasons();
   }
 
-  /** The container's command and arguments, in order. */
+  /** The container's command and arguments, in order ({@link CcmCommandLine}). */
   public static List<String> words(Container container) {
-    List<String> words = new ArrayList<>();
-    if (container.getCommand() != null) {
-      words.addAll(container.getCommand());
-    }
-    if (container.getArgs() != null) {
-      words.addAll(container.getArgs());
-    }
-    return words;
+    return new CcmCommandLine(container).words();
   }
 
   public String kind() {
@@ -471,7 +464,7 @@ public record CcmWorkload(
     return ccmWords().stream()
         .anyMatch(
             words ->
-                CcmFlags.bool(words, "--allocate-node-cidrs", false)
+                CcmFlags.bool(words, CcmFlags.ALLOCATE_NODE_CIDRS, false)
                     && runs(words, Controllers.NODE_IPAM));
   }
 
@@ -493,13 +486,13 @@ public record CcmWorkload(
    */
   public Optional<String> whyNoRoutes() {
     List<String> words = words(recognition.container());
-    if (!CcmFlags.bool(words, "--configure-cloud-routes", true)) {
+    if (!CcmFlags.bool(words, CcmFlags.CONFIGURE_CLOUD_ROUTES, true)) {
       return Optional.of("--configure-cloud-routes is false");
     }
     if (!runs(words, Controllers.NODE_ROUTE)) {
       return Optional.of("--controllers leaves out its route controller");
     }
-    if (CcmFlags.bool(words, "--allocate-node-cidrs", false)) {
+    if (CcmFlags.bool(words, CcmFlags.ALLOCATE_NODE_CIDRS, false)) {
       return Optional.empty();
     }
     if (CcmFlags.value(words, "--cluster-cidr").isEmpty()) {
@@ -512,8 +505,8 @@ public record CcmWorkload(
                 .anyMatch(
                     w ->
                         w != null
-                            && (w.equals("--configure-cloud-routes")
-                                || w.startsWith("--configure-cloud-routes=")));
+                            && (w.equals(CcmFlags.CONFIGURE_CLOUD_ROUTES)
+                                || w.startsWith(CcmFlags.CONFIGURE_CLOUD_ROUTES + "=")));
     return meant
         ? Optional.empty()
         : Optional.of(
@@ -536,6 +529,14 @@ public record CcmWorkload(
    */
   public boolean leaderElectionOff() {
     return CcmFlags.leaderElectionOff(words(recognition.container()));
+  }
+
+  /**
+   * The words the CCM takes for arguments after a bool flag written without {@code =} ({@code
+   * --leader-elect false}): the upstream manager refuses them and exits.
+   */
+  List<CcmFlags.StrayArgument> strayArguments() {
+    return CcmFlags.strayArguments(words(recognition.container()));
   }
 
   /** The object as YAML. */

@@ -36,7 +36,7 @@ final class Checks {
       return checkRemote(workload);
     }
     PodSpec pod = workload.pod();
-    List<Rule> violated = new ArrayList<>();
+    List<Rule> violated = new ArrayList<>(startRules(workload));
     // The scheduler never sees a static pod or a pod with spec.nodeName: NoSchedule taints and
     // node selection do not apply, and the kubelet admits a static pod whatever its taints.
     boolean scheduled = !workload.bypassesScheduler();
@@ -92,7 +92,7 @@ final class Checks {
    */
   private static List<Rule> checkRemote(CcmWorkload workload) {
     PodSpec pod = workload.pod();
-    List<Rule> violated = new ArrayList<>();
+    List<Rule> violated = new ArrayList<>(startRules(workload));
     violated.add(Rule.MANAGES_REMOTE_CLUSTER);
     if (workload.leaderElectionOff() && mayRunTwo(workload)) {
       violated.add(Rule.LEADER_ELECTION);
@@ -110,6 +110,11 @@ final class Checks {
       violated.add(Rule.SCALABLE_WORKLOAD);
     }
     return violated;
+  }
+
+  /** What keeps the CCM from starting: an argument it refuses. */
+  private static List<Rule> startRules(CcmWorkload workload) {
+    return workload.strayArguments().isEmpty() ? List.of() : List.of(Rule.STRAY_ARGUMENT);
   }
 
   /**
@@ -144,6 +149,7 @@ final class Checks {
       case TOLERATE_CONTROL_PLANE ->
           withNearMisses(workload, rule, rule.severity(), rule.consequence(), CONTROL_PLANE);
       case TOLERATE_NOT_READY -> notReady(workload);
+      case STRAY_ARGUMENT -> strayArguments(workload);
       case HOST_NETWORK -> {
         if (onBootstrapPath(workload)) {
           yield Finding.of(workload, rule);
@@ -215,6 +221,47 @@ final class Checks {
                       + " replica is already that many.");
       default -> Finding.of(workload, rule);
     };
+  }
+
+  /**
+   * Each stray argument, with the flag it follows, and the value meant: the bool written into its
+   * flag. A leader election meant off where two managers may run is turned on instead, as {@link
+   * Rule#LEADER_ELECTION} asks.
+   */
+  private static Finding strayArguments(CcmWorkload workload) {
+    List<String> read = new ArrayList<>();
+    List<String> fixes = new ArrayList<>();
+    for (CcmFlags.StrayArgument stray : workload.strayArguments()) {
+      read.add(
+          "%s %s is read as %s on and an argument \"%s\""
+              .formatted(stray.flag(), stray.word(), stray.flag(), stray.word()));
+      fixes.add(
+          stray
+              .meant()
+              .map(
+                  meant ->
+                      CcmFlags.leaderElectionOff(List.of(meant)) && mayRunTwo(workload)
+                          ? "write "
+                              + meant
+                              + " if that was meant; but two managers may run at once, so leader"
+                              + " election must stay on (leader-election): --fix writes "
+                              + CcmFlags.LEADER_ELECT
+                              + "=true"
+                          : "write " + meant)
+              .orElse(
+                  "remove \"" + stray.word() + "\" or give " + stray.flag() + " a value with '='"));
+    }
+    Rule rule = Rule.STRAY_ARGUMENT;
+    return Finding.of(
+        workload,
+        rule,
+        rule.severity(),
+        String.join("; ", read) + ". " + rule.consequence(),
+        capitalised(String.join("; ", fixes)) + ".");
+  }
+
+  private static String capitalised(String text) {
+    return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
   }
 
   /** What a preferred node affinity on the control-plane or master label does, said. */

@@ -19,7 +19,6 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodelifecycle.Tolerations;
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
@@ -48,6 +47,8 @@ final class Fixes {
   private Fixes() {}
 
   static void fixInPlace(CcmWorkload workload) {
+    // First what was meant, then the rules on the flags as now written.
+    joinStrayArguments(workload);
     if (workload.managedClusterKubeconfig().isPresent()) {
       fixRemote(workload);
       return;
@@ -109,16 +110,17 @@ final class Fixes {
     }
   }
 
+  /** A bool written apart from its flag goes into it, as meant: {@code --leader-elect=false}. */
+  private static void joinStrayArguments(CcmWorkload workload) {
+    CcmCommandLine line = new CcmCommandLine(workload.recognition().container());
+    line.apply(CcmFlags.straysJoined(line.words()));
+  }
+
   private static void turnOnLeaderElection(CcmWorkload workload) {
     if (mayRunTwo(workload)) {
       // The CCM's own flags; a sidecar's are left as they are.
-      Container container = workload.recognition().container();
-      if (container.getArgs() != null) {
-        container.setArgs(CcmFlags.withLeaderElection(container.getArgs()));
-      }
-      if (container.getCommand() != null) {
-        container.setCommand(CcmFlags.withLeaderElection(container.getCommand()));
-      }
+      CcmCommandLine line = new CcmCommandLine(workload.recognition().container());
+      line.apply(CcmFlags.leaderElectionOn(line.words()));
     }
   }
 

@@ -2,9 +2,19 @@ package io.ccm4j.doctor;
 
 /**
  * The recommendations of the Kubernetes blog post "The Cloud Controller Manager Chicken and Egg
- * Problem" ({@link Source#CHICKEN_AND_EGG}), as checks.
+ * Problem" ({@link Source#CHICKEN_AND_EGG}), as checks, and what keeps the CCM from starting at
+ * all.
  */
 public enum Rule {
+  STRAY_ARGUMENT(
+      "stray-argument",
+      Severity.ERROR,
+      Source.PFLAG,
+      "pflag, the upstream manager's flag parser, takes a bool flag's value only after '=': the flag"
+          + " is on and the word after it an argument, which cloud-controller-manager refuses"
+          + " (\"cloud-controller-manager\" does not take any arguments): it exits at start, and"
+          + " nothing it should do happens.",
+      "Write the value with '=' (--leader-elect=false), or remove the word."),
   TOLERATE_UNINITIALIZED(
       "tolerate-uninitialized",
       Severity.ERROR,
@@ -118,7 +128,10 @@ public enum Rule {
   public enum Source {
     CHICKEN_AND_EGG(
         "The Cloud Controller Manager Chicken and Egg Problem (Kubernetes blog, 2025-02-14)",
-        "https://kubernetes.io/blog/2025/02/14/cloud-controller-manager-chicken-egg-problem/");
+        "https://kubernetes.io/blog/2025/02/14/cloud-controller-manager-chicken-egg-problem/"),
+    PFLAG(
+        "Command line flag syntax (spf13/pflag, the flag parser of Kubernetes' components)",
+        "https://github.com/spf13/pflag#command-line-flag-syntax");
 
     private final String title;
     private final String url;

@@ -74,6 +74,11 @@ class DoctorTest {
         yaml(workloads.stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"))));
   }
 
+  /** The text's workloads, fixed, written out. */
+  private String fixedYaml(String text) throws Exception {
+    return fixed(text).stream().map(CcmWorkload::toYaml).collect(Collectors.joining("---\n"));
+  }
+
   private static List<String> errors(List<Finding> findings) {
     return findings.stream()
         .filter(f -> f.severity() == Rule.Severity.ERROR)
@@ -547,13 +552,11 @@ class DoctorTest {
       delimiter = '|',
       value = {
         "--leader-elect=false    | true",
-        "'--leader-elect, false' | true",
         "--leader-elect=0        | true",
         "--leader-elect=f        | true",
         "--leader-elect=F        | true",
         "--leader-elect=FALSE    | true",
         "--leader-elect=False    | true",
-        "'--leader-elect, 0'     | true",
         "--leader-elect=true     | false",
         "--leader-elect          | false",
         "'--leader-elect=false, --leader-elect=true' | false",
@@ -574,6 +577,116 @@ class DoctorTest {
 
     assertThat(rules(manifest)).isEqualTo(off ? List.of("leader-election") : List.of());
     assertThat(Doctor.check(fixed(manifest).getFirst())).isEmpty();
+  }
+
+  /** An upstream-built CCM (pflag) with the given replicas, strategy and container. */
+  private static String upstreamCcm(int replicas, String strategy, String container) {
+    return """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: aws-cloud-controller-manager, namespace: kube-system}
+        spec: {replicas: %d, %s selector: {matchLabels: {app: ccm}}, template: {metadata: {labels: {app: ccm}},
+          spec: {hostNetwork: true, %s, affinity: {%s, %s}, containers: [{name: ccm,
+            image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.30.0, %s}]}}}
+        """
+        .formatted(
+            replicas,
+            strategy.isEmpty() ? "" : strategy + ",",
+            TOLERATIONS,
+            CONTROL_PLANE_AFFINITY,
+            HOSTNAME_ANTI_AFFINITY,
+            container);
+  }
+
+  /**
+   * pflag takes a bool flag's value only after '=': {@code --leader-elect false} is leader election
+   * on and an argument "false", which the upstream manager refuses (it exits at start). That is its
+   * own error, naming the flag and the word; the other rules read the flag as on. --fix writes what
+   * was meant, {@code --leader-elect=false}, and the leader-election rule then applies to it: with
+   * two managers at once it is turned on.
+   */
+  @Test
+  void aBoolFlagsValueAfterASpaceIsAnArgumentTheCcmRefuses() throws Exception {
+    String one =
+        upstreamCcm(
+            1,
+            ONE_AT_A_TIME,
+            "command: [/bin/aws-cloud-controller-manager], args: [--cloud-provider=aws,"
+                + " --leader-elect, false, --v=2]");
+
+    List<Finding> findings = Doctor.examine(yaml(one));
+
+    assertThat(findings).extracting(Finding::rule).containsExactly("stray-argument");
+    Finding stray = findings.getFirst();
+    assertThat(stray.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(stray.consequence())
+        .startsWith("--leader-elect false is read as --leader-elect on and an argument \"false\". ")
+        .contains("does not take any arguments", "exits at start");
+    assertThat(stray.fix()).isEqualTo("Write --leader-elect=false.");
+    assertThat(stray.sourceUrl())
+        .isEqualTo("https://github.com/spf13/pflag#command-line-flag-syntax");
+    CcmWorkload fixedOne = fixed(one).getFirst();
+    assertThat(fixedOne.pod().getContainers().getFirst().getArgs())
+        .containsExactly("--cloud-provider=aws", "--leader-elect=false", "--v=2");
+    assertThat(Doctor.check(fixedOne)).isEmpty();
+
+    String two = one.replace("replicas: 1,", "replicas: 2,");
+    assertThat(rules(two)).containsExactly("stray-argument");
+    assertThat(Doctor.examine(yaml(two)).getFirst().fix())
+        .isEqualTo(
+            "Write --leader-elect=false if that was meant; but two managers may run at once, so"
+                + " leader election must stay on (leader-election): --fix writes"
+                + " --leader-elect=true.");
+    CcmWorkload fixedTwo = fixed(two).getFirst();
+    assertThat(fixedTwo.pod().getContainers().getFirst().getArgs())
+        .containsExactly("--cloud-provider=aws", "--leader-elect=true", "--v=2");
+    assertThat(Doctor.check(fixedTwo)).isEmpty();
+  }
+
+  /**
+   * Every bool flag the doctor reads is read so: {@code --allocate-node-cidrs false} allocates pod
+   * CIDRs (so the CCM creates routes and must tolerate network-unavailable), and its fix writes
+   * {@code --allocate-node-cidrs=false}, also across the command and the arguments; a word that is
+   * no bool is reported, and left to the user.
+   */
+  @Test
+  void everyBoolFlagTakesItsValueOnlyAfterAnEqualsSign() throws Exception {
+    String cidrs =
+        upstreamCcm(
+            1,
+            ONE_AT_A_TIME,
+            "command: [/bin/aws-cloud-controller-manager, --cloud-provider=aws,"
+                + " --cluster-cidr=10.244.0.0/16, --allocate-node-cidrs], args: [false,"
+                + " --configure-cloud-routes, '0']");
+
+    assertThat(rules(cidrs)).containsExactly("stray-argument", "tolerate-network-unavailable");
+    assertThat(Doctor.examine(yaml(cidrs)).getFirst().consequence())
+        .startsWith(
+            "--allocate-node-cidrs false is read as --allocate-node-cidrs on and an argument"
+                + " \"false\"; --configure-cloud-routes 0 is read as --configure-cloud-routes on and"
+                + " an argument \"0\".");
+    CcmWorkload fixed = fixed(cidrs).getFirst();
+    assertThat(fixed.pod().getContainers().getFirst().getCommand())
+        .containsExactly(
+            "/bin/aws-cloud-controller-manager",
+            "--cloud-provider=aws",
+            "--cluster-cidr=10.244.0.0/16",
+            "--allocate-node-cidrs=false");
+    assertThat(fixed.pod().getContainers().getFirst().getArgs())
+        .containsExactly("--configure-cloud-routes=0");
+    assertThat(fixed.allocatesNodeCidrs()).isFalse();
+    assertThat(fixed.whyNoRoutes()).contains("--configure-cloud-routes is false");
+    assertThat(Doctor.check(fixed)).isEmpty();
+
+    String notABool =
+        upstreamCcm(
+            1,
+            ONE_AT_A_TIME,
+            "command: [/bin/aws-cloud-controller-manager, --cloud-provider=aws, --leader-elect,"
+                + " kube-system]");
+    assertThat(Doctor.examine(yaml(notABool)).getFirst().fix())
+        .isEqualTo("Remove \"kube-system\" or give --leader-elect a value with '='.");
+    assertThat(rules(fixedYaml(notABool))).containsExactly("stray-argument");
   }
 
   @Test
