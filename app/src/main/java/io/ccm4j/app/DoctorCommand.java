@@ -174,7 +174,8 @@ public final class DoctorCommand implements Callable<Integer> {
       Map<Path, String> fixedTexts;
       try {
         for (CcmWorkload workload : workloads) {
-          Doctor.fix(workload);
+          Doctor.fix(workload)
+              .forEach(byHand -> spec.commandLine().getErr().printf("note: %s%n", byHand));
         }
         fixedTexts =
             Doctor.fixedTexts(

@@ -130,11 +130,7 @@ final class CcmRecognition {
     String image = container.getImage() == null ? "" : container.getImage();
     String imageName = imageName(image);
     String binary =
-        container.getCommand() == null
-                || container.getCommand().isEmpty()
-                || container.getCommand().get(0) == null
-            ? ""
-            : baseName(container.getCommand().get(0));
+        new CcmCommandLine(container).program().map(CcmRecognition::baseName).orElse("");
     String containerName = container.getName() == null ? "" : container.getName();
     Optional<String> other =
         Stream.of(containerName, imageName, binary)

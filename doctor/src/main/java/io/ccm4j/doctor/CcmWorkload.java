@@ -531,6 +531,11 @@ public record CcmWorkload(
     return CcmFlags.leaderElectionOff(words(recognition.container()));
   }
 
+  /** The CCM container's command line. */
+  CcmCommandLine commandLine() {
+    return new CcmCommandLine(recognition.container());
+  }
+
   /**
    * The words the CCM takes for arguments after a bool flag written without {@code =} ({@code
    * --leader-elect false}): the upstream manager refuses them and exits.

@@ -140,6 +140,25 @@ final class Checks {
    * taint that still does not match it is said so, with why.
    */
   static Finding finding(CcmWorkload workload, Rule rule) {
+    Finding finding = worded(workload, rule);
+    if (rule != Rule.STRAY_ARGUMENT && rule != Rule.LEADER_ELECTION) {
+      return finding;
+    }
+    return workload
+        .commandLine()
+        .notRewritable()
+        .map(
+            why ->
+                finding.withFix(
+                    finding.fix()
+                        + " The flag is inside the shell command: change it there by hand (--fix"
+                        + " does not rewrite this script: "
+                        + why
+                        + ")."))
+        .orElse(finding);
+  }
+
+  private static Finding worded(CcmWorkload workload, Rule rule) {
     PodSpec pod = workload.pod();
     return switch (rule) {
       case TOLERATE_UNINITIALIZED ->

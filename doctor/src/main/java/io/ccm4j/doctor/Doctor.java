@@ -180,11 +180,13 @@ public final class Doctor {
   /**
    * Changes the workload in place so that every fixable rule passes.
    *
+   * @return what is left to the user, one line each: a flag inside a shell command that cannot be
+   *     rewritten safely
    * @throws ManifestException as {@link #findings}
    */
-  public static void fix(CcmWorkload workload) throws ManifestException {
+  public static List<String> fix(CcmWorkload workload) throws ManifestException {
     try {
-      Fixes.fixInPlace(workload);
+      return Fixes.fixInPlace(workload);
     } catch (RuntimeException e) {
       throw unreadable(workload, e);
     }

@@ -16,6 +16,12 @@ public record Finding(
     String consequence,
     String fix) {
 
+  /** This finding with another fix. */
+  Finding withFix(String otherFix) {
+    return new Finding(
+        file, line, kind, name, rule, severity, source, sourceUrl, consequence, otherFix);
+  }
+
   static Finding of(CcmWorkload workload, Rule rule) {
     return of(workload, rule, rule.severity(), rule.consequence());
   }

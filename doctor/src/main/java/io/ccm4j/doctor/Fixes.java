@@ -40,18 +40,25 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Changes a CCM workload in place so that every fixable {@link Rule} passes. */
 final class Fixes {
 
   private Fixes() {}
 
-  static void fixInPlace(CcmWorkload workload) {
+  /**
+   * Fixes the workload.
+   *
+   * @return what is left to the user: a flag inside a shell command that cannot be rewritten safely
+   */
+  static List<String> fixInPlace(CcmWorkload workload) {
+    List<String> byHand = new ArrayList<>();
     // First what was meant, then the rules on the flags as now written.
-    joinStrayArguments(workload);
+    edit(workload, CcmFlags::straysJoined, byHand);
     if (workload.managedClusterKubeconfig().isPresent()) {
-      fixRemote(workload);
-      return;
+      fixRemote(workload, byHand);
+      return byHand;
     }
     PodSpec pod = workload.pod();
     boolean scheduled = !workload.bypassesScheduler();
@@ -71,9 +78,9 @@ final class Fixes {
           pod, WellKnownTaints.NODE_NETWORK_UNAVAILABLE, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }
     pod.setHostNetwork(true);
-    turnOnLeaderElection(workload);
+    turnOnLeaderElection(workload, byHand);
     if (!scheduled) {
-      return;
+      return byHand;
     }
     Placement placement = placement(pod);
     boolean toleratesControlPlane = tolerates(pod, CONTROL_PLANE);
@@ -93,14 +100,15 @@ final class Fixes {
     if (surges(workload)) {
       oneAtATime(workload);
     }
+    return byHand;
   }
 
   /**
    * A CCM that manages another cluster gets no tolerations, host networking or control-plane
    * placement here (its placement holds up nothing there): only what keeps it running.
    */
-  private static void fixRemote(CcmWorkload workload) {
-    turnOnLeaderElection(workload);
+  private static void fixRemote(CcmWorkload workload, List<String> byHand) {
+    turnOnLeaderElection(workload, byHand);
     if (workload.bypassesScheduler()) {
       return;
     }
@@ -110,17 +118,35 @@ final class Fixes {
     }
   }
 
-  /** A bool written apart from its flag goes into it, as meant: {@code --leader-elect=false}. */
-  private static void joinStrayArguments(CcmWorkload workload) {
-    CcmCommandLine line = new CcmCommandLine(workload.recognition().container());
-    line.apply(CcmFlags.straysJoined(line.words()));
-  }
-
-  private static void turnOnLeaderElection(CcmWorkload workload) {
+  private static void turnOnLeaderElection(CcmWorkload workload, List<String> byHand) {
     if (mayRunTwo(workload)) {
       // The CCM's own flags; a sidecar's are left as they are.
-      CcmCommandLine line = new CcmCommandLine(workload.recognition().container());
-      line.apply(CcmFlags.leaderElectionOn(line.words()));
+      edit(workload, CcmFlags::leaderElectionOn, byHand);
+    }
+  }
+
+  /**
+   * Writes the edits of the CCM's flags into its command line ({@code --leader-elect false} becomes
+   * {@code --leader-elect=false}, as meant); those inside a shell command that cannot be rewritten
+   * safely are left as they are, and {@code byHand} says which.
+   */
+  private static void edit(
+      CcmWorkload workload,
+      Function<List<String>, List<CcmFlags.Edit>> edits,
+      List<String> byHand) {
+    CcmCommandLine line = workload.commandLine();
+    List<CcmFlags.Edit> wanted = edits.apply(line.words());
+    if (!line.apply(wanted)) {
+      byHand.add(
+          "%s: %s/%s: write %s by hand inside the shell command (--fix does not rewrite this"
+                  .formatted(
+                      workload.source().location(),
+                      workload.kind(),
+                      workload.name(),
+                      String.join(", ", wanted.stream().map(CcmFlags.Edit::word).toList()))
+              + " script: "
+              + line.notRewritable().orElse("the words to change are not written plainly")
+              + ")");
     }
   }
 

@@ -458,10 +458,16 @@ final class ManifestRewriter {
     return strip(new Yaml(options).dump(ordered(value)));
   }
 
-  /** A scalar, in the quotes the value it replaces was written in. */
+  /** A scalar, in the quotes (or the literal block) the value it replaces was written in. */
   private String scalar(Object value, Node replaced) {
     if (value instanceof String string && replaced instanceof ScalarNode old) {
       switch (old.getScalarStyle()) {
+        case LITERAL -> {
+          String block = literal(string, old);
+          if (block != null) {
+            return block;
+          }
+        }
         case DOUBLE_QUOTED -> {
           return "\"" + string.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         }
@@ -472,6 +478,33 @@ final class ManifestRewriter {
       }
     }
     return flow(value);
+  }
+
+  /**
+   * A literal block scalar ({@code |}) under the header and at the indentation of the one it
+   * replaces, or null when the value cannot be written so: its first line starts with a space, or
+   * its trailing line breaks differ (they stay in the text after the block).
+   */
+  private String literal(String value, ScalarNode old) {
+    int headerEnd = lineEnd(start(old));
+    int contentStart = headerEnd + (text.startsWith("\r\n", headerEnd) ? 2 : 1);
+    String firstLine = text.substring(contentStart, lineEnd(contentStart));
+    int indentation = firstLine.length() - firstLine.stripLeading().length();
+    String content = value.stripTrailing();
+    if (indentation == 0
+        || content.startsWith(" ")
+        || trailingBreaks(value) != trailingBreaks(old.getValue())
+        || !value.substring(content.length()).matches("\n*")) {
+      return null;
+    }
+    String pad = " ".repeat(indentation);
+    return text.substring(start(old), headerEnd)
+        + "\n"
+        + String.join("\n", content.lines().map(line -> line.isEmpty() ? "" : pad + line).toList());
+  }
+
+  private static int trailingBreaks(String value) {
+    return value.length() - value.stripTrailing().length();
   }
 
   private static String strip(String dumped) {

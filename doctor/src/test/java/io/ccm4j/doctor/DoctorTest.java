@@ -689,6 +689,77 @@ class DoctorTest {
     assertThat(rules(fixedYaml(notABool))).containsExactly("stray-argument");
   }
 
+  /**
+   * A CCM started by a shell ({@code sh -c "exec ..."}, or {@code args: [-c, ...]} for bash) is
+   * recognised and judged by the flags in the script's command that runs it; --fix edits the flag
+   * inside the script, the rest of it as it was.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiterString = " => ",
+      quoteCharacter = '~',
+      value = {
+        "~command: [/bin/sh, -c, 'mkdir -p /tmp/ccm && AWS_REGION=eu-west-1 exec"
+            + " /bin/aws-cloud-controller-manager --cloud-provider=aws --leader-elect=false --v=2']~"
+            + " => ~mkdir -p /tmp/ccm && AWS_REGION=eu-west-1 exec /bin/aws-cloud-controller-manager"
+            + " --cloud-provider=aws --leader-elect=true --v=2~",
+        "~command: [bash], args: [-ec, 'exec /bin/aws-cloud-controller-manager"
+            + " \"--cloud-provider=aws\" --leader-elect false; echo done']~"
+            + " => ~exec /bin/aws-cloud-controller-manager \"--cloud-provider=aws\" --leader-elect=true;"
+            + " echo done~",
+      })
+  void theFlagsOfACcmStartedByAShellAreReadAndFixedInsideTheScript(String container, String fixed)
+      throws Exception {
+    String manifest =
+        upstreamCcm(2, ONE_AT_A_TIME, container)
+            .replace("registry.k8s.io/provider-aws/cloud-controller-manager:v1.30.0", "alpine:3");
+
+    CcmWorkload workload = Doctor.workloads(yaml(manifest)).getFirst();
+
+    assertThat(workload.recognisedBy())
+        .isEqualTo("binary aws-cloud-controller-manager, flag --cloud-provider=aws");
+    assertThat(rules(manifest)).containsAnyOf("leader-election", "stray-argument");
+    assertThat(Doctor.fix(workload)).isEmpty();
+    var ccm = workload.pod().getContainers().getFirst();
+    List<String> words = CcmWorkload.words(ccm);
+    assertThat(ccm.getArgs().isEmpty() ? ccm.getCommand().getLast() : ccm.getArgs().getLast())
+        .isEqualTo(fixed);
+    assertThat(words).contains("--leader-elect=true");
+    assertThat(Doctor.check(workload)).isEmpty();
+  }
+
+  /**
+   * A script this reading cannot rewrite safely ($(...) in it) is left as it is: the finding and
+   * --fix say the flag must be changed by hand inside the shell command.
+   */
+  @Test
+  void aFlagInAScriptThatCannotBeRewrittenIsLeftToTheUser() throws Exception {
+    String script =
+        "exec /bin/aws-cloud-controller-manager --cloud-provider=aws --leader-elect=false"
+            + " --cluster-name=$(hostname)";
+    String manifest = upstreamCcm(2, ONE_AT_A_TIME, "command: [/bin/sh, -c, '" + script + "']");
+
+    List<Finding> findings = Doctor.examine(yaml(manifest));
+    CcmWorkload workload = Doctor.workloads(yaml(manifest)).getFirst();
+    List<String> byHand = Doctor.fix(workload);
+
+    assertThat(findings).extracting(Finding::rule).containsExactly("leader-election");
+    assertThat(findings.getFirst().fix())
+        .endsWith(
+            " The flag is inside the shell command: change it there by hand (--fix does not"
+                + " rewrite this script: it has a command substitution).");
+    assertThat(byHand)
+        .singleElement()
+        .satisfies(
+            note ->
+                assertThat(note)
+                    .endsWith(
+                        "Deployment/aws-cloud-controller-manager: write --leader-elect=true by hand"
+                            + " inside the shell command (--fix does not rewrite this script: it"
+                            + " has a command substitution)"));
+    assertThat(workload.pod().getContainers().getFirst().getCommand().getLast()).isEqualTo(script);
+  }
+
   @Test
   void componentsThatOnlyTakeACloudProviderFlagAreNoCcm() throws Exception {
     String others =

@@ -314,6 +314,51 @@ class ManifestRewriterTest {
   }
 
   /**
+   * A CCM started by a shell script written as a literal block: the flag is changed inside the
+   * block, which stays a block; nothing else of the script changes.
+   */
+  @Test
+  void aFlagInsideAShellScriptBlockIsChangedInPlace() throws Exception {
+    Path file = temp.resolve("shell.yaml");
+    String before =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: ccm, namespace: kube-system}
+        spec:
+          replicas: 2
+          strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+          selector: {matchLabels: {app: ccm}}
+          template:
+            metadata: {labels: {app: ccm}}
+            spec:
+              hostNetwork: true
+              containers:
+              - name: ccm
+                image: alpine:3
+                command:
+                - /bin/sh
+                - -c
+                - |
+                  # the region comes from the node
+                  export AWS_REGION=eu-west-1
+                  exec /bin/aws-cloud-controller-manager \\
+                    --cloud-provider=aws \\
+                    --leader-elect false \\
+                    --v=2
+        """;
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    assertThat(removed(before, after)).containsExactly("            --leader-elect false \\");
+    assertThat(added(before, after))
+        .startsWith("            --leader-elect=true \\")
+        .doesNotContain("            --v=2");
+    assertThat(Doctor.examine(Manifests.read(after, file))).isEmpty();
+  }
+
+  /**
    * A JSON manifest (kubectl reads a file starting with a brace as JSON) is fixed in JSON: added
    * keys and values quoted, so that it is still JSON.
    */
