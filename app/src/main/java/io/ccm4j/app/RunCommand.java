@@ -6,6 +6,7 @@ import io.ccm4j.app.options.CloudNodeLifecycleOptions;
 import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.CompatibilityOptions;
 import io.ccm4j.app.options.ControllerOptions;
+import io.ccm4j.app.options.GoBool;
 import io.ccm4j.app.options.KubeClientOptions;
 import io.ccm4j.app.options.LeaderElectionOptions;
 import io.ccm4j.app.options.LoggingOptions;
@@ -47,7 +48,8 @@ import picocli.CommandLine.Spec;
     resourceBundle = "io.ccm4j.app.options.RunHelp",
     defaultValueProvider = SettingsDefaults.class,
     sortOptions = false,
-    mixinStandardHelpOptions = true)
+    mixinStandardHelpOptions = true,
+    preprocessor = GoBool.StandAlone.class)
 public final class RunCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);

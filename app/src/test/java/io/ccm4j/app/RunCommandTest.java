@@ -37,6 +37,15 @@ class RunCommandTest {
                 "--cloud-provider=sim", "--cloud-config=src/test/resources/sim-wrong-type.yaml"),
             "field \"instances\": expected a list, got a whole number (3)"),
         Arguments.of(
+            "a bool flag's value after a space (pflag: an argument, which the manager refuses)",
+            List.of("--cloud-provider=fake", "--leader-elect", "false"),
+            "--leader-elect takes its value only after '=' (--leader-elect=false): 'false' stands"
+                + " alone, an argument, which run takes none of"),
+        Arguments.of(
+            "a bool flag's value that Go does not read as a bool",
+            List.of("--cloud-provider=fake", "--allocate-node-cidrs=yes"),
+            "'--allocate-node-cidrs': 'yes' is not a bool (true, false, 1, 0, t, f)"),
+        Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
             "unknown provider name",
@@ -309,6 +318,30 @@ class RunCommandTest {
           .as(args.get(0))
           .isEqualTo(Boolean.parseBoolean(args.get(1)));
     }
+  }
+
+  @org.junit.jupiter.api.Test
+  void boolFlagsTakeGoSpellingsAfterEqualsAndStandAloneAsTrue() {
+    for (var args :
+        List.of(
+            List.of("--leader-elect=0", "false"),
+            List.of("--leader-elect=f", "false"),
+            List.of("--leader-elect=FALSE", "false"),
+            List.of("--leader-elect=1", "true"),
+            List.of("--leader-elect=T", "true"),
+            List.of("--leader-elect", "true"))) {
+      RunCommand run = new RunCommand();
+      new picocli.CommandLine(run).parseArgs(args.get(0), "--allocate-node-cidrs", "--v=2");
+      assertThat(run.leaderElection.settings().isPresent())
+          .as(args.get(0))
+          .isEqualTo(Boolean.parseBoolean(args.get(1)));
+      assertThat(run.network.settings().allocateNodeCidrs())
+          .as("a bool flag followed by a flag")
+          .isTrue();
+    }
+    RunCommand untagged = new RunCommand();
+    new picocli.CommandLine(untagged).parseArgs("--allow-untagged-cloud=true");
+    assertThat(untagged.cloud.allowUntaggedCloud()).isTrue();
   }
 
   /**

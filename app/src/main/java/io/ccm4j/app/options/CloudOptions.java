@@ -35,7 +35,11 @@ public final class CloudOptions {
 
   @Option(
       names = "--allow-untagged-cloud",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
       defaultValue = "false",
+      paramLabel = "<bool>",
       description = "Allow a cloud provider that cannot tell which cluster owns its resources.")
   boolean allowUntaggedCloud;
 

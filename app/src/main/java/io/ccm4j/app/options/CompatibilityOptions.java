@@ -31,6 +31,7 @@ public final class CompatibilityOptions {
   @Option(
       names = "--authentication-skip-lookup",
       arity = "0..1",
+      converter = GoBool.class,
       fallbackValue = "true",
       defaultValue = "false",
       paramLabel = "<bool>",

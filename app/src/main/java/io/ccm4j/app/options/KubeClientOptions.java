@@ -65,6 +65,7 @@ public final class KubeClientOptions {
       names = "--use-service-account-credentials",
       paramLabel = "<bool>",
       arity = "0..1",
+      converter = GoBool.class,
       fallbackValue = "true",
       defaultValue = "false",
       descriptionKey = "use-service-account-credentials") // RunHelp: accounts from Controllers.ALL

@@ -13,6 +13,7 @@ public final class LeaderElectionOptions {
   @Option(
       names = "--leader-elect",
       arity = "0..1",
+      converter = GoBool.class,
       defaultValue = "true",
       fallbackValue = "true",
       paramLabel = "<bool>",

@@ -24,6 +24,7 @@ public final class NetworkOptions {
   @Option(
       names = "--configure-cloud-routes",
       arity = "0..1",
+      converter = GoBool.class,
       fallbackValue = "true",
       paramLabel = "<bool>",
       description =
@@ -43,6 +44,7 @@ public final class NetworkOptions {
   @Option(
       names = "--allocate-node-cidrs",
       arity = "0..1",
+      converter = GoBool.class,
       fallbackValue = "true",
       paramLabel = "<bool>",
       description =
