@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -49,8 +51,24 @@ public final class NodeInitCommand implements Callable<Integer> {
       paramLabel = "<peer>",
       split = ",",
       defaultValue = "go-floor,go-floor-no-events,upstream,upstream-tuned,ccm4j",
-      description = "Which to run, in this order (the first run), of ${DEFAULT-VALUE}.")
+      completionCandidates = PeerIds.class,
+      description =
+          "Which to run, in this order (the first run), of ${COMPLETION-CANDIDATES}; ccm4j-image"
+              + " runs the container image the build makes (./mvnw package without"
+              + " -Djib.skip). Default: ${DEFAULT-VALUE}.")
   List<String> peers;
+
+  /** Every peer's name, for the help. */
+  static final class PeerIds implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return ids().iterator();
+    }
+  }
+
+  private static List<String> ids() {
+    return Arrays.stream(Peer.values()).map(Peer::id).toList();
+  }
 
   @Option(
       names = "--runs",
@@ -158,13 +176,7 @@ public final class NodeInitCommand implements Callable<Integer> {
                       new ParameterException(
                           spec.commandLine(),
                           "--peers: unknown peer \"%s\"; known: %s"
-                              .formatted(
-                                  id,
-                                  String.join(
-                                      ", ",
-                                      java.util.Arrays.stream(Peer.values())
-                                          .map(Peer::id)
-                                          .toList())))));
+                              .formatted(id, String.join(", ", ids())))));
     }
     PrintStream out = System.out;
     out.printf(
