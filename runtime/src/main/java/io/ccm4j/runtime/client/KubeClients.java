@@ -52,8 +52,9 @@ public final class KubeClients {
 
   /**
    * The same, with the given user agent (set on {@code config}), behind a fence when one is given,
-   * on a shared transport when one is given (else a Vert.x of its own); a credential refresh that
-   * fails fails a request, not its caller ({@link CredentialRefresh}).
+   * on a shared transport when one is given (else a Vert.x of its own), trusting the cluster's CA
+   * alone when the configuration names one ({@link ClusterTrust}); a credential refresh that fails
+   * fails a request, not its caller ({@link CredentialRefresh}).
    */
   public static KubernetesClient create(
       Config config,
@@ -72,6 +73,7 @@ public final class KubeClients {
         .withHttpClientFactory(httpClients)
         .withHttpClientBuilderConsumer(
             http -> {
+              ClusterTrust.apply(http, config);
               CredentialRefresh.install(http, config, httpClients);
               // The fence before the throttle, so a fenced request does not take a token, and
               // after it: a request that waited for its token past the fence is not sent.
