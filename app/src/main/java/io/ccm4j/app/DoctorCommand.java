@@ -190,9 +190,10 @@ public final class DoctorCommand implements Callable<Integer> {
       } else {
         Files.writeString(fix, wholeInput(documents, fixedTexts));
         if (output.equals("text")) {
+          int objects = documents.size();
           out.printf(
-              "Wrote the input to %s with the CCM workloads corrected (%d objects).%n",
-              fix, documents.size());
+              "Wrote the input (%d %s) to %s with the CCM workloads corrected.%n",
+              objects, objects == 1 ? "object" : "objects", fix);
         }
       }
     }

@@ -222,10 +222,16 @@ class DoctorCommandTest {
             stringData: {cloud.conf: "region: r1"}
             """);
     Path fixed = temp.resolve("fixed.yaml");
+    StringWriter out = new StringWriter();
 
-    assertThat(Ccm4j.execute("doctor", manifest.toString(), "--fix", fixed.toString()))
+    assertThat(
+            new picocli.CommandLine(new Ccm4j())
+                .setOut(new PrintWriter(out, true))
+                .execute("doctor", manifest.toString(), "--fix", fixed.toString()))
         .isEqualTo(1);
 
+    assertThat(out.toString())
+        .contains("Wrote the input (4 objects) to " + fixed + " with the CCM workloads corrected.");
     var documents = io.ccm4j.doctor.Manifests.read(java.util.List.of(fixed));
     assertThat(documents)
         .extracting(io.ccm4j.doctor.ManifestDocument::kind)
