@@ -46,6 +46,11 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--allocate-node-cidrs=yes"),
             "'--allocate-node-cidrs': 'yes' is not a bool (true, false, 1, 0, t, f)"),
         Arguments.of(
+            "a quote inside an unquoted field of a list flag (Go's CSV refuses it)",
+            List.of("--cloud-provider=fake", "--authorization-always-allow-paths=/a\"b"),
+            "--authorization-always-allow-paths: cannot read '/a\"b' as a comma-separated list:"
+                + " bare \" in non-quoted field (column 3)"),
+        Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
             "unknown provider name",
@@ -342,6 +347,31 @@ class RunCommandTest {
     RunCommand untagged = new RunCommand();
     new picocli.CommandLine(untagged).parseArgs("--allow-untagged-cloud=true");
     assertThat(untagged.cloud.allowUntaggedCloud()).isTrue();
+  }
+
+  /**
+   * A list flag is one line of CSV to pflag: Linode's chart passes {@code
+   * --authorization-always-allow-paths="/metrics"}, which upstream reads as the path /metrics.
+   */
+  @org.junit.jupiter.api.Test
+  void listFlagsReadTheirValuesAsUpstreamsCsv() {
+    for (var args :
+        List.of(
+            List.of("--authorization-always-allow-paths=\"/metrics\"", "[/metrics]"),
+            List.of(
+                "--authorization-always-allow-paths=/healthz,\"/metrics\"", "[/healthz, /metrics]"),
+            List.of("--authorization-always-allow-paths=\"/a,b\",/c", "[/a,b, /c]"))) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", args.get(0)));
+      assertThat(run.settings().servingAccess().alwaysAllowPaths())
+          .as(args.get(0))
+          .hasToString(args.get(1));
+    }
+    RunCommand repeated =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake", "--controllers=\"cloud-node\"", "--controllers=service"));
+    assertThat(repeated.settings().selection().enabled())
+        .containsExactly("cloud-node-controller", "service-lb-controller");
   }
 
   /**

@@ -23,7 +23,6 @@ public final class CompatibilityOptions {
 
   @Option(
       names = "--webhooks",
-      split = ",",
       paramLabel = "<name>",
       description = "Must be empty: ccm4j implements no webhooks.")
   List<String> webhooks = List.of();
@@ -62,7 +61,16 @@ public final class CompatibilityOptions {
       return Optional.of(
           "--webhook-secure-port must be between 0 and 65535, got " + webhookSecurePort);
     }
-    List<String> named = webhooks.stream().map(String::trim).filter(w -> !w.isEmpty()).toList();
+    List<String> named;
+    try {
+      named =
+          GoCsv.fields("--webhooks", webhooks).stream()
+              .map(String::trim)
+              .filter(w -> !w.isEmpty())
+              .toList();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
     if (!named.isEmpty()) {
       return Optional.of("--webhooks: ccm4j implements no webhooks, got " + named);
     }

@@ -44,13 +44,12 @@ public final class ServingOptions {
   @Option(
       names = "--authorization-always-allow-paths",
       paramLabel = "<path>",
-      split = ",",
       defaultValue = "/healthz,/readyz,/livez",
       description =
           "Paths served without authentication or authorization (a trailing * matches a prefix);"
               + " every other path needs a bearer token whose user may get it (TokenReview,"
               + " SubjectAccessReview). Default: ${DEFAULT-VALUE}.")
-  List<String> alwaysAllowPaths;
+  List<String> alwaysAllowPaths; // each occurrence as given: upstream's list syntax (GoCsv)
 
   @Option(
       names = "--authentication-kubeconfig",
@@ -69,7 +68,10 @@ public final class ServingOptions {
   Path authorizationKubeconfig;
 
   List<String> alwaysAllowPaths() {
-    return alwaysAllowPaths.stream().map(String::trim).filter(p -> !p.isEmpty()).toList();
+    return GoCsv.fields("--authorization-always-allow-paths", alwaysAllowPaths).stream()
+        .map(String::trim)
+        .filter(p -> !p.isEmpty())
+        .toList();
   }
 
   /** Who may read what; the kubeconfigs are read here (validate() checked them). */
@@ -83,7 +85,13 @@ public final class ServingOptions {
   }
 
   public Optional<String> validate() {
-    for (String path : alwaysAllowPaths()) {
+    List<String> paths;
+    try {
+      paths = alwaysAllowPaths();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+    for (String path : paths) {
       if (!path.startsWith("/")) {
         return Optional.of(
             "--authorization-always-allow-paths: \"%s\" must start with /".formatted(path));
