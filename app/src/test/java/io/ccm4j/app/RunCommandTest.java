@@ -245,6 +245,23 @@ class RunCommandTest {
                 "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=yes"),
             "--feature-gates: invalid value of"),
         Arguments.of(
+            "a feature gate in a spelling Go does not read as a bool",
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=tRuE"),
+            "--feature-gates: invalid value of"
+                + " CloudControllerManagerWatchBasedRoutesReconciliation=tRuE: 'tRuE' is not a bool"),
+        Arguments.of(
+            "an upstream gate ccm4j does not implement, off its default",
+            List.of("--cloud-provider=fake", "--feature-gates=CoordinatedLeaderElection=true"),
+            "--feature-gates: CoordinatedLeaderElection=true: ccm4j does not implement"
+                + " CoordinatedLeaderElection; leave it at its default, false"),
+        Arguments.of(
+            "a locked upstream gate off its default",
+            List.of("--cloud-provider=fake", "--feature-gates=DeclarativeValidation=false"),
+            "--feature-gates: cannot set feature gate DeclarativeValidation to false, feature is"
+                + " locked to true"),
+        Arguments.of(
             "unknown flag",
             List.of("--cloud-provider=fake", "--colud-config=x"),
             "--colud-config"));
@@ -372,6 +389,35 @@ class RunCommandTest {
                 "--cloud-provider=fake", "--controllers=\"cloud-node\"", "--controllers=service"));
     assertThat(repeated.settings().selection().enabled())
         .containsExactly("cloud-node-controller", "service-lb-controller");
+  }
+
+  /**
+   * {@code --feature-gates} as upstream's feature gate reads it: Go's bools, spaces trimmed, empty
+   * pairs skipped, occurrences merged; the upstream manager's other gates at their defaults.
+   */
+  @org.junit.jupiter.api.Test
+  void featureGatesReadAsUpstreamsFeatureGate() {
+    String gate = "CloudControllerManagerWatchBasedRoutesReconciliation";
+    for (var args :
+        List.of(
+            List.of("--feature-gates=" + gate + "=1", "true"),
+            List.of("--feature-gates=" + gate + "=T", "true"),
+            List.of("--feature-gates= " + gate + " = true ,", "true"),
+            List.of(
+                "--feature-gates=" + gate + "=true,AllAlpha=false,ContextualLogging=true", "true"),
+            List.of("--feature-gates=LoggingBetaOptions=true,WatchList=true", "false"))) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", args.get(0)));
+      assertThat(run.settings().controllers().network().watchBasedRoutes())
+          .as(args.get(0))
+          .isEqualTo(Boolean.parseBoolean(args.get(1)));
+    }
+    RunCommand repeated =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=" + gate + "=true",
+                "--feature-gates=" + gate + "=false"));
+    assertThat(repeated.settings().controllers().network().watchBasedRoutes()).isFalse();
   }
 
   /**
