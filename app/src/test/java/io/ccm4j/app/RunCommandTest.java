@@ -51,6 +51,23 @@ class RunCommandTest {
             "--authorization-always-allow-paths: cannot read '/a\"b' as a comma-separated list:"
                 + " bare \" in non-quoted field (column 3)"),
         Arguments.of(
+            "a TLS version upstream does not know",
+            List.of("--cloud-provider=fake", "--tls-min-version=TLSv1.2"),
+            "--tls-min-version: unknown tls version \"TLSv1.2\""),
+        Arguments.of(
+            "a cipher suite upstream does not know",
+            List.of("--cloud-provider=fake", "--tls-cipher-suites=TLS_FOO"),
+            "--tls-cipher-suites: Cipher suite TLS_FOO not supported or doesn't exist"),
+        Arguments.of(
+            "only cipher suites the Java runtime disables as insecure",
+            List.of("--cloud-provider=fake", "--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"),
+            "--tls-cipher-suites: this Java runtime offers none of [TLS_RSA_WITH_RC4_128_SHA] for"
+                + " TLS 1.2"),
+        Arguments.of(
+            "a curve ID Go does not know",
+            List.of("--cloud-provider=fake", "--tls-curve-preferences=30"),
+            "--tls-curve-preferences: curve preference 30 is not supported"),
+        Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
             "unknown provider name",
@@ -418,6 +435,34 @@ class RunCommandTest {
                 "--feature-gates=" + gate + "=true",
                 "--feature-gates=" + gate + "=false"));
     assertThat(repeated.settings().controllers().network().watchBasedRoutes()).isFalse();
+  }
+
+  /**
+   * The serving TLS flags take upstream's values (Go's version and suite names, legacy names too,
+   * and curve IDs) and set the serving port's TLS; the TLS 1.3 suites stay on, as in Go.
+   */
+  @org.junit.jupiter.api.Test
+  void servingTlsFlagsTakeUpstreamsNamesAndSetTheServingPortsTls() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--tls-min-version=VersionTLS12",
+                "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305,TLS_RSA_WITH_AES_128_GCM_SHA256",
+                "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                "--tls-curve-preferences=29,0x17"));
+
+    assertThat(run.settings().servingKeys().tls())
+        .isEqualTo(
+            new io.ccm4j.runtime.serving.ServingTls(
+                List.of("TLSv1.3", "TLSv1.2"),
+                List.of(
+                    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+                    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                    "TLS_AES_128_GCM_SHA256",
+                    "TLS_AES_256_GCM_SHA384",
+                    "TLS_CHACHA20_POLY1305_SHA256"),
+                List.of("x25519", "secp256r1")));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.ccm4j.app.options;
 
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.ccm4j.runtime.serving.ServingTls;
 import io.ccm4j.tls.PemKeyStores;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -40,6 +41,32 @@ public final class ServingOptions {
       paramLabel = "<file>",
       description = "PEM private key matching --tls-cert-file.")
   Path tlsPrivateKeyFile;
+
+  @Option(
+      names = "--tls-min-version",
+      paramLabel = "<version>",
+      description =
+          "Minimum TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13"
+              + " (upstream's names). Default: TLS 1.2.")
+  String tlsMinVersion;
+
+  @Option(
+      names = "--tls-cipher-suites",
+      paramLabel = "<suites>",
+      description =
+          "Cipher suites for TLS 1.2, comma-separated, in Go's (IANA) names; the TLS 1.3 suites"
+              + " stay on, as upstream's. Suites this Java runtime disables as insecure (RSA key"
+              + " exchange, RC4, 3DES) are left out. Default: the runtime's.")
+  List<String> tlsCipherSuites = List.of(); // each occurrence as given: upstream's list syntax
+
+  @Option(
+      names = "--tls-curve-preferences",
+      paramLabel = "<ids>",
+      description =
+          "Key exchange groups, as Go's curve IDs, comma-separated (23 P-256, 24 P-384, 25 P-521,"
+              + " 29 X25519, 4587-4589 the ML-KEM hybrids); those this Java runtime lacks are left"
+              + " out. Default: the runtime's.")
+  List<String> tlsCurvePreferences = List.of();
 
   @Option(
       names = "--authorization-always-allow-paths",
@@ -100,6 +127,11 @@ public final class ServingOptions {
     if (securePort < 0 || securePort > 65535) {
       return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
     }
+    try {
+      tls();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
     if ((tlsCertFile == null) != (tlsPrivateKeyFile == null)) {
       return Optional.of("--tls-cert-file and --tls-private-key-file must be given together");
     }
@@ -123,12 +155,21 @@ public final class ServingOptions {
         : Optional.of(new InetSocketAddress(bindAddress, securePort));
   }
 
-  /** The serving keys: the given files, else a self-signed certificate for localhost. */
+  /**
+   * The serving keys: the given files, else a self-signed certificate for localhost; served with
+   * the TLS the flags ask for.
+   */
   public ServingKeys keys() {
     if (tlsCertFile != null) {
       char[] password = "from-files".toCharArray();
-      return new ServingKeys(PemKeyStores.load(tlsCertFile, tlsPrivateKeyFile, password), password);
+      return new ServingKeys(PemKeyStores.load(tlsCertFile, tlsPrivateKeyFile, password), password)
+          .withTls(tls());
     }
-    return ServingKeys.selfSigned();
+    return ServingKeys.selfSigned().withTls(tls());
+  }
+
+  private ServingTls tls() {
+    return GoTls.serving(
+        tlsMinVersion, GoCsv.fields("--tls-cipher-suites", tlsCipherSuites), tlsCurvePreferences);
   }
 }
