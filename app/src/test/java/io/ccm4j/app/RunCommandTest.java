@@ -68,6 +68,60 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--tls-curve-preferences=30"),
             "--tls-curve-preferences: curve preference 30 is not supported"),
         Arguments.of(
+            "a client CA: ccm4j authenticates tokens only",
+            List.of("--cloud-provider=fake", "--client-ca-file=/etc/kubernetes/pki/ca.crt"),
+            "--client-ca-file: ccm4j does not accept client certificates on its serving port"),
+        Arguments.of(
+            "a front proxy's CA",
+            List.of(
+                "--cloud-provider=fake",
+                "--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.crt"),
+            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+        Arguments.of(
+            "SNI certificates",
+            List.of("--cloud-provider=fake", "--tls-sni-cert-key=a.crt,a.key:a.example"),
+            "--tls-sni-cert-key: ccm4j serves one certificate"),
+        Arguments.of(
+            "leader migration",
+            List.of("--cloud-provider=fake", "--enable-leader-migration"),
+            "--enable-leader-migration: ccm4j does not take part in leader migration"),
+        Arguments.of(
+            "port sharing",
+            List.of("--cloud-provider=fake", "--permit-port-sharing=true"),
+            "--permit-port-sharing: ccm4j's listener (the JDK's HTTPS server) cannot share its"
+                + " address or port"),
+        Arguments.of(
+            "another review cache TTL",
+            List.of("--cloud-provider=fake", "--authorization-webhook-cache-authorized-ttl=5m"),
+            "--authorization-webhook-cache-authorized-ttl: ccm4j caches token and access reviews"
+                + " for 10s (upstream's default) only, got 5m"),
+        Arguments.of(
+            "another resync period",
+            List.of("--cloud-provider=fake", "--min-resync-period=1h"),
+            "--min-resync-period: ccm4j's informers resync every 12h (upstream's default) only,"
+                + " got 1h"),
+        Arguments.of(
+            "a controller start interval",
+            List.of("--cloud-provider=fake", "--controller-start-interval=2s"),
+            "--controller-start-interval: ccm4j starts its controllers together"),
+        Arguments.of(
+            "JSON logs",
+            List.of("--cloud-provider=fake", "--logging-format=json"),
+            "--logging-format: ccm4j logs text only, got json"),
+        Arguments.of(
+            "split log streams (upstream: an alpha gate)",
+            List.of("--cloud-provider=fake", "--log-text-split-stream"),
+            "--log-text-split-stream: upstream allows it only with its LoggingAlphaOptions feature"
+                + " gate"),
+        Arguments.of(
+            "a vmodule setting without a level",
+            List.of("--cloud-provider=fake", "--vmodule=bad"),
+            "--vmodule: \"bad\" does not have the pattern=N format"),
+        Arguments.of(
+            "no node lifecycle workers",
+            List.of("--cloud-provider=fake", "--concurrent-node-lifecycle-syncs=0"),
+            "--concurrent-node-lifecycle-syncs must be at least 1, but got 0"),
+        Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
             "unknown provider name",
@@ -463,6 +517,149 @@ class RunCommandTest {
                     "TLS_AES_256_GCM_SHA384",
                     "TLS_CHACHA20_POLY1305_SHA256"),
                 List.of("x25519", "secp256r1")));
+  }
+
+  /**
+   * Every flag of upstream's cloud-controller-manager at Kubernetes 1.37 (k8s.io/cloud-provider
+   * v0.37.2's command with its serving, authn/authz, logging and feature-gate flags), each with
+   * upstream's default value, is accepted: those naming files are tested elsewhere, and --help and
+   * --version stop the command.
+   */
+  @org.junit.jupiter.api.Test
+  void everyUpstreamFlagAtItsDefaultIsAccepted() {
+    List<String> upstreamDefaults =
+        List.of(
+            "--allocate-node-cidrs=false",
+            "--allow-untagged-cloud=false",
+            "--authentication-skip-lookup=false",
+            "--authentication-token-webhook-cache-ttl=10s",
+            "--authentication-tolerate-lookup-failure=false",
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez",
+            "--authorization-webhook-cache-authorized-ttl=10s",
+            "--authorization-webhook-cache-unauthorized-ttl=10s",
+            "--bind-address=0.0.0.0",
+            "--cert-dir=",
+            "--cidr-allocator-type=RangeAllocator",
+            "--cluster-cidr=",
+            "--cluster-name=kubernetes",
+            "--concurrent-node-lifecycle-syncs=1",
+            "--concurrent-node-status-updates=0",
+            "--concurrent-node-syncs=1",
+            "--concurrent-service-syncs=1",
+            "--configure-cloud-routes=true",
+            "--contention-profiling=false",
+            "--controller-start-interval=0s",
+            "--controllers=*",
+            "--disable-http2-serving=false",
+            "--enable-leader-migration=false",
+            "--external-cloud-volume-plugin=",
+            "--feature-gates=",
+            "--http2-max-streams-per-connection=0",
+            "--kube-api-burst=30",
+            "--kube-api-content-type=application/vnd.kubernetes.protobuf",
+            "--kube-api-qps=20",
+            "--leader-elect=true",
+            "--leader-elect-lease-duration=15s",
+            "--leader-elect-renew-deadline=10s",
+            "--leader-elect-resource-lock=leases",
+            "--leader-elect-resource-name=cloud-controller-manager",
+            "--leader-elect-resource-namespace=kube-system",
+            "--leader-elect-retry-period=2s",
+            "--leader-migration-config=",
+            "--log-flush-frequency=5s",
+            "--log-text-info-buffer-size=0",
+            "--log-text-split-stream=false",
+            "--logging-format=text",
+            "--min-resync-period=12h0m0s",
+            "--node-monitor-period=5s",
+            "--node-status-update-frequency=5m0s",
+            "--node-sync-period=0s",
+            "--permit-address-sharing=false",
+            "--permit-port-sharing=false",
+            "--profiling=true",
+            "--requestheader-allowed-names=",
+            "--requestheader-extra-headers-prefix=x-remote-extra-",
+            "--requestheader-group-headers=x-remote-group",
+            "--requestheader-uid-headers=",
+            "--requestheader-username-headers=x-remote-user",
+            "--route-reconciliation-period=10s",
+            "--secure-port=10258",
+            "--tls-cipher-suites=",
+            "--tls-min-version=",
+            "--use-service-account-credentials=false",
+            "--v=0",
+            "--vmodule=",
+            "--webhook-bind-address=0.0.0.0",
+            "--webhook-cert-dir=",
+            "--webhook-disable-http2-serving=false",
+            "--webhook-secure-port=10260",
+            "--webhook-tls-cert-file=",
+            "--webhook-tls-cipher-suites=",
+            "--webhook-tls-min-version=",
+            "--webhook-tls-private-key-file=",
+            "--webhooks=");
+    for (String flag : upstreamDefaults) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", flag));
+      assertThat(run.settings()).as(flag).isNotNull(); // throws naming a refused flag
+    }
+    RunCommand all = RunCommand.parse(concat(List.of("--cloud-provider=fake"), upstreamDefaults));
+    assertThat(all.settings()).isNotNull();
+  }
+
+  /** Values of upstream's flags that change nothing here either. */
+  @org.junit.jupiter.api.Test
+  void upstreamFlagsWithoutEffectHereTakeTheirValues() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--profiling=false",
+                "--contention-profiling",
+                "--authentication-tolerate-lookup-failure",
+                "--requestheader-allowed-names=front-proxy-client",
+                "--requestheader-group-headers=X-Remote-Group",
+                "--disable-http2-serving",
+                "--http2-max-streams-per-connection=1000",
+                "--external-cloud-volume-plugin=openstack",
+                "--leader-migration-config=/etc/kubernetes/migration.yaml",
+                "--concurrent-node-lifecycle-syncs=5",
+                "--log-flush-frequency=1s",
+                "--vmodule=controller*=4,node=2",
+                "--webhook-tls-cert-file=/nonexistent.crt",
+                "--webhook-tls-min-version=VersionTLS13"));
+    assertThat(run.settings()).isNotNull();
+  }
+
+  /** Upstream's {@code --cert-dir} pair is served when it is there. */
+  @org.junit.jupiter.api.Test
+  void certDirServesUpstreamsPairWhenThere(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    var certificate = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    java.nio.file.Files.writeString(
+        dir.resolve("cloud-controller-manager.crt"), certificate.certificatePem());
+    java.nio.file.Files.writeString(
+        dir.resolve("cloud-controller-manager.key"), certificate.privateKeyPem());
+
+    RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", "--cert-dir=" + dir));
+    var keys = run.settings().servingKeys();
+    var served =
+        (java.security.cert.X509Certificate)
+            keys.keyStore().getCertificate(keys.keyStore().aliases().nextElement());
+
+    assertThat(served.getSerialNumber())
+        .isEqualTo(
+            ((java.security.cert.X509Certificate)
+                    certificate
+                        .toKeyStore("p".toCharArray())
+                        .getCertificate(
+                            certificate.toKeyStore("p".toCharArray()).aliases().nextElement()))
+                .getSerialNumber());
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
   }
 
   /**

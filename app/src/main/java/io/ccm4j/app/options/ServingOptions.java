@@ -43,6 +43,15 @@ public final class ServingOptions {
   Path tlsPrivateKeyFile;
 
   @Option(
+      names = "--cert-dir",
+      paramLabel = "<dir>",
+      description =
+          "Without --tls-cert-file: serve cloud-controller-manager.crt and .key from this"
+              + " directory when both are there, as upstream's (which also writes its self-signed"
+              + " pair there; ccm4j keeps that in memory).")
+  String certDir; // empty, as upstream's default: none
+
+  @Option(
       names = "--tls-min-version",
       paramLabel = "<version>",
       description =
@@ -161,11 +170,24 @@ public final class ServingOptions {
    */
   public ServingKeys keys() {
     if (tlsCertFile != null) {
-      char[] password = "from-files".toCharArray();
-      return new ServingKeys(PemKeyStores.load(tlsCertFile, tlsPrivateKeyFile, password), password)
-          .withTls(tls());
+      return fromFiles(tlsCertFile, tlsPrivateKeyFile);
+    }
+    if (certDir != null && !certDir.isEmpty()) {
+      // Upstream's pair name for the cloud-controller-manager (NewCloudControllerManagerOptions).
+      Path cert = Path.of(certDir, CERT_DIR_PAIR + ".crt");
+      Path key = Path.of(certDir, CERT_DIR_PAIR + ".key");
+      if (Files.isReadable(cert) && Files.isReadable(key)) {
+        return fromFiles(cert, key);
+      }
     }
     return ServingKeys.selfSigned().withTls(tls());
+  }
+
+  private static final String CERT_DIR_PAIR = "cloud-controller-manager";
+
+  private ServingKeys fromFiles(Path cert, Path key) {
+    char[] password = "from-files".toCharArray();
+    return new ServingKeys(PemKeyStores.load(cert, key, password), password).withTls(tls());
   }
 
   private ServingTls tls() {
