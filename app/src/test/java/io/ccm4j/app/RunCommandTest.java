@@ -663,6 +663,38 @@ class RunCommandTest {
   }
 
   /**
+   * A flag given twice keeps its last value, as pflag's: a chart or overlay that appends {@code
+   * --v=4} to a base's {@code --v=2} must not lose the flags of other groups given before it (they
+   * were: picocli took the repeat for a second occurrence of the groups).
+   */
+  @org.junit.jupiter.api.Test
+  void aRepeatedFlagKeepsItsLastValueAndLosesNoOtherFlag() {
+    for (List<String> repeat :
+        List.of(
+            List.of("--v=1", "--v=4"),
+            List.of("-v", "1", "-v2"),
+            List.of("--secure-port", "0", "--secure-port=0"),
+            List.of("--leader-elect=false", "--leader-elect"),
+            List.of("--cluster-name=first", "--kube-api-qps=5", "--cluster-name=x"))) {
+      List<String> args = new ArrayList<>(List.of("--cloud-provider=fake"));
+      args.addAll(repeat);
+      args.addAll(List.of("--cluster-name=x", "--route-reconciliation-period=30s"));
+      RunCommand run = RunCommand.parse(args);
+
+      var settings = run.settings();
+      assertThat(run.cloudProviderName()).as("%s", args).isEqualTo("fake");
+      assertThat(settings.clusterName()).as("%s", args).isEqualTo("x");
+      assertThat(settings.controllers().network().routeReconciliationPeriod())
+          .as("%s", args)
+          .isEqualTo(java.time.Duration.ofSeconds(30));
+    }
+    RunCommand last =
+        RunCommand.parse(
+            List.of("--cloud-provider=fake", "--leader-elect", "--v=2", "--leader-elect=false"));
+    assertThat(last.settings().leaderElection()).isEmpty();
+  }
+
+  /**
    * The arguments of Hetzner's, GCP's and OpenStack's published CCM manifests, as they pass them.
    */
   @org.junit.jupiter.api.Test
