@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.tls.SelfSignedCertificate;
 import java.io.PrintWriter;
@@ -695,30 +696,276 @@ class RunCommandTest {
   }
 
   /**
-   * The arguments of Hetzner's, GCP's and OpenStack's published CCM manifests, as they pass them.
+   * Published CCM manifests' arguments (after the binary, if they name it), with the Kubernetes
+   * version each targets: they parse and check on the lab's terms, with ccm4j's cloud in place of
+   * the one they name; {@code $(VAR)} as the kubelet expands it, chart templates at their defaults,
+   * files made up.
    */
-  @org.junit.jupiter.api.Test
-  void upstreamManifestsFlagsAreAccepted() {
-    for (List<String> args :
-        List.of(
+  static Stream<Arguments> upstreamManifests() {
+    return Stream.of(
+        // kubernetes/cloud-provider-aws examples/existing-cluster/base/
+        // aws-cloud-controller-manager-daemonset.yaml (v1.22)
+        manifest(
+            "aws example",
+            "--v=2",
+            "--cloud-provider=aws",
+            "--use-service-account-credentials=true",
+            "--configure-cloud-routes=false"),
+        // kubernetes/cloud-provider-aws charts/aws-cloud-controller-manager/values.yaml (v1.23)
+        manifest("aws chart", "--v=2", "--cloud-provider=aws"),
+        // kubernetes-sigs/cloud-provider-azure examples/out-of-tree/cloud-controller-manager.yaml
+        // (v1.34)
+        manifest(
+            "azure example",
+            "--allocate-node-cidrs=true",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--cloud-provider=azure",
+            "--cluster-cidr=10.244.0.0/16",
+            "--cluster-name=k8s",
+            "--controllers=*,-cloud-node",
+            "--configure-cloud-routes=true",
+            "--leader-elect=true",
+            "--route-reconciliation-period=10s",
+            "--v=4",
+            "--secure-port=10267"),
+        // kubernetes/cloud-provider-openstack charts/openstack-cloud-controller-manager/templates/
+        // daemonset.yaml (v1.3x; enabledControllers and cluster name at their defaults)
+        manifest(
+            "openstack chart",
+            "--v=2",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--cluster-name=kubernetes",
+            "--cloud-provider=openstack",
+            "--use-service-account-credentials=false",
+            "--controllers=cloud-node,cloud-node-lifecycle,route,service",
+            "--bind-address=127.0.0.1"),
+        // kubernetes/cloud-provider-gcp README's patch of deploy/packages/default (v1.35)
+        manifest(
+            "gcp",
+            "--cloud-provider=gce",
+            "--use-service-account-credentials",
+            "--secure-port=10258",
+            "--cloud-config=@CLOUD_CONFIG"),
+        // kubernetes/cloud-provider-vsphere releases/v1.37/vsphere-cloud-controller-manager.yaml
+        manifest("vsphere", "--cloud-provider=vsphere", "--v=2", "--cloud-config=@CLOUD_CONFIG"),
+        // hetznercloud/hcloud-cloud-controller-manager deploy/ccm-networks.yaml (hccm v1.25)
+        manifest(
+            "hetzner networks",
+            "--allow-untagged-cloud",
+            "--cloud-provider=hcloud",
+            "--route-reconciliation-period=30s",
+            "--webhook-secure-port=0",
+            "--allocate-node-cidrs=true",
+            "--cluster-cidr=10.244.0.0/16",
+            "--leader-elect=false"),
+        // digitalocean/digitalocean-cloud-controller-manager
+        // releases/digitalocean-cloud-controller-manager/v0.1.71.yml (command)
+        manifest("digitalocean", "--leader-elect=false"),
+        // linode/linode-cloud-controller-manager deploy/chart/templates/daemonset.yaml, with
+        // allowUnauthorizedMetrics (its provider's own flags left out)
+        manifest(
+            "linode chart",
+            "--leader-elect-resource-lock=leases",
+            "--v=3",
+            "--secure-port=10253",
+            "--webhook-secure-port=0",
+            "--authorization-always-allow-paths=\"/metrics\""),
+        // kubevirt/cloud-provider-kubevirt config/manager/manager.yaml
+        manifest(
+            "kubevirt",
+            "--cloud-provider=kubevirt",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--kubeconfig=@KUBECONFIG",
+            "--cluster-name=kvcluster"),
+        // kubernetes-sigs/cloud-provider-equinix-metal deploy/template/deployment.yaml (command)
+        manifest(
+            "equinix metal",
+            "--cloud-provider=equinixmetal",
+            "--leader-elect=false",
+            "--authentication-skip-lookup=true",
+            "--cloud-config=@CLOUD_CONFIG"),
+        // exoscale/exoscale-cloud-controller-manager docs/examples/cloud-controller-manager.yml
+        manifest(
+            "exoscale",
+            "--cloud-provider=exoscale",
+            "--leader-elect=true",
+            "--allow-untagged-cloud"),
+        // siderolabs/talos-cloud-controller-manager charts/talos-cloud-controller-manager/
+        // templates/deployment.yaml (values at their defaults)
+        manifest(
+            "talos chart",
+            "--v=2",
+            "--cloud-provider=talos",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--controllers=cloud-node",
+            "--leader-elect-resource-name=cloud-controller-manager-talos",
+            "--use-service-account-credentials",
+            "--secure-port=50258",
+            "--authorization-always-allow-paths=/healthz,/livez,/readyz,/metrics"),
+        // sergelogvinov/proxmox-cloud-controller-manager charts/proxmox-cloud-controller-manager/
+        // templates/deployment.yaml
+        manifest(
+            "proxmox chart",
+            "--v=2",
+            "--cloud-provider=proxmox",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--controllers=cloud-node,cloud-node-lifecycle",
+            "--leader-elect-resource-name=cloud-controller-manager-proxmox",
+            "--use-service-account-credentials",
+            "--secure-port=10258"),
+        // cloudscale-ch/cloudscale-cloud-controller-manager deploy/kubernetes/releases/latest.yml
+        manifest("cloudscale", "--allow-untagged-cloud", "--v=3"),
+        // vultr/vultr-cloud-controller-manager docs/releases/latest.yml (command)
+        manifest(
+            "vultr",
+            "--cloud-provider=vultr",
+            "--allow-untagged-cloud=true",
+            "--authentication-skip-lookup=true",
+            "--v=3"),
+        // civo/civo-cloud-controller-manager doc/yaml/ccm-install.yaml
+        manifest("civo", "--cloud-provider=civo"),
+        // TencentCloud/tencentcloud-cloud-controller-manager docs/example-manifests/out-of-tree/
+        // cloud-controller-manager.yaml
+        manifest(
+            "tencent",
+            "--cloud-provider=tencentcloud",
+            "--allocate-node-cidrs=true",
+            "--cluster-cidr=192.168.0.0/20",
+            "--master=http://10.0.0.1:8080",
+            "--configure-cloud-routes=true",
+            "--allow-untagged-cloud=true",
+            "--node-monitor-period=60s",
+            "--route-reconciliation-period=60s"),
+        // kubernetes/website content/en/examples/admin/cloud/ccm-example.yaml
+        manifest(
+            "kubernetes docs example",
+            "--cloud-provider=external-example",
+            "--leader-elect=true",
+            "--use-service-account-credentials",
+            "--allocate-node-cidrs=true",
+            "--configure-cloud-routes=true",
+            "--cluster-cidr=172.17.0.0/16"),
+        // IBM-Cloud/cloud-provider-ibm docs/examples/ibm-cloud-controller-manager.yaml (v1.26), but
+        // the flags refused below
+        manifest(
+            "ibm, without its removed and client-certificate flags",
+            "--use-service-account-credentials=true",
+            "--kubeconfig=@KUBECONFIG",
+            "--authentication-kubeconfig=@KUBECONFIG",
+            "--authorization-kubeconfig=@KUBECONFIG",
+            "--tls-cert-file=@TLS_CERT",
+            "--tls-private-key-file=@TLS_KEY",
+            "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"
+                + "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,"
+                + "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,"
+                + "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,"
+                + "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_AES_128_GCM_SHA256,"
+                + "TLS_CHACHA20_POLY1305_SHA256,TLS_AES_256_GCM_SHA384",
+            "--cloud-provider=ibm",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--profiling=false",
+            "--leader-elect=true",
+            "--leader-elect-lease-duration=60s",
+            "--leader-elect-renew-deadline=25s",
+            "--leader-elect-retry-period=5s",
+            "--v=2",
+            "--kube-api-burst=125",
+            "--kube-api-qps=100"));
+  }
+
+  /** Manifests whose flags cannot mean anything here: refused with one line naming the flag. */
+  static Stream<Arguments> upstreamManifestsRefused() {
+    return Stream.of(
+        // IBM-Cloud/cloud-provider-ibm docs/examples/ibm-cloud-controller-manager.yaml (v1.26)
+        Arguments.of(
+            List.of("--port=0", "--cloud-provider=ibm", "--profiling=false"),
+            "--port: upstream's manager no longer has it"),
+        Arguments.of(
+            List.of("--cloud-provider=ibm", "--client-ca-file=@TLS_CERT"),
+            "--client-ca-file: ccm4j does not accept client certificates"),
+        Arguments.of(
+            List.of("--cloud-provider=ibm", "--requestheader-client-ca-file=@TLS_CERT"),
+            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+        // kubernetes/cloud-provider-openstack manifests/controller-manager/
+        // openstack-cloud-controller-manager-ds.yaml (v1.16) and
+        // kubernetes/cloud-provider-alibaba-cloud docs/examples/cloud-controller-manager.yml (v1.9)
+        Arguments.of(
             List.of(
-                "--allow-untagged-cloud",
-                "--route-reconciliation-period=30s",
-                "--webhook-secure-port=0",
-                "--leader-elect=false"),
-            List.of(
-                "--v=4",
-                "--authentication-skip-lookup",
+                "--v=1",
+                "--cloud-config=@CLOUD_CONFIG",
+                "--cloud-provider=openstack",
                 "--use-service-account-credentials=true",
-                "--cidr-allocator-type=RangeAllocator",
-                "--node-sync-period=1m",
-                "--bind-address=127.0.0.1"))) {
-      RunCommand run = new RunCommand();
-      List<String> all = new ArrayList<>(List.of("--cloud-provider=fake", "--secure-port=0"));
-      all.addAll(args);
-      new picocli.CommandLine(run).parseArgs(all.toArray(String[]::new));
-      assertThat(run.settings()).as("%s", args).isNotNull(); // throws naming a refused flag
+                "--address=127.0.0.1"),
+            "--address: upstream's manager no longer has it"),
+        // oracle/oci-cloud-controller-manager manifests/cloud-controller-manager/
+        // oci-cloud-controller-manager.yaml (v1.26): upstream dropped that lock type too
+        Arguments.of(
+            List.of(
+                "--cloud-config=@CLOUD_CONFIG",
+                "--cloud-provider=oci",
+                "--leader-elect-resource-lock=configmapsleases",
+                "--concurrent-service-syncs=3",
+                "--v=2"),
+            "--leader-elect-resource-lock: resourceLock value must be \"leases\""));
+  }
+
+  private static Arguments manifest(String name, String... args) {
+    return Arguments.of(name, List.of(args));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("upstreamManifests")
+  void upstreamManifestsFlagsAreAccepted(
+      String name, List<String> args, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    RunCommand run = RunCommand.parse(withFiles(args, dir));
+
+    assertThat(run.settings(new FakeCloudProvider())).as(name).isNotNull();
+  }
+
+  @ParameterizedTest
+  @MethodSource("upstreamManifestsRefused")
+  void upstreamManifestsFlagsThatCannotMeanAnythingHereAreRefusedNamingTheFlag(
+      List<String> args, String expected, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    List<String> files = withFiles(args, dir);
+
+    assertThatThrownBy(() -> RunCommand.parse(files).settings(new FakeCloudProvider()))
+        .isInstanceOf(picocli.CommandLine.ParameterException.class)
+        .hasMessageStartingWith(expected);
+  }
+
+  /** {@code args} with their @-placeholders made files in {@code dir}. */
+  private static List<String> withFiles(List<String> args, java.nio.file.Path dir)
+      throws Exception {
+    var certificate = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    var files =
+        java.util.Map.of(
+            "@CLOUD_CONFIG",
+            java.nio.file.Files.writeString(dir.resolve("cloud.conf"), "[Global]\n"),
+            "@KUBECONFIG",
+            java.nio.file.Files.writeString(
+                dir.resolve("kubeconfig"),
+                """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+                users: [{name: u, user: {token: t}}]
+                contexts: [{name: c, context: {cluster: c, user: u}}]
+                current-context: c
+                """),
+            "@TLS_CERT",
+            java.nio.file.Files.writeString(dir.resolve("tls.crt"), certificate.certificatePem()),
+            "@TLS_KEY",
+            java.nio.file.Files.writeString(dir.resolve("tls.key"), certificate.privateKeyPem()));
+    List<String> made = new ArrayList<>();
+    for (String arg : args) {
+      for (var file : files.entrySet()) {
+        arg = arg.replace(file.getKey(), file.getValue().toString());
+      }
+      made.add(arg);
     }
+    return made;
   }
 
   /**

@@ -308,6 +308,15 @@ public final class CompatibilityOptions {
               + " ccm4j has none; use -v.")
   String vmodule;
 
+  // Flags upstream's manager no longer has, which older manifests still pass: refused, as
+  // upstream refuses them, but saying what they were and what to do.
+
+  @Option(names = "--address", hidden = true)
+  String removedAddress;
+
+  @Option(names = "--port", hidden = true)
+  String removedPort;
+
   private static final Duration REVIEW_CACHE_TTL = Duration.ofSeconds(10);
   private static final Duration MIN_RESYNC_PERIOD = Duration.ofHours(12);
 
@@ -328,6 +337,13 @@ public final class CompatibilityOptions {
     }
     if (!named.isEmpty()) {
       return Optional.of("--webhooks: ccm4j implements no webhooks, got " + named);
+    }
+    if (removedAddress != null || removedPort != null) {
+      return Optional.of(
+          ("%s: upstream's manager no longer has it (it set the insecure HTTP port, which is"
+                  + " gone) and exits on it; ccm4j serves only HTTPS on --bind-address:--secure-port:"
+                  + " drop it")
+              .formatted(removedAddress != null ? "--address" : "--port"));
     }
     for (var caFile :
         List.of(
