@@ -6,8 +6,8 @@ import io.ccm4j.app.options.CloudNodeLifecycleOptions;
 import io.ccm4j.app.options.CloudOptions;
 import io.ccm4j.app.options.CompatibilityOptions;
 import io.ccm4j.app.options.ControllerOptions;
-import io.ccm4j.app.options.GoBool;
 import io.ccm4j.app.options.KubeClientOptions;
+import io.ccm4j.app.options.LastOccurrenceWins;
 import io.ccm4j.app.options.LeaderElectionOptions;
 import io.ccm4j.app.options.LoggingOptions;
 import io.ccm4j.app.options.NetworkOptions;
@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
     defaultValueProvider = SettingsDefaults.class,
     sortOptions = false,
     mixinStandardHelpOptions = true,
-    preprocessor = GoBool.StandAlone.class)
+    preprocessor = LastOccurrenceWins.class)
 public final class RunCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);

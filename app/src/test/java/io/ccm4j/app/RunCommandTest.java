@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.tls.SelfSignedCertificate;
 import java.io.PrintWriter;
@@ -45,6 +46,82 @@ class RunCommandTest {
             "a bool flag's value that Go does not read as a bool",
             List.of("--cloud-provider=fake", "--allocate-node-cidrs=yes"),
             "'--allocate-node-cidrs': 'yes' is not a bool (true, false, 1, 0, t, f)"),
+        Arguments.of(
+            "a quote inside an unquoted field of a list flag (Go's CSV refuses it)",
+            List.of("--cloud-provider=fake", "--authorization-always-allow-paths=/a\"b"),
+            "--authorization-always-allow-paths: cannot read '/a\"b' as a comma-separated list:"
+                + " bare \" in non-quoted field (column 3)"),
+        Arguments.of(
+            "a TLS version upstream does not know",
+            List.of("--cloud-provider=fake", "--tls-min-version=TLSv1.2"),
+            "--tls-min-version: unknown tls version \"TLSv1.2\""),
+        Arguments.of(
+            "a cipher suite upstream does not know",
+            List.of("--cloud-provider=fake", "--tls-cipher-suites=TLS_FOO"),
+            "--tls-cipher-suites: Cipher suite TLS_FOO not supported or doesn't exist"),
+        Arguments.of(
+            "only cipher suites the Java runtime disables as insecure",
+            List.of("--cloud-provider=fake", "--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"),
+            "--tls-cipher-suites: this Java runtime offers none of [TLS_RSA_WITH_RC4_128_SHA] for"
+                + " TLS 1.2"),
+        Arguments.of(
+            "a curve ID Go does not know",
+            List.of("--cloud-provider=fake", "--tls-curve-preferences=30"),
+            "--tls-curve-preferences: curve preference 30 is not supported"),
+        Arguments.of(
+            "a client CA: ccm4j authenticates tokens only",
+            List.of("--cloud-provider=fake", "--client-ca-file=/etc/kubernetes/pki/ca.crt"),
+            "--client-ca-file: ccm4j does not accept client certificates on its serving port"),
+        Arguments.of(
+            "a front proxy's CA",
+            List.of(
+                "--cloud-provider=fake",
+                "--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.crt"),
+            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+        Arguments.of(
+            "SNI certificates",
+            List.of("--cloud-provider=fake", "--tls-sni-cert-key=a.crt,a.key:a.example"),
+            "--tls-sni-cert-key: ccm4j serves one certificate"),
+        Arguments.of(
+            "leader migration",
+            List.of("--cloud-provider=fake", "--enable-leader-migration"),
+            "--enable-leader-migration: ccm4j does not take part in leader migration"),
+        Arguments.of(
+            "port sharing",
+            List.of("--cloud-provider=fake", "--permit-port-sharing=true"),
+            "--permit-port-sharing: ccm4j's listener (the JDK's HTTPS server) cannot share its"
+                + " address or port"),
+        Arguments.of(
+            "another review cache TTL",
+            List.of("--cloud-provider=fake", "--authorization-webhook-cache-authorized-ttl=5m"),
+            "--authorization-webhook-cache-authorized-ttl: ccm4j caches token and access reviews"
+                + " for 10s (upstream's default) only, got 5m"),
+        Arguments.of(
+            "another resync period",
+            List.of("--cloud-provider=fake", "--min-resync-period=1h"),
+            "--min-resync-period: ccm4j's informers resync every 12h (upstream's default) only,"
+                + " got 1h"),
+        Arguments.of(
+            "a controller start interval",
+            List.of("--cloud-provider=fake", "--controller-start-interval=2s"),
+            "--controller-start-interval: ccm4j starts its controllers together"),
+        Arguments.of(
+            "JSON logs",
+            List.of("--cloud-provider=fake", "--logging-format=json"),
+            "--logging-format: ccm4j logs text only, got json"),
+        Arguments.of(
+            "split log streams (upstream: an alpha gate)",
+            List.of("--cloud-provider=fake", "--log-text-split-stream"),
+            "--log-text-split-stream: upstream allows it only with its LoggingAlphaOptions feature"
+                + " gate"),
+        Arguments.of(
+            "a vmodule setting without a level",
+            List.of("--cloud-provider=fake", "--vmodule=bad"),
+            "--vmodule: \"bad\" does not have the pattern=N format"),
+        Arguments.of(
+            "no node lifecycle workers",
+            List.of("--cloud-provider=fake", "--concurrent-node-lifecycle-syncs=0"),
+            "--concurrent-node-lifecycle-syncs must be at least 1, but got 0"),
         Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
@@ -240,6 +317,23 @@ class RunCommandTest {
                 "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=yes"),
             "--feature-gates: invalid value of"),
         Arguments.of(
+            "a feature gate in a spelling Go does not read as a bool",
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=tRuE"),
+            "--feature-gates: invalid value of"
+                + " CloudControllerManagerWatchBasedRoutesReconciliation=tRuE: 'tRuE' is not a bool"),
+        Arguments.of(
+            "an upstream gate ccm4j does not implement, off its default",
+            List.of("--cloud-provider=fake", "--feature-gates=CoordinatedLeaderElection=true"),
+            "--feature-gates: CoordinatedLeaderElection=true: ccm4j does not implement"
+                + " CoordinatedLeaderElection; leave it at its default, false"),
+        Arguments.of(
+            "a locked upstream gate off its default",
+            List.of("--cloud-provider=fake", "--feature-gates=DeclarativeValidation=false"),
+            "--feature-gates: cannot set feature gate DeclarativeValidation to false, feature is"
+                + " locked to true"),
+        Arguments.of(
             "unknown flag",
             List.of("--cloud-provider=fake", "--colud-config=x"),
             "--colud-config"));
@@ -345,30 +439,533 @@ class RunCommandTest {
   }
 
   /**
-   * The arguments of Hetzner's, GCP's and OpenStack's published CCM manifests, as they pass them.
+   * A list flag is one line of CSV to pflag: Linode's chart passes {@code
+   * --authorization-always-allow-paths="/metrics"}, which upstream reads as the path /metrics.
    */
   @org.junit.jupiter.api.Test
-  void upstreamManifestsFlagsAreAccepted() {
-    for (List<String> args :
+  void listFlagsReadTheirValuesAsUpstreamsCsv() {
+    for (var args :
         List.of(
+            List.of("--authorization-always-allow-paths=\"/metrics\"", "[/metrics]"),
             List.of(
-                "--allow-untagged-cloud",
-                "--route-reconciliation-period=30s",
-                "--webhook-secure-port=0",
-                "--leader-elect=false"),
-            List.of(
-                "--v=4",
-                "--authentication-skip-lookup",
-                "--use-service-account-credentials=true",
-                "--cidr-allocator-type=RangeAllocator",
-                "--node-sync-period=1m",
-                "--bind-address=127.0.0.1"))) {
-      RunCommand run = new RunCommand();
-      List<String> all = new ArrayList<>(List.of("--cloud-provider=fake", "--secure-port=0"));
-      all.addAll(args);
-      new picocli.CommandLine(run).parseArgs(all.toArray(String[]::new));
-      assertThat(run.settings()).as("%s", args).isNotNull(); // throws naming a refused flag
+                "--authorization-always-allow-paths=/healthz,\"/metrics\"", "[/healthz, /metrics]"),
+            List.of("--authorization-always-allow-paths=\"/a,b\",/c", "[/a,b, /c]"))) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", args.get(0)));
+      assertThat(run.settings().servingAccess().alwaysAllowPaths())
+          .as(args.get(0))
+          .hasToString(args.get(1));
     }
+    RunCommand repeated =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake", "--controllers=\"cloud-node\"", "--controllers=service"));
+    assertThat(repeated.settings().selection().enabled())
+        .containsExactly("cloud-node-controller", "service-lb-controller");
+  }
+
+  /**
+   * {@code --feature-gates} as upstream's feature gate reads it: Go's bools, spaces trimmed, empty
+   * pairs skipped, occurrences merged; the upstream manager's other gates at their defaults.
+   */
+  @org.junit.jupiter.api.Test
+  void featureGatesReadAsUpstreamsFeatureGate() {
+    String gate = "CloudControllerManagerWatchBasedRoutesReconciliation";
+    for (var args :
+        List.of(
+            List.of("--feature-gates=" + gate + "=1", "true"),
+            List.of("--feature-gates=" + gate + "=T", "true"),
+            List.of("--feature-gates= " + gate + " = true ,", "true"),
+            List.of(
+                "--feature-gates=" + gate + "=true,AllAlpha=false,ContextualLogging=true", "true"),
+            List.of("--feature-gates=LoggingBetaOptions=true,WatchList=true", "false"))) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", args.get(0)));
+      assertThat(run.settings().controllers().network().watchBasedRoutes())
+          .as(args.get(0))
+          .isEqualTo(Boolean.parseBoolean(args.get(1)));
+    }
+    RunCommand repeated =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--feature-gates=" + gate + "=true",
+                "--feature-gates=" + gate + "=false"));
+    assertThat(repeated.settings().controllers().network().watchBasedRoutes()).isFalse();
+  }
+
+  /**
+   * The serving TLS flags take upstream's values (Go's version and suite names, legacy names too,
+   * and curve IDs) and set the serving port's TLS; the TLS 1.3 suites stay on, as in Go.
+   */
+  @org.junit.jupiter.api.Test
+  void servingTlsFlagsTakeUpstreamsNamesAndSetTheServingPortsTls() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--tls-min-version=VersionTLS12",
+                "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305,TLS_RSA_WITH_AES_128_GCM_SHA256",
+                "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                "--tls-curve-preferences=29,0x17"));
+
+    assertThat(run.settings().servingKeys().tls())
+        .isEqualTo(
+            new io.ccm4j.runtime.serving.ServingTls(
+                List.of("TLSv1.3", "TLSv1.2"),
+                List.of(
+                    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+                    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                    "TLS_AES_128_GCM_SHA256",
+                    "TLS_AES_256_GCM_SHA384",
+                    "TLS_CHACHA20_POLY1305_SHA256"),
+                List.of("x25519", "secp256r1")));
+  }
+
+  /**
+   * Every flag of upstream's cloud-controller-manager at Kubernetes 1.37 (k8s.io/cloud-provider
+   * v0.37.2's command with its serving, authn/authz, logging and feature-gate flags), each with
+   * upstream's default value, is accepted: those naming files are tested elsewhere, and --help and
+   * --version stop the command.
+   */
+  @org.junit.jupiter.api.Test
+  void everyUpstreamFlagAtItsDefaultIsAccepted() {
+    List<String> upstreamDefaults =
+        List.of(
+            "--allocate-node-cidrs=false",
+            "--allow-untagged-cloud=false",
+            "--authentication-skip-lookup=false",
+            "--authentication-token-webhook-cache-ttl=10s",
+            "--authentication-tolerate-lookup-failure=false",
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez",
+            "--authorization-webhook-cache-authorized-ttl=10s",
+            "--authorization-webhook-cache-unauthorized-ttl=10s",
+            "--bind-address=0.0.0.0",
+            "--cert-dir=",
+            "--cidr-allocator-type=RangeAllocator",
+            "--cluster-cidr=",
+            "--cluster-name=kubernetes",
+            "--concurrent-node-lifecycle-syncs=1",
+            "--concurrent-node-status-updates=0",
+            "--concurrent-node-syncs=1",
+            "--concurrent-service-syncs=1",
+            "--configure-cloud-routes=true",
+            "--contention-profiling=false",
+            "--controller-start-interval=0s",
+            "--controllers=*",
+            "--disable-http2-serving=false",
+            "--enable-leader-migration=false",
+            "--external-cloud-volume-plugin=",
+            "--feature-gates=",
+            "--http2-max-streams-per-connection=0",
+            "--kube-api-burst=30",
+            "--kube-api-content-type=application/vnd.kubernetes.protobuf",
+            "--kube-api-qps=20",
+            "--leader-elect=true",
+            "--leader-elect-lease-duration=15s",
+            "--leader-elect-renew-deadline=10s",
+            "--leader-elect-resource-lock=leases",
+            "--leader-elect-resource-name=cloud-controller-manager",
+            "--leader-elect-resource-namespace=kube-system",
+            "--leader-elect-retry-period=2s",
+            "--leader-migration-config=",
+            "--log-flush-frequency=5s",
+            "--log-text-info-buffer-size=0",
+            "--log-text-split-stream=false",
+            "--logging-format=text",
+            "--min-resync-period=12h0m0s",
+            "--node-monitor-period=5s",
+            "--node-status-update-frequency=5m0s",
+            "--node-sync-period=0s",
+            "--permit-address-sharing=false",
+            "--permit-port-sharing=false",
+            "--profiling=true",
+            "--requestheader-allowed-names=",
+            "--requestheader-extra-headers-prefix=x-remote-extra-",
+            "--requestheader-group-headers=x-remote-group",
+            "--requestheader-uid-headers=",
+            "--requestheader-username-headers=x-remote-user",
+            "--route-reconciliation-period=10s",
+            "--secure-port=10258",
+            "--tls-cipher-suites=",
+            "--tls-min-version=",
+            "--use-service-account-credentials=false",
+            "--v=0",
+            "--vmodule=",
+            "--webhook-bind-address=0.0.0.0",
+            "--webhook-cert-dir=",
+            "--webhook-disable-http2-serving=false",
+            "--webhook-secure-port=10260",
+            "--webhook-tls-cert-file=",
+            "--webhook-tls-cipher-suites=",
+            "--webhook-tls-min-version=",
+            "--webhook-tls-private-key-file=",
+            "--webhooks=");
+    for (String flag : upstreamDefaults) {
+      RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", flag));
+      assertThat(run.settings()).as(flag).isNotNull(); // throws naming a refused flag
+    }
+    RunCommand all = RunCommand.parse(concat(List.of("--cloud-provider=fake"), upstreamDefaults));
+    assertThat(all.settings()).isNotNull();
+  }
+
+  /** Values of upstream's flags that change nothing here either. */
+  @org.junit.jupiter.api.Test
+  void upstreamFlagsWithoutEffectHereTakeTheirValues() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--profiling=false",
+                "--contention-profiling",
+                "--authentication-tolerate-lookup-failure",
+                "--requestheader-allowed-names=front-proxy-client",
+                "--requestheader-group-headers=X-Remote-Group",
+                "--disable-http2-serving",
+                "--http2-max-streams-per-connection=1000",
+                "--external-cloud-volume-plugin=openstack",
+                "--leader-migration-config=/etc/kubernetes/migration.yaml",
+                "--concurrent-node-lifecycle-syncs=5",
+                "--log-flush-frequency=1s",
+                "--vmodule=controller*=4,node=2",
+                "--webhook-tls-cert-file=/nonexistent.crt",
+                "--webhook-tls-min-version=VersionTLS13"));
+    assertThat(run.settings()).isNotNull();
+  }
+
+  /** Upstream's {@code --cert-dir} pair is served when it is there. */
+  @org.junit.jupiter.api.Test
+  void certDirServesUpstreamsPairWhenThere(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    var certificate = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    java.nio.file.Files.writeString(
+        dir.resolve("cloud-controller-manager.crt"), certificate.certificatePem());
+    java.nio.file.Files.writeString(
+        dir.resolve("cloud-controller-manager.key"), certificate.privateKeyPem());
+
+    RunCommand run = RunCommand.parse(List.of("--cloud-provider=fake", "--cert-dir=" + dir));
+    var keys = run.settings().servingKeys();
+    var served =
+        (java.security.cert.X509Certificate)
+            keys.keyStore().getCertificate(keys.keyStore().aliases().nextElement());
+
+    assertThat(served.getSerialNumber())
+        .isEqualTo(
+            ((java.security.cert.X509Certificate)
+                    certificate
+                        .toKeyStore("p".toCharArray())
+                        .getCertificate(
+                            certificate.toKeyStore("p".toCharArray()).aliases().nextElement()))
+                .getSerialNumber());
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
+
+  /**
+   * A flag given twice keeps its last value, as pflag's: a chart or overlay that appends {@code
+   * --v=4} to a base's {@code --v=2} must not lose the flags of other groups given before it (they
+   * were: picocli took the repeat for a second occurrence of the groups).
+   */
+  @org.junit.jupiter.api.Test
+  void aRepeatedFlagKeepsItsLastValueAndLosesNoOtherFlag() {
+    for (List<String> repeat :
+        List.of(
+            List.of("--v=1", "--v=4"),
+            List.of("-v", "1", "-v2"),
+            List.of("--secure-port", "0", "--secure-port=0"),
+            List.of("--leader-elect=false", "--leader-elect"),
+            List.of("--cluster-name=first", "--kube-api-qps=5", "--cluster-name=x"))) {
+      List<String> args = new ArrayList<>(List.of("--cloud-provider=fake"));
+      args.addAll(repeat);
+      args.addAll(List.of("--cluster-name=x", "--route-reconciliation-period=30s"));
+      RunCommand run = RunCommand.parse(args);
+
+      var settings = run.settings();
+      assertThat(run.cloudProviderName()).as("%s", args).isEqualTo("fake");
+      assertThat(settings.clusterName()).as("%s", args).isEqualTo("x");
+      assertThat(settings.controllers().network().routeReconciliationPeriod())
+          .as("%s", args)
+          .isEqualTo(java.time.Duration.ofSeconds(30));
+    }
+    RunCommand last =
+        RunCommand.parse(
+            List.of("--cloud-provider=fake", "--leader-elect", "--v=2", "--leader-elect=false"));
+    assertThat(last.settings().leaderElection()).isEmpty();
+  }
+
+  /**
+   * Published CCM manifests' arguments (after the binary, if they name it), with the Kubernetes
+   * version each targets: they parse and check on the lab's terms, with ccm4j's cloud in place of
+   * the one they name; {@code $(VAR)} as the kubelet expands it, chart templates at their defaults,
+   * files made up.
+   */
+  static Stream<Arguments> upstreamManifests() {
+    return Stream.of(
+        // kubernetes/cloud-provider-aws examples/existing-cluster/base/
+        // aws-cloud-controller-manager-daemonset.yaml (v1.22)
+        manifest(
+            "aws example",
+            "--v=2",
+            "--cloud-provider=aws",
+            "--use-service-account-credentials=true",
+            "--configure-cloud-routes=false"),
+        // kubernetes/cloud-provider-aws charts/aws-cloud-controller-manager/values.yaml (v1.23)
+        manifest("aws chart", "--v=2", "--cloud-provider=aws"),
+        // kubernetes-sigs/cloud-provider-azure examples/out-of-tree/cloud-controller-manager.yaml
+        // (v1.34)
+        manifest(
+            "azure example",
+            "--allocate-node-cidrs=true",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--cloud-provider=azure",
+            "--cluster-cidr=10.244.0.0/16",
+            "--cluster-name=k8s",
+            "--controllers=*,-cloud-node",
+            "--configure-cloud-routes=true",
+            "--leader-elect=true",
+            "--route-reconciliation-period=10s",
+            "--v=4",
+            "--secure-port=10267"),
+        // kubernetes/cloud-provider-openstack charts/openstack-cloud-controller-manager/templates/
+        // daemonset.yaml (v1.3x; enabledControllers and cluster name at their defaults)
+        manifest(
+            "openstack chart",
+            "--v=2",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--cluster-name=kubernetes",
+            "--cloud-provider=openstack",
+            "--use-service-account-credentials=false",
+            "--controllers=cloud-node,cloud-node-lifecycle,route,service",
+            "--bind-address=127.0.0.1"),
+        // kubernetes/cloud-provider-gcp README's patch of deploy/packages/default (v1.35)
+        manifest(
+            "gcp",
+            "--cloud-provider=gce",
+            "--use-service-account-credentials",
+            "--secure-port=10258",
+            "--cloud-config=@CLOUD_CONFIG"),
+        // kubernetes/cloud-provider-vsphere releases/v1.37/vsphere-cloud-controller-manager.yaml
+        manifest("vsphere", "--cloud-provider=vsphere", "--v=2", "--cloud-config=@CLOUD_CONFIG"),
+        // hetznercloud/hcloud-cloud-controller-manager deploy/ccm-networks.yaml (hccm v1.25)
+        manifest(
+            "hetzner networks",
+            "--allow-untagged-cloud",
+            "--cloud-provider=hcloud",
+            "--route-reconciliation-period=30s",
+            "--webhook-secure-port=0",
+            "--allocate-node-cidrs=true",
+            "--cluster-cidr=10.244.0.0/16",
+            "--leader-elect=false"),
+        // digitalocean/digitalocean-cloud-controller-manager
+        // releases/digitalocean-cloud-controller-manager/v0.1.71.yml (command)
+        manifest("digitalocean", "--leader-elect=false"),
+        // linode/linode-cloud-controller-manager deploy/chart/templates/daemonset.yaml, with
+        // allowUnauthorizedMetrics (its provider's own flags left out)
+        manifest(
+            "linode chart",
+            "--leader-elect-resource-lock=leases",
+            "--v=3",
+            "--secure-port=10253",
+            "--webhook-secure-port=0",
+            "--authorization-always-allow-paths=\"/metrics\""),
+        // kubevirt/cloud-provider-kubevirt config/manager/manager.yaml
+        manifest(
+            "kubevirt",
+            "--cloud-provider=kubevirt",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--kubeconfig=@KUBECONFIG",
+            "--cluster-name=kvcluster"),
+        // kubernetes-sigs/cloud-provider-equinix-metal deploy/template/deployment.yaml (command)
+        manifest(
+            "equinix metal",
+            "--cloud-provider=equinixmetal",
+            "--leader-elect=false",
+            "--authentication-skip-lookup=true",
+            "--cloud-config=@CLOUD_CONFIG"),
+        // exoscale/exoscale-cloud-controller-manager docs/examples/cloud-controller-manager.yml
+        manifest(
+            "exoscale",
+            "--cloud-provider=exoscale",
+            "--leader-elect=true",
+            "--allow-untagged-cloud"),
+        // siderolabs/talos-cloud-controller-manager charts/talos-cloud-controller-manager/
+        // templates/deployment.yaml (values at their defaults)
+        manifest(
+            "talos chart",
+            "--v=2",
+            "--cloud-provider=talos",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--controllers=cloud-node",
+            "--leader-elect-resource-name=cloud-controller-manager-talos",
+            "--use-service-account-credentials",
+            "--secure-port=50258",
+            "--authorization-always-allow-paths=/healthz,/livez,/readyz,/metrics"),
+        // sergelogvinov/proxmox-cloud-controller-manager charts/proxmox-cloud-controller-manager/
+        // templates/deployment.yaml
+        manifest(
+            "proxmox chart",
+            "--v=2",
+            "--cloud-provider=proxmox",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--controllers=cloud-node,cloud-node-lifecycle",
+            "--leader-elect-resource-name=cloud-controller-manager-proxmox",
+            "--use-service-account-credentials",
+            "--secure-port=10258"),
+        // cloudscale-ch/cloudscale-cloud-controller-manager deploy/kubernetes/releases/latest.yml
+        manifest("cloudscale", "--allow-untagged-cloud", "--v=3"),
+        // vultr/vultr-cloud-controller-manager docs/releases/latest.yml (command)
+        manifest(
+            "vultr",
+            "--cloud-provider=vultr",
+            "--allow-untagged-cloud=true",
+            "--authentication-skip-lookup=true",
+            "--v=3"),
+        // civo/civo-cloud-controller-manager doc/yaml/ccm-install.yaml
+        manifest("civo", "--cloud-provider=civo"),
+        // TencentCloud/tencentcloud-cloud-controller-manager docs/example-manifests/out-of-tree/
+        // cloud-controller-manager.yaml
+        manifest(
+            "tencent",
+            "--cloud-provider=tencentcloud",
+            "--allocate-node-cidrs=true",
+            "--cluster-cidr=192.168.0.0/20",
+            "--master=http://10.0.0.1:8080",
+            "--configure-cloud-routes=true",
+            "--allow-untagged-cloud=true",
+            "--node-monitor-period=60s",
+            "--route-reconciliation-period=60s"),
+        // kubernetes/website content/en/examples/admin/cloud/ccm-example.yaml
+        manifest(
+            "kubernetes docs example",
+            "--cloud-provider=external-example",
+            "--leader-elect=true",
+            "--use-service-account-credentials",
+            "--allocate-node-cidrs=true",
+            "--configure-cloud-routes=true",
+            "--cluster-cidr=172.17.0.0/16"),
+        // IBM-Cloud/cloud-provider-ibm docs/examples/ibm-cloud-controller-manager.yaml (v1.26), but
+        // the flags refused below
+        manifest(
+            "ibm, without its removed and client-certificate flags",
+            "--use-service-account-credentials=true",
+            "--kubeconfig=@KUBECONFIG",
+            "--authentication-kubeconfig=@KUBECONFIG",
+            "--authorization-kubeconfig=@KUBECONFIG",
+            "--tls-cert-file=@TLS_CERT",
+            "--tls-private-key-file=@TLS_KEY",
+            "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"
+                + "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,"
+                + "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,"
+                + "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,"
+                + "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_AES_128_GCM_SHA256,"
+                + "TLS_CHACHA20_POLY1305_SHA256,TLS_AES_256_GCM_SHA384",
+            "--cloud-provider=ibm",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--profiling=false",
+            "--leader-elect=true",
+            "--leader-elect-lease-duration=60s",
+            "--leader-elect-renew-deadline=25s",
+            "--leader-elect-retry-period=5s",
+            "--v=2",
+            "--kube-api-burst=125",
+            "--kube-api-qps=100"));
+  }
+
+  /** Manifests whose flags cannot mean anything here: refused with one line naming the flag. */
+  static Stream<Arguments> upstreamManifestsRefused() {
+    return Stream.of(
+        // IBM-Cloud/cloud-provider-ibm docs/examples/ibm-cloud-controller-manager.yaml (v1.26)
+        Arguments.of(
+            List.of("--port=0", "--cloud-provider=ibm", "--profiling=false"),
+            "--port: upstream's manager no longer has it"),
+        Arguments.of(
+            List.of("--cloud-provider=ibm", "--client-ca-file=@TLS_CERT"),
+            "--client-ca-file: ccm4j does not accept client certificates"),
+        Arguments.of(
+            List.of("--cloud-provider=ibm", "--requestheader-client-ca-file=@TLS_CERT"),
+            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+        // kubernetes/cloud-provider-openstack manifests/controller-manager/
+        // openstack-cloud-controller-manager-ds.yaml (v1.16) and
+        // kubernetes/cloud-provider-alibaba-cloud docs/examples/cloud-controller-manager.yml (v1.9)
+        Arguments.of(
+            List.of(
+                "--v=1",
+                "--cloud-config=@CLOUD_CONFIG",
+                "--cloud-provider=openstack",
+                "--use-service-account-credentials=true",
+                "--address=127.0.0.1"),
+            "--address: upstream's manager no longer has it"),
+        // oracle/oci-cloud-controller-manager manifests/cloud-controller-manager/
+        // oci-cloud-controller-manager.yaml (v1.26): upstream dropped that lock type too
+        Arguments.of(
+            List.of(
+                "--cloud-config=@CLOUD_CONFIG",
+                "--cloud-provider=oci",
+                "--leader-elect-resource-lock=configmapsleases",
+                "--concurrent-service-syncs=3",
+                "--v=2"),
+            "--leader-elect-resource-lock: resourceLock value must be \"leases\""));
+  }
+
+  private static Arguments manifest(String name, String... args) {
+    return Arguments.of(name, List.of(args));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("upstreamManifests")
+  void upstreamManifestsFlagsAreAccepted(
+      String name, List<String> args, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    RunCommand run = RunCommand.parse(withFiles(args, dir));
+
+    assertThat(run.settings(new FakeCloudProvider())).as(name).isNotNull();
+  }
+
+  @ParameterizedTest
+  @MethodSource("upstreamManifestsRefused")
+  void upstreamManifestsFlagsThatCannotMeanAnythingHereAreRefusedNamingTheFlag(
+      List<String> args, String expected, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    List<String> files = withFiles(args, dir);
+
+    assertThatThrownBy(() -> RunCommand.parse(files).settings(new FakeCloudProvider()))
+        .isInstanceOf(picocli.CommandLine.ParameterException.class)
+        .hasMessageStartingWith(expected);
+  }
+
+  /** {@code args} with their @-placeholders made files in {@code dir}. */
+  private static List<String> withFiles(List<String> args, java.nio.file.Path dir)
+      throws Exception {
+    var certificate = SelfSignedCertificate.forLocalhost(java.time.Duration.ofDays(1));
+    var files =
+        java.util.Map.of(
+            "@CLOUD_CONFIG",
+            java.nio.file.Files.writeString(dir.resolve("cloud.conf"), "[Global]\n"),
+            "@KUBECONFIG",
+            java.nio.file.Files.writeString(
+                dir.resolve("kubeconfig"),
+                """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+                users: [{name: u, user: {token: t}}]
+                contexts: [{name: c, context: {cluster: c, user: u}}]
+                current-context: c
+                """),
+            "@TLS_CERT",
+            java.nio.file.Files.writeString(dir.resolve("tls.crt"), certificate.certificatePem()),
+            "@TLS_KEY",
+            java.nio.file.Files.writeString(dir.resolve("tls.key"), certificate.privateKeyPem()));
+    List<String> made = new ArrayList<>();
+    for (String arg : args) {
+      for (var file : files.entrySet()) {
+        arg = arg.replace(file.getKey(), file.getValue().toString());
+      }
+      made.add(arg);
+    }
+    return made;
   }
 
   /**

@@ -1,7 +1,9 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -23,7 +25,6 @@ public final class CompatibilityOptions {
 
   @Option(
       names = "--webhooks",
-      split = ",",
       paramLabel = "<name>",
       description = "Must be empty: ccm4j implements no webhooks.")
   List<String> webhooks = List.of();
@@ -57,14 +58,370 @@ public final class CompatibilityOptions {
               + " ${DEFAULT-VALUE}.")
   String cidrAllocatorType;
 
+  // Serving, authentication and authorization (k8s.io/apiserver's options).
+
+  @Option(
+      names = "--authentication-tolerate-lookup-failure",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Accepted for compatibility: ccm4j looks nothing up to fail at.")
+  boolean authenticationTolerateLookupFailure;
+
+  @Option(
+      names = {
+        "--requestheader-allowed-names",
+        "--requestheader-extra-headers-prefix",
+        "--requestheader-group-headers",
+        "--requestheader-uid-headers",
+        "--requestheader-username-headers"
+      },
+      paramLabel = "<list>",
+      description =
+          "Accepted for compatibility: they take effect only with a request-header client CA,"
+              + " which ccm4j never has (see --requestheader-client-ca-file).")
+  List<String> requestHeaderOptions = List.of();
+
+  @Option(
+      names = "--client-ca-file",
+      paramLabel = "<file>",
+      description =
+          "Refused: ccm4j authenticates bearer tokens only (TokenReview), not client"
+              + " certificates.")
+  String clientCaFile;
+
+  @Option(
+      names = "--requestheader-client-ca-file",
+      paramLabel = "<file>",
+      description = "Refused, as --client-ca-file.")
+  String requestHeaderClientCaFile;
+
+  @Option(
+      names = "--authentication-token-webhook-cache-ttl",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "How long token reviews are cached: 10s (upstream's default) only.")
+  Duration tokenReviewCacheTtl = REVIEW_CACHE_TTL;
+
+  @Option(
+      names = "--authorization-webhook-cache-authorized-ttl",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "How long allowing access reviews are cached: 10s (upstream's default) only.")
+  Duration authorizedCacheTtl = REVIEW_CACHE_TTL;
+
+  @Option(
+      names = "--authorization-webhook-cache-unauthorized-ttl",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "How long denying access reviews are cached: 10s (upstream's default) only.")
+  Duration unauthorizedCacheTtl = REVIEW_CACHE_TTL;
+
+  @Option(
+      names = "--tls-sni-cert-key",
+      paramLabel = "<certfile,keyfile[:names]>",
+      description = "Refused: ccm4j serves one certificate (--tls-cert-file).")
+  String tlsSniCertKey;
+
+  @Option(
+      names = "--disable-http2-serving",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Accepted for compatibility: ccm4j serves HTTP/1.1 only.")
+  boolean disableHttp2Serving;
+
+  @Option(
+      names = "--webhook-disable-http2-serving",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Accepted for compatibility: ccm4j starts no webhook server.")
+  boolean webhookDisableHttp2Serving;
+
+  @Option(
+      names = "--http2-max-streams-per-connection",
+      paramLabel = "<n>",
+      defaultValue = "0",
+      description = "Accepted for compatibility: ccm4j serves HTTP/1.1 only.")
+  int http2MaxStreamsPerConnection;
+
+  @Option(
+      names = "--permit-address-sharing",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Only false (the default): ccm4j's listener takes no socket options.")
+  boolean permitAddressSharing;
+
+  @Option(
+      names = "--permit-port-sharing",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Only false (the default): ccm4j's listener takes no socket options.")
+  boolean permitPortSharing;
+
+  @Option(
+      names = "--profiling",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "true",
+      paramLabel = "<bool>",
+      description =
+          "Accepted for compatibility: ccm4j serves no /debug/pprof (Go's profiler); profile the"
+              + " JVM with Java Flight Recorder instead.")
+  boolean profiling;
+
+  @Option(
+      names = "--contention-profiling",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description = "Accepted for compatibility, as --profiling.")
+  boolean contentionProfiling;
+
+  @Option(
+      names = {
+        "--webhook-bind-address",
+        "--webhook-cert-dir",
+        "--webhook-tls-cert-file",
+        "--webhook-tls-private-key-file",
+        "--webhook-tls-cipher-suites",
+        "--webhook-tls-curve-preferences",
+        "--webhook-tls-min-version",
+        "--webhook-tls-sni-cert-key"
+      },
+      paramLabel = "<value>",
+      description = "Accepted for compatibility: ccm4j starts no webhook server.")
+  List<String> webhookServing = List.of();
+
+  // Generic controller-manager options (k8s.io/controller-manager, k8s.io/cloud-provider).
+
+  @Option(
+      names = "--external-cloud-volume-plugin",
+      paramLabel = "<plugin>",
+      description =
+          "Accepted for compatibility: read by kube-controller-manager only, never by a cloud"
+              + " controller manager.")
+  String externalCloudVolumePlugin;
+
+  @Option(
+      names = "--enable-leader-migration",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description =
+          "Only false (the default): ccm4j does not take part in leader migration from"
+              + " kube-controller-manager.")
+  boolean enableLeaderMigration;
+
+  @Option(
+      names = "--leader-migration-config",
+      paramLabel = "<file>",
+      description =
+          "Accepted for compatibility: read only with --enable-leader-migration, as upstream's.")
+  String leaderMigrationConfig;
+
+  @Option(
+      names = "--concurrent-node-lifecycle-syncs",
+      paramLabel = "<n>",
+      defaultValue = "1",
+      description =
+          "Accepted for compatibility (at least 1): ccm4j's cloud-node-lifecycle controller asks"
+              + " the cloud about NotReady nodes in bulk calls, not with per-node workers.")
+  int concurrentNodeLifecycleSyncs;
+
+  @Option(
+      names = "--min-resync-period",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "12h only (upstream's default): ccm4j's informers resync every 12h.")
+  Duration minResyncPeriod = MIN_RESYNC_PERIOD;
+
+  @Option(
+      names = "--controller-start-interval",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "0 only (upstream's default): ccm4j starts its controllers together.")
+  Duration controllerStartInterval = Duration.ZERO;
+
+  // Logging (k8s.io/component-base's logs options).
+
+  @Option(
+      names = "--log-flush-frequency",
+      paramLabel = "<duration>",
+      converter = GoDurationConverter.class,
+      description = "Accepted for compatibility: ccm4j writes each log record at once.")
+  Duration logFlushFrequency;
+
+  @Option(
+      names = "--logging-format",
+      paramLabel = "<format>",
+      defaultValue = "text",
+      description =
+          "text only: for JSON, put a logback.xml with a JSON encoder on the class path (or name"
+              + " one with -Dlogback.configurationFile).")
+  String loggingFormat;
+
+  @Option(
+      names = "--log-text-split-stream",
+      arity = "0..1",
+      converter = GoBool.class,
+      fallbackValue = "true",
+      defaultValue = "false",
+      paramLabel = "<bool>",
+      description =
+          "Only false: upstream needs its LoggingAlphaOptions gate for it, which ccm4j does not"
+              + " implement.")
+  boolean logTextSplitStream;
+
+  @Option(
+      names = "--log-text-info-buffer-size",
+      paramLabel = "<size>",
+      defaultValue = "0",
+      description =
+          "Only 0: upstream needs its LoggingAlphaOptions gate for it, which ccm4j does not"
+              + " implement.")
+  String logTextInfoBufferSize;
+
+  @Option(
+      names = "--vmodule",
+      paramLabel = "<pattern=N,...>",
+      description =
+          "Accepted for compatibility: klog's per-file verbosity matches Go source files, of which"
+              + " ccm4j has none; use -v.")
+  String vmodule;
+
+  // Flags upstream's manager no longer has, which older manifests still pass: refused, as
+  // upstream refuses them, but saying what they were and what to do.
+
+  @Option(names = "--address", hidden = true)
+  String removedAddress;
+
+  @Option(names = "--port", hidden = true)
+  String removedPort;
+
+  private static final Duration REVIEW_CACHE_TTL = Duration.ofSeconds(10);
+  private static final Duration MIN_RESYNC_PERIOD = Duration.ofHours(12);
+
   public Optional<String> validate() {
     if (webhookSecurePort < 0 || webhookSecurePort > 65535) {
       return Optional.of(
           "--webhook-secure-port must be between 0 and 65535, got " + webhookSecurePort);
     }
-    List<String> named = webhooks.stream().map(String::trim).filter(w -> !w.isEmpty()).toList();
+    List<String> named;
+    try {
+      named =
+          GoCsv.fields("--webhooks", webhooks).stream()
+              .map(String::trim)
+              .filter(w -> !w.isEmpty())
+              .toList();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
     if (!named.isEmpty()) {
       return Optional.of("--webhooks: ccm4j implements no webhooks, got " + named);
+    }
+    if (removedAddress != null || removedPort != null) {
+      return Optional.of(
+          ("%s: upstream's manager no longer has it (it set the insecure HTTP port, which is"
+                  + " gone) and exits on it; ccm4j serves only HTTPS on --bind-address:--secure-port:"
+                  + " drop it")
+              .formatted(removedAddress != null ? "--address" : "--port"));
+    }
+    for (var caFile :
+        List.of(
+            Map.entry("--client-ca-file", Optional.ofNullable(clientCaFile)),
+            Map.entry(
+                "--requestheader-client-ca-file",
+                Optional.ofNullable(requestHeaderClientCaFile)))) {
+      if (caFile.getValue().isPresent()) {
+        return Optional.of(
+            ("%s: ccm4j does not accept client certificates on its serving port; it"
+                    + " authenticates bearer tokens (TokenReview), so drop the flag and give"
+                    + " scrapers a token")
+                .formatted(caFile.getKey()));
+      }
+    }
+    for (var ttl :
+        List.of(
+            Map.entry("--authentication-token-webhook-cache-ttl", tokenReviewCacheTtl),
+            Map.entry("--authorization-webhook-cache-authorized-ttl", authorizedCacheTtl),
+            Map.entry("--authorization-webhook-cache-unauthorized-ttl", unauthorizedCacheTtl))) {
+      if (!ttl.getValue().equals(REVIEW_CACHE_TTL)) {
+        return Optional.of(
+            "%s: ccm4j caches token and access reviews for 10s (upstream's default) only, got %s"
+                .formatted(ttl.getKey(), GoDurations.format(ttl.getValue())));
+      }
+    }
+    if (tlsSniCertKey != null) {
+      return Optional.of(
+          "--tls-sni-cert-key: ccm4j serves one certificate; give it with --tls-cert-file and"
+              + " --tls-private-key-file");
+    }
+    if (permitAddressSharing || permitPortSharing) {
+      return Optional.of(
+          "%s: ccm4j's listener (the JDK's HTTPS server) cannot share its address or port"
+              .formatted(
+                  permitAddressSharing ? "--permit-address-sharing" : "--permit-port-sharing"));
+    }
+    if (enableLeaderMigration) {
+      return Optional.of(
+          "--enable-leader-migration: ccm4j does not take part in leader migration from"
+              + " kube-controller-manager; migrate the cloud controllers with the"
+              + " kube-controller-manager's cloud provider off first");
+    }
+    if (concurrentNodeLifecycleSyncs < 1) {
+      return Optional.of(
+          "--concurrent-node-lifecycle-syncs must be at least 1, but got "
+              + concurrentNodeLifecycleSyncs);
+    }
+    if (!minResyncPeriod.equals(MIN_RESYNC_PERIOD)) {
+      return Optional.of(
+          "--min-resync-period: ccm4j's informers resync every 12h (upstream's default) only, got "
+              + GoDurations.format(minResyncPeriod));
+    }
+    if (!controllerStartInterval.isZero()) {
+      return Optional.of(
+          "--controller-start-interval: ccm4j starts its controllers together (upstream's"
+              + " default, 0) only, got "
+              + GoDurations.format(controllerStartInterval));
+    }
+    if (!loggingFormat.equals("text")) {
+      return Optional.of(
+          ("--logging-format: ccm4j logs text only, got %s; for JSON put a logback.xml with a"
+                  + " JSON encoder on the class path")
+              .formatted(loggingFormat));
+    }
+    if (logTextSplitStream || !logTextInfoBufferSize.equals("0")) {
+      return Optional.of(
+          "%s: upstream allows it only with its LoggingAlphaOptions feature gate, which ccm4j does not implement"
+              .formatted(
+                  logTextSplitStream ? "--log-text-split-stream" : "--log-text-info-buffer-size"));
+    }
+    if (vmodule != null && !vmodule.isEmpty()) {
+      for (String setting : vmodule.split(",", -1)) {
+        if (!setting.matches("[^=]+=\\d+")) {
+          return Optional.of(
+              "--vmodule: \"%s\" does not have the pattern=N format".formatted(setting));
+        }
+      }
     }
     if (!cidrAllocatorType.equals("RangeAllocator")) {
       return Optional.of(

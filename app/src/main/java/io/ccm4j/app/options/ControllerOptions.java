@@ -14,13 +14,17 @@ public final class ControllerOptions {
 
   @Option(
       names = "--controllers",
-      split = ",",
       paramLabel = "<names>",
       defaultValue = "*",
       descriptionKey = "controllers") // RunHelp: the names come from Controllers.ALL
-  List<String> controllers;
+  List<String> controllers; // each occurrence as given: upstream's list syntax (GoCsv)
 
   public Optional<String> validate() {
+    try {
+      GoCsv.fields("--controllers", controllers);
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
     try {
       selection();
     } catch (IllegalArgumentException e) {
@@ -30,6 +34,6 @@ public final class ControllerOptions {
   }
 
   public ControllerSelection selection() {
-    return ControllerSelection.parse(controllers);
+    return ControllerSelection.parse(GoCsv.fields("--controllers", controllers));
   }
 }

@@ -5,7 +5,6 @@ import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.network.NetworkSettings;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -91,30 +90,28 @@ public final class NetworkOptions {
 
   @Option(
       names = "--feature-gates",
-      split = ",",
       paramLabel = "<gate=bool>",
       description =
-          "Alpha features, as key=value pairs. Known: "
+          "Feature gates, as Name=bool pairs separated by commas (the gates of upstream's manager;"
+              + " those ccm4j does not implement only at their default). Implemented: "
               + NetworkSettings.WATCH_BASED_ROUTES_GATE
               + " (alpha, default false): reconcile routes when nodes change, at most once every"
-              + " 10s, instead of every --route-reconciliation-period.")
-  Map<String, String> featureGates = Map.of();
+              + " 10s, instead of every --route-reconciliation-period; "
+              + FeatureGates.RELEASE_LEASE_ON_EXIT
+              + " (ccm4j releases the Lease on every clean stop).")
+  List<String> featureGates = List.of(); // each occurrence as given (FeatureGates reads them)
 
   /**
    * @return the problem, naming the flag, or empty
    */
   public Optional<String> validate() {
-    for (Map.Entry<String, String> gate : featureGates.entrySet()) {
-      if (!gate.getKey().equals(NetworkSettings.WATCH_BASED_ROUTES_GATE)) {
-        return Optional.of(
-            "--feature-gates: unrecognized feature gate: %s (known: %s)"
-                .formatted(gate.getKey(), NetworkSettings.WATCH_BASED_ROUTES_GATE));
+    try {
+      Optional<String> gates = FeatureGates.problem(FeatureGates.parse(featureGates));
+      if (gates.isPresent()) {
+        return Optional.of("--feature-gates: " + gates.get());
       }
-      if (!gate.getValue().equalsIgnoreCase("true") && !gate.getValue().equalsIgnoreCase("false")) {
-        return Optional.of(
-            "--feature-gates: invalid value of %s: %s, must be true or false"
-                .formatted(gate.getKey(), gate.getValue()));
-      }
+    } catch (IllegalArgumentException e) {
+      return Optional.of("--feature-gates: " + e.getMessage());
     }
     List<Cidr> clusterCidrs;
     List<Cidr> serviceCidrs;
@@ -225,7 +222,8 @@ public final class NetworkOptions {
    */
   public NetworkSettings settings() {
     NetworkSettings defaults = NetworkSettings.defaults();
-    String watchBased = featureGates.get(NetworkSettings.WATCH_BASED_ROUTES_GATE);
+    Boolean watchBased =
+        FeatureGates.parse(featureGates).get(NetworkSettings.WATCH_BASED_ROUTES_GATE);
     return defaults
         .withClusterCidrs(clusterCidrs())
         .withConfigureCloudRoutes(configureCloudRoutes)
@@ -237,8 +235,7 @@ public final class NetworkOptions {
             isBlank(serviceClusterIpRange)
                 ? defaults.serviceCidrs()
                 : NetworkSettings.parseDualStack(serviceClusterIpRange))
-        .withWatchBasedRoutes(
-            watchBased == null ? defaults.watchBasedRoutes() : Boolean.parseBoolean(watchBased));
+        .withWatchBasedRoutes(watchBased == null ? defaults.watchBasedRoutes() : watchBased);
   }
 
   /** {@code --node-cidr-mask-size}, else the family's own flag, else the default (0 is unset). */

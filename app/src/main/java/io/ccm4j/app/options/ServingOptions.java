@@ -2,6 +2,7 @@ package io.ccm4j.app.options;
 
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.ccm4j.runtime.serving.ServingTls;
 import io.ccm4j.tls.PemKeyStores;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -42,15 +43,49 @@ public final class ServingOptions {
   Path tlsPrivateKeyFile;
 
   @Option(
+      names = "--cert-dir",
+      paramLabel = "<dir>",
+      description =
+          "Without --tls-cert-file: serve cloud-controller-manager.crt and .key from this"
+              + " directory when both are there, as upstream's (which also writes its self-signed"
+              + " pair there; ccm4j keeps that in memory).")
+  String certDir; // empty, as upstream's default: none
+
+  @Option(
+      names = "--tls-min-version",
+      paramLabel = "<version>",
+      description =
+          "Minimum TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13"
+              + " (upstream's names). Default: TLS 1.2.")
+  String tlsMinVersion;
+
+  @Option(
+      names = "--tls-cipher-suites",
+      paramLabel = "<suites>",
+      description =
+          "Cipher suites for TLS 1.2, comma-separated, in Go's (IANA) names; the TLS 1.3 suites"
+              + " stay on, as upstream's. Suites this Java runtime disables as insecure (RSA key"
+              + " exchange, RC4, 3DES) are left out. Default: the runtime's.")
+  List<String> tlsCipherSuites = List.of(); // each occurrence as given: upstream's list syntax
+
+  @Option(
+      names = "--tls-curve-preferences",
+      paramLabel = "<ids>",
+      description =
+          "Key exchange groups, as Go's curve IDs, comma-separated (23 P-256, 24 P-384, 25 P-521,"
+              + " 29 X25519, 4587-4589 the ML-KEM hybrids); those this Java runtime lacks are left"
+              + " out. Default: the runtime's.")
+  List<String> tlsCurvePreferences = List.of();
+
+  @Option(
       names = "--authorization-always-allow-paths",
       paramLabel = "<path>",
-      split = ",",
       defaultValue = "/healthz,/readyz,/livez",
       description =
           "Paths served without authentication or authorization (a trailing * matches a prefix);"
               + " every other path needs a bearer token whose user may get it (TokenReview,"
               + " SubjectAccessReview). Default: ${DEFAULT-VALUE}.")
-  List<String> alwaysAllowPaths;
+  List<String> alwaysAllowPaths; // each occurrence as given: upstream's list syntax (GoCsv)
 
   @Option(
       names = "--authentication-kubeconfig",
@@ -69,7 +104,10 @@ public final class ServingOptions {
   Path authorizationKubeconfig;
 
   List<String> alwaysAllowPaths() {
-    return alwaysAllowPaths.stream().map(String::trim).filter(p -> !p.isEmpty()).toList();
+    return GoCsv.fields("--authorization-always-allow-paths", alwaysAllowPaths).stream()
+        .map(String::trim)
+        .filter(p -> !p.isEmpty())
+        .toList();
   }
 
   /** Who may read what; the kubeconfigs are read here (validate() checked them). */
@@ -83,7 +121,13 @@ public final class ServingOptions {
   }
 
   public Optional<String> validate() {
-    for (String path : alwaysAllowPaths()) {
+    List<String> paths;
+    try {
+      paths = alwaysAllowPaths();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+    for (String path : paths) {
       if (!path.startsWith("/")) {
         return Optional.of(
             "--authorization-always-allow-paths: \"%s\" must start with /".formatted(path));
@@ -91,6 +135,11 @@ public final class ServingOptions {
     }
     if (securePort < 0 || securePort > 65535) {
       return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
+    }
+    try {
+      tls();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
     }
     if ((tlsCertFile == null) != (tlsPrivateKeyFile == null)) {
       return Optional.of("--tls-cert-file and --tls-private-key-file must be given together");
@@ -115,12 +164,34 @@ public final class ServingOptions {
         : Optional.of(new InetSocketAddress(bindAddress, securePort));
   }
 
-  /** The serving keys: the given files, else a self-signed certificate for localhost. */
+  /**
+   * The serving keys: the given files, else a self-signed certificate for localhost; served with
+   * the TLS the flags ask for.
+   */
   public ServingKeys keys() {
     if (tlsCertFile != null) {
-      char[] password = "from-files".toCharArray();
-      return new ServingKeys(PemKeyStores.load(tlsCertFile, tlsPrivateKeyFile, password), password);
+      return fromFiles(tlsCertFile, tlsPrivateKeyFile);
     }
-    return ServingKeys.selfSigned();
+    if (certDir != null && !certDir.isEmpty()) {
+      // Upstream's pair name for the cloud-controller-manager (NewCloudControllerManagerOptions).
+      Path cert = Path.of(certDir, CERT_DIR_PAIR + ".crt");
+      Path key = Path.of(certDir, CERT_DIR_PAIR + ".key");
+      if (Files.isReadable(cert) && Files.isReadable(key)) {
+        return fromFiles(cert, key);
+      }
+    }
+    return ServingKeys.selfSigned().withTls(tls());
+  }
+
+  private static final String CERT_DIR_PAIR = "cloud-controller-manager";
+
+  private ServingKeys fromFiles(Path cert, Path key) {
+    char[] password = "from-files".toCharArray();
+    return new ServingKeys(PemKeyStores.load(cert, key, password), password).withTls(tls());
+  }
+
+  private ServingTls tls() {
+    return GoTls.serving(
+        tlsMinVersion, GoCsv.fields("--tls-cipher-suites", tlsCipherSuites), tlsCurvePreferences);
   }
 }

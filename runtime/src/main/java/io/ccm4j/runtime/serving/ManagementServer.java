@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.fabric8.kubernetes.api.model.Status;
@@ -77,8 +78,15 @@ public final class ManagementServer implements AutoCloseable {
     this.metrics = metrics;
     this.access = access;
     this.server = HttpsServer.create(address, 0);
+    SSLContext context = sslContext(keys.keyStore(), keys.password());
+    ServingTls tls = keys.tls();
     server.setHttpsConfigurator(
-        new HttpsConfigurator(sslContext(keys.keyStore(), keys.password())));
+        new HttpsConfigurator(context) {
+          @Override
+          public void configure(HttpsParameters parameters) {
+            parameters.setSSLParameters(tls.applyTo(context.getDefaultSSLParameters()));
+          }
+        });
     for (String path : new String[] {"/healthz", "/livez", "/readyz"}) {
       server.createContext(path, guarded(this::isHealthPath, this::serveHealth));
     }

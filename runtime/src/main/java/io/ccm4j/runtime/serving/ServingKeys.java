@@ -6,19 +6,33 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-/** The key and certificate an HTTPS server presents, in a key store with its password. */
+/**
+ * The key and certificate an HTTPS server presents, in a key store with its password, and the TLS
+ * it speaks ({@link ServingTls}).
+ */
 public final class ServingKeys {
 
   private final CompletableFuture<KeyStore> keyStore;
   private final char[] password;
+  private final ServingTls tls;
 
   public ServingKeys(KeyStore keyStore, char[] password) {
-    this(CompletableFuture.completedFuture(keyStore), password);
+    this(CompletableFuture.completedFuture(keyStore), password, ServingTls.DEFAULTS);
   }
 
-  private ServingKeys(CompletableFuture<KeyStore> keyStore, char[] password) {
+  private ServingKeys(CompletableFuture<KeyStore> keyStore, char[] password, ServingTls tls) {
     this.keyStore = keyStore;
     this.password = password;
+    this.tls = tls;
+  }
+
+  /** These keys, served with {@code tls}. */
+  public ServingKeys withTls(ServingTls tls) {
+    return new ServingKeys(keyStore, password, tls);
+  }
+
+  public ServingTls tls() {
+    return tls;
   }
 
   /**
@@ -43,7 +57,7 @@ public final class ServingKeys {
                 store.completeExceptionally(e);
               }
             });
-    return new ServingKeys(store, password);
+    return new ServingKeys(store, password, ServingTls.DEFAULTS);
   }
 
   /** The key store, once made. */

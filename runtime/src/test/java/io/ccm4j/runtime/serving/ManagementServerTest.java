@@ -174,4 +174,89 @@ class ManagementServerTest {
           .containsExactly("GET /metrics", "GET /healthz/cloud-node-controller", "GET /readyz");
     }
   }
+
+  /**
+   * The serving TLS narrows what the port offers: a minimum version, the TLS 1.2 suites and the key
+   * exchange groups a handshake may use.
+   */
+  @Test
+  void servingTlsNarrowsTheVersionsSuitesAndGroupsOffered() throws Exception {
+    ServingTls tls =
+        new ServingTls(
+            List.of("TLSv1.3", "TLSv1.2"),
+            List.of("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256"),
+            List.of("secp256r1"));
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned().withTls(tls),
+            new HealthChecks(),
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+      int port = server.address().getPort();
+
+      assertThat(handshake(port, "TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "secp256r1"))
+          .isEqualTo("TLSv1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384");
+      assertThat(handshake(port, "TLSv1.3", "TLS_AES_128_GCM_SHA256", "secp256r1"))
+          .isEqualTo("TLSv1.3 TLS_AES_128_GCM_SHA256");
+      assertThat(handshake(port, "TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "secp256r1"))
+          .as("a suite left out")
+          .startsWith("refused");
+      assertThat(handshake(port, "TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519"))
+          .as("a group left out")
+          .startsWith("refused");
+    }
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned()
+                .withTls(new ServingTls(List.of("TLSv1.3"), List.of(), List.of())),
+            new HealthChecks(),
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+      assertThat(
+              handshake(
+                  server.address().getPort(),
+                  "TLSv1.2",
+                  "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                  "secp256r1"))
+          .as("below the minimum version")
+          .startsWith("refused");
+    }
+  }
+
+  /** The protocol and suite a client offering only these settles on, or "refused". */
+  private static String handshake(int port, String protocol, String suite, String group)
+      throws Exception {
+    javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+    context.init(
+        null,
+        new javax.net.ssl.TrustManager[] {
+          new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(
+                java.security.cert.X509Certificate[] chain, String authType) {}
+
+            @Override
+            public void checkServerTrusted(
+                java.security.cert.X509Certificate[] chain, String authType) {}
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+              return new java.security.cert.X509Certificate[0];
+            }
+          }
+        },
+        null);
+    try (javax.net.ssl.SSLSocket socket =
+        (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+      javax.net.ssl.SSLParameters parameters = socket.getSSLParameters();
+      parameters.setProtocols(new String[] {protocol});
+      parameters.setCipherSuites(new String[] {suite});
+      parameters.setNamedGroups(new String[] {group});
+      socket.setSSLParameters(parameters);
+      socket.startHandshake();
+      return socket.getSession().getProtocol() + " " + socket.getSession().getCipherSuite();
+    } catch (java.io.IOException e) {
+      return "refused: " + e.getMessage();
+    }
+  }
 }
