@@ -3,6 +3,7 @@ package io.ccm4j.runtime.client;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
+import io.ccm4j.tls.ClusterTrust;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -5,6 +5,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.ProviderContext;
+import io.ccm4j.tls.ClusterTrust;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -67,7 +68,12 @@ public final class KubeVirtCloud implements CloudProvider {
       // (the controllers retry with backoff), not hold a lifecycle pass through fabric8's ten.
       Config config = infraConfig();
       config.setRequestRetryBackoffLimit(1);
-      infra = new KubernetesClientBuilder().withConfig(config).build();
+      // Its API server's certificate checked against the kubeconfig's CA alone, as client-go's.
+      infra =
+          new KubernetesClientBuilder()
+              .withConfig(config)
+              .withHttpClientBuilderConsumer(http -> ClusterTrust.apply(http, config))
+              .build();
     } catch (KubernetesClientException | UncheckedIOException e) {
       throw new CloudException("cannot configure the infrastructure cluster's client: " + e, e);
     }

@@ -1,4 +1,4 @@
-package io.ccm4j.runtime.client;
+package io.ccm4j.tls;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -24,12 +24,12 @@ import javax.net.ssl.TrustManagerFactory;
  * switched off ({@code insecure-skip-tls-verify}), or a trust store of the operator's own,
  * fabric8's choice stands.
  */
-final class ClusterTrust {
+public final class ClusterTrust {
 
   private ClusterTrust() {}
 
   /** Makes {@code http} trust the cluster's CA alone, when {@code config} names one. */
-  static void apply(HttpClient.Builder http, Config config) {
+  public static void apply(HttpClient.Builder http, Config config) {
     trustManagers(config)
         .ifPresent(
             trust -> {
@@ -43,7 +43,7 @@ final class ClusterTrust {
   }
 
   /** The trust managers of the cluster's CA; empty when fabric8's are to stand. */
-  static Optional<TrustManager[]> trustManagers(Config config) {
+  public static Optional<TrustManager[]> trustManagers(Config config) {
     if (config.isTrustCerts()
         || isSet(config.getTrustStoreFile())
         || !isSet(config.getCaCertData()) && !isSet(config.getCaCertFile())) {
