@@ -63,22 +63,34 @@ final class LauncherJvm {
 
   /**
    * The archive for {@code command} and {@code jar} in {@code directory}; as the launcher, the
-   * command's archives for other jars (earlier builds) are deleted, so rebuilds leave none behind.
+   * command's archives for other jars (earlier builds) are deleted, so rebuilds leave none behind,
+   * and {@code run}'s is kept only when the run that wrote it started its controllers (its file
+   * {@code .started} beside it), else the next run writes it again.
    */
   static Optional<ClassData> classData(String command, Path jar, Path directory) {
     try {
       long mtime = Files.getLastModifiedTime(jar).to(TimeUnit.SECONDS);
       Path archive = directory.resolve(command + "-" + mtime + "-" + Files.size(jar) + ".jsa");
+      Path started = ClassData.startedMarker(archive);
       Files.createDirectories(directory);
       try (DirectoryStream<Path> earlier =
-          Files.newDirectoryStream(directory, command + "-*.jsa")) {
+          Files.newDirectoryStream(directory, command + "-[0-9]*.jsa*")) {
         for (Path other : earlier) {
-          if (!other.equals(archive)) {
+          if (!other.equals(archive) && !other.equals(started)) {
             Files.deleteIfExists(other);
           }
         }
       }
-      return Optional.of(new ClassData(archive));
+      if (command.equals("run")) {
+        if (!Files.exists(started)) {
+          Files.deleteIfExists(archive);
+        }
+        if (!Files.exists(archive)) {
+          Files.deleteIfExists(started);
+        }
+        return Optional.of(new ClassData(archive, Optional.of(started)));
+      }
+      return Optional.of(new ClassData(archive, Optional.empty()));
     } catch (IOException e) {
       return Optional.empty(); // as the launcher: no cache directory, no archive
     }
@@ -98,8 +110,14 @@ final class LauncherJvm {
    * A class-data archive the JVM maps when it exists and writes when its run ends otherwise.
    *
    * @param archive where it is
+   * @param started for {@code run}: the file the manager creates once its controllers started,
+   *     which keeps the archive its run writes
    */
-  record ClassData(Path archive) {
+  record ClassData(Path archive, Optional<Path> started) {
+
+    static Path startedMarker(Path archive) {
+      return archive.resolveSibling(archive.getFileName() + ".started");
+    }
 
     /** Whether a run before this one left it (so this start maps it). */
     boolean exists() {
@@ -108,11 +126,15 @@ final class LauncherJvm {
 
     /** The launcher's JVM options for it. */
     List<String> jvmOptions() {
-      return List.of(
-          "-XX:SharedArchiveFile=" + archive,
-          "-XX:+AutoCreateSharedArchive",
-          "-Xlog:cds*=off",
-          "-Xlog:aot*=off");
+      List<String> options = new ArrayList<>();
+      started.ifPresent(file -> options.add("-Dccm4j.class-data.started=" + file));
+      options.addAll(
+          List.of(
+              "-XX:SharedArchiveFile=" + archive,
+              "-XX:+AutoCreateSharedArchive",
+              "-Xlog:cds*=off",
+              "-Xlog:aot*=off"));
+      return options;
     }
   }
 }

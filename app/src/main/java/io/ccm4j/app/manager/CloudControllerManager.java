@@ -403,6 +403,7 @@ public final class CloudControllerManager implements AutoCloseable {
         running.isEmpty()
             ? "none"
             : String.join(", ", running.stream().map(Controller::name).toList()));
+    ClassDataStarted.record();
   }
 
   /**
