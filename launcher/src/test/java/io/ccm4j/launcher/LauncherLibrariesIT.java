@@ -15,6 +15,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The libraries the {@code ./ccm4j} launcher runs with ({@code target/lib}, after the package
@@ -99,5 +100,24 @@ class LauncherLibrariesIT {
         assertThat(Class.forName(name, true, loader).getClassLoader()).isSameAs(loader);
       }
     }
+  }
+
+  /**
+   * Every command's classes are on the jar's class path: {@code --version} builds the model of
+   * every command, the tools' too (a module the launcher also named as a test dependency once fell
+   * out of {@code target/lib}, and only the tools missed it).
+   */
+  @Test
+  void theLauncherBuildsEveryCommand(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("version.log");
+    ProcessBuilder builder =
+        new ProcessBuilder("bash", Path.of("..", "ccm4j").toAbsolutePath().normalize().toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.command().add("--version");
+    builder.environment().put("XDG_CACHE_HOME", dir.resolve("cache").toString());
+    Process version = builder.start();
+    assertThat(version.waitFor()).as(Files.readString(log)).isZero();
+    assertThat(Files.readString(log)).startsWith("ccm4j ");
   }
 }
