@@ -5,25 +5,30 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Durations as Kubernetes flags and configs write them (Go's {@code time.ParseDuration} for the
- * units a controller needs): {@code 15s}, {@code 1m30s}, {@code 500ms}, {@code 1.5h}, {@code 0}.
+ * Durations as Kubernetes flags and configs write them, read as Go's {@code time.ParseDuration}
+ * reads them: {@code 15s}, {@code 1m30s}, {@code 500ms}, {@code 1.5h}, {@code .5s}, {@code 1500us}
+ * ({@code µs} too), {@code 100ns}, {@code +15s}, {@code 0}. A negative one, which Go reads, is
+ * refused here: no duration a controller takes may be.
  */
 public final class GoDurations {
 
-  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(h|ms|m|s)");
+  private static final Pattern PART =
+      Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|\u00b5s|\u03bcs|ms|h|m|s)");
 
   private GoDurations() {}
 
   /**
-   * @throws IllegalArgumentException when {@code value} is not such a duration; the message quotes
-   *     it and gives examples
+   * @throws IllegalArgumentException when {@code value} is not such a duration, or is negative; the
+   *     message quotes it and gives examples
    */
   public static Duration parse(String value) {
     String text = value.trim();
-    if (text.equals("0")) {
+    boolean negative = text.startsWith("-");
+    String unsigned = negative || text.startsWith("+") ? text.substring(1) : text;
+    if (unsigned.equals("0")) {
       return Duration.ZERO;
     }
-    Matcher matcher = PART.matcher(text);
+    Matcher matcher = PART.matcher(unsigned);
     int position = 0;
     double nanos = 0; // a double saturates instead of overflowing into a negative duration
     while (matcher.find() && matcher.start() == position) {
@@ -34,13 +39,19 @@ public final class GoDurations {
                 case "h" -> 3.6e12;
                 case "m" -> 6e10;
                 case "s" -> 1e9;
-                default -> 1e6;
+                case "ms" -> 1e6;
+                case "ns" -> 1;
+                default -> 1e3; // us, µs (the micro sign) and μs (Greek mu), as Go
               };
       position = matcher.end();
     }
-    if (position == 0 || position != text.length()) {
+    if (position == 0 || position != unsigned.length()) {
       throw new IllegalArgumentException(
           "\"%s\" is not a duration (examples: 500ms, 15s, 1m30s)".formatted(value));
+    }
+    if (negative && nanos > 0) {
+      throw new IllegalArgumentException(
+          "\"%s\" is not a duration of 0 or more (examples: 500ms, 15s, 1m30s)".formatted(value));
     }
     return Duration.ofNanos((long) nanos);
   }

@@ -22,8 +22,26 @@ class GoDurationsTest {
     assertThat(GoDurations.parse(text)).isEqualTo(Duration.ofMillis(millis));
   }
 
+  /** The rest of what Go's {@code time.ParseDuration} reads (published manifests write them). */
+  @ParameterizedTest(name = "{0} -> {1} ns")
+  @CsvSource({
+    "1500us, 1500000",
+    "2\u00b5s, 2000",
+    "2\u03bcs, 2000",
+    "100ns, 100",
+    "+15s, 15000000000",
+    ".5s, 500000000",
+    "5.s, 5000000000",
+    "1h1ms, 3600001000000",
+    "+0, 0",
+    "-0s, 0",
+  })
+  void readsEveryUnitAndSpellingGoReads(String text, long nanos) {
+    assertThat(GoDurations.parse(text)).isEqualTo(Duration.ofNanos(nanos));
+  }
+
   @ParameterizedTest
-  @CsvSource({"soon", "15", "s", "15 s", "-5s", "15sx"})
+  @CsvSource({"soon", "15", "s", "15 s", "-5s", "15sx", ".s", "1.2.3s", "5d", "+", "--5s"})
   void refusesAnythingElseQuotingIt(String text) {
     assertThatThrownBy(() -> GoDurations.parse(text))
         .isInstanceOf(IllegalArgumentException.class)

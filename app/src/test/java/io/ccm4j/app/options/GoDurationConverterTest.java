@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine.TypeConversionException;
@@ -18,10 +19,12 @@ class GoDurationConverterTest {
     "5m, 300000",
     "1h, 3600000",
     "1.5s, 1500",
+    "1500us, 1.5",
+    "+15s, 15000",
     "0, 0"
   })
-  void parsesKubernetesDurations(String text, long millis) {
-    assertThat(GoDurationConverter.parse(text)).isEqualTo(Duration.ofMillis(millis));
+  void parsesKubernetesDurations(String text, double millis) {
+    assertThat(GoDurationConverter.parse(text)).isEqualTo(Duration.ofNanos((long) (millis * 1e6)));
   }
 
   @ParameterizedTest
@@ -30,5 +33,12 @@ class GoDurationConverterTest {
     assertThatThrownBy(() -> GoDurationConverter.parse(text))
         .isInstanceOf(TypeConversionException.class)
         .hasMessageContaining("'" + text + "' is not a duration");
+  }
+
+  @Test
+  void aNegativeDurationIsRefusedSayingSo() {
+    assertThatThrownBy(() -> GoDurationConverter.parse("-5s"))
+        .isInstanceOf(TypeConversionException.class)
+        .hasMessageStartingWith("'-5s' is not a duration of 0 or more");
   }
 }
