@@ -7,13 +7,24 @@ import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.DelegatedAccess;
+import io.ccm4j.runtime.serving.LocalManagerHttp;
+import io.ccm4j.runtime.serving.ManagementServer;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.ccm4j.tls.SelfSignedCertificate;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -179,6 +190,89 @@ class ManagementEndpointsIT {
       client.rbac().clusterRoleBindings().withName(scraper).delete();
       client.rbac().clusterRoles().withName(scraper).delete();
       client.serviceAccounts().inNamespace("default").withName(scraper).delete();
+    }
+  }
+
+  /**
+   * {@code --client-ca-file}: a client certificate the client CA issued names the user as
+   * upstream's x509 authenticator does (the common name; the organizations and {@code
+   * system:authenticated} its groups), and the access review decides for that user as for a
+   * token's.
+   */
+  @Test
+  void aClientCertificateNamesTheUserTheAccessReviewDecidesFor(KubernetesClient client)
+      throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String group = "scrapers-" + suffix;
+    String alice = "alice-" + suffix;
+    String bob = "bob-" + suffix;
+    SelfSignedCertificate ca =
+        SelfSignedCertificate.certificateAuthority("client-ca", Duration.ofHours(1));
+    char[] password = "test".toCharArray();
+    KeyStore alicesKeys =
+        SelfSignedCertificate.client(alice, List.of(group), Duration.ofHours(1), ca)
+            .toKeyStore(password);
+    KeyStore bobsKeys =
+        SelfSignedCertificate.client(bob, List.of(), Duration.ofHours(1), ca).toKeyStore(password);
+    client
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(group)
+                .endMetadata()
+                .addNewRule()
+                .withNonResourceURLs("/metrics")
+                .withVerbs("get")
+                .endRule()
+                .build())
+        .create();
+    client
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(group)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", group)
+                .addNewSubject()
+                .withKind("Group")
+                .withName(group)
+                .endSubject()
+                .build())
+        .create();
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            new HealthChecks(),
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            new DelegatedAccess(client, ServingAccess.DEFAULT_ALWAYS_ALLOW_PATHS),
+            List.of(ca.certificate()))) {
+      HttpRequest metrics =
+          HttpRequest.newBuilder(
+                  URI.create("https://127.0.0.1:" + server.address().getPort() + "/metrics"))
+              .build();
+      HttpClient asAlice = LocalManagerHttp.client(alicesKeys, password);
+
+      await("alice's group may read the metrics once its binding is in the authorizer's cache")
+          .atMost(30, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> asAlice.send(metrics, BodyHandlers.ofString()).statusCode() == 200);
+      HttpResponse<String> asBob =
+          LocalManagerHttp.client(bobsKeys, password).send(metrics, BodyHandlers.ofString());
+      assertThat(asBob.statusCode()).isEqualTo(403);
+      assertThat(asBob.body())
+          .contains("forbidden: User \\\"" + bob + "\\\" cannot get path \\\"/metrics\\\"");
+      HttpResponse<String> anonymous =
+          LocalManagerHttp.client().send(metrics, BodyHandlers.ofString());
+      assertThat(anonymous.statusCode()).isEqualTo(403);
+      assertThat(anonymous.body()).contains("system:anonymous");
+    } finally {
+      client.rbac().clusterRoleBindings().withName(group).delete();
+      client.rbac().clusterRoles().withName(group).delete();
     }
   }
 

@@ -69,15 +69,15 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--tls-curve-preferences=30"),
             "--tls-curve-preferences: curve preference 30 is not supported"),
         Arguments.of(
-            "a client CA: ccm4j authenticates tokens only",
+            "a client CA that is not there",
             List.of("--cloud-provider=fake", "--client-ca-file=/etc/kubernetes/pki/ca.crt"),
-            "--client-ca-file: ccm4j does not accept client certificates on its serving port"),
+            "--client-ca-file: cannot read /etc/kubernetes/pki/ca.crt"),
         Arguments.of(
             "a front proxy's CA",
             List.of(
                 "--cloud-provider=fake",
                 "--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.crt"),
-            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+            "--requestheader-client-ca-file: ccm4j takes no user from an authenticating proxy's"),
         Arguments.of(
             "SNI certificates",
             List.of("--cloud-provider=fake", "--tls-sni-cert-key=a.crt,a.key:a.example"),
@@ -848,7 +848,8 @@ class RunCommandTest {
         // IBM-Cloud/cloud-provider-ibm docs/examples/ibm-cloud-controller-manager.yaml (v1.26), but
         // the flags refused below
         manifest(
-            "ibm, without its removed and client-certificate flags",
+            "ibm, without its removed and request-header flags",
+            "--client-ca-file=@TLS_CERT",
             "--use-service-account-credentials=true",
             "--kubeconfig=@KUBECONFIG",
             "--authentication-kubeconfig=@KUBECONFIG",
@@ -881,11 +882,8 @@ class RunCommandTest {
             List.of("--port=0", "--cloud-provider=ibm", "--profiling=false"),
             "--port: upstream's manager no longer has it"),
         Arguments.of(
-            List.of("--cloud-provider=ibm", "--client-ca-file=@TLS_CERT"),
-            "--client-ca-file: ccm4j does not accept client certificates"),
-        Arguments.of(
             List.of("--cloud-provider=ibm", "--requestheader-client-ca-file=@TLS_CERT"),
-            "--requestheader-client-ca-file: ccm4j does not accept client certificates"),
+            "--requestheader-client-ca-file: ccm4j takes no user from an authenticating proxy's"),
         // kubernetes/cloud-provider-openstack manifests/controller-manager/
         // openstack-cloud-controller-manager-ds.yaml (v1.16) and
         // kubernetes/cloud-provider-alibaba-cloud docs/examples/cloud-controller-manager.yml (v1.9)
@@ -907,6 +905,38 @@ class RunCommandTest {
                 "--concurrent-service-syncs=3",
                 "--v=2"),
             "--leader-elect-resource-lock: resourceLock value must be \"leases\""));
+  }
+
+  @org.junit.jupiter.api.Test
+  void aClientCaFileWithoutACertificateIsRefusedNamingTheFlag(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path notPem =
+        java.nio.file.Files.writeString(dir.resolve("ca.crt"), "[Global]\n");
+
+    assertThatThrownBy(
+            () ->
+                RunCommand.parse(List.of("--cloud-provider=fake", "--client-ca-file=" + notPem))
+                    .settings(new FakeCloudProvider()))
+        .isInstanceOf(picocli.CommandLine.ParameterException.class)
+        .hasMessageStartingWith("--client-ca-file: ")
+        .hasMessageContaining(notPem.toString());
+  }
+
+  @org.junit.jupiter.api.Test
+  void aClientCaFileGivesTheServingPortItsCertificates(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var first = SelfSignedCertificate.certificateAuthority("first", java.time.Duration.ofDays(1));
+    var second = SelfSignedCertificate.certificateAuthority("second", java.time.Duration.ofDays(1));
+    java.nio.file.Path bundle =
+        java.nio.file.Files.writeString(
+            dir.resolve("ca.crt"), first.certificatePem() + second.certificatePem());
+
+    var settings =
+        RunCommand.parse(List.of("--cloud-provider=fake", "--client-ca-file=" + bundle))
+            .settings(new FakeCloudProvider());
+
+    assertThat(settings.servingAccess().clientCas())
+        .containsExactly(first.certificate(), second.certificate());
   }
 
   private static Arguments manifest(String name, String... args) {

@@ -52,7 +52,8 @@ final class ManagementServing implements AutoCloseable {
                   reviewClient(clients, settings.servingAccess().authentication(), own),
                   reviewClient(clients, settings.servingAccess().authorization(), own),
                   settings.servingAccess().alwaysAllowPaths(),
-                  metrics));
+                  metrics),
+              settings.servingAccess().clientCas());
       log.info("serving health and metrics on https://{}", server.address());
       return new ManagementServing(server, own);
     } catch (IOException e) {

@@ -85,17 +85,11 @@ public final class CompatibilityOptions {
   List<String> requestHeaderOptions = List.of();
 
   @Option(
-      names = "--client-ca-file",
-      paramLabel = "<file>",
-      description =
-          "Refused: ccm4j authenticates bearer tokens only (TokenReview), not client"
-              + " certificates.")
-  String clientCaFile;
-
-  @Option(
       names = "--requestheader-client-ca-file",
       paramLabel = "<file>",
-      description = "Refused, as --client-ca-file.")
+      description =
+          "Refused: ccm4j takes no user from an authenticating proxy's request headers; it"
+              + " authenticates client certificates (--client-ca-file) and bearer tokens.")
   String requestHeaderClientCaFile;
 
   @Option(
@@ -345,19 +339,11 @@ public final class CompatibilityOptions {
                   + " drop it")
               .formatted(removedAddress != null ? "--address" : "--port"));
     }
-    for (var caFile :
-        List.of(
-            Map.entry("--client-ca-file", Optional.ofNullable(clientCaFile)),
-            Map.entry(
-                "--requestheader-client-ca-file",
-                Optional.ofNullable(requestHeaderClientCaFile)))) {
-      if (caFile.getValue().isPresent()) {
-        return Optional.of(
-            ("%s: ccm4j does not accept client certificates on its serving port; it"
-                    + " authenticates bearer tokens (TokenReview), so drop the flag and give"
-                    + " scrapers a token")
-                .formatted(caFile.getKey()));
-      }
+    if (requestHeaderClientCaFile != null) {
+      return Optional.of(
+          "--requestheader-client-ca-file: ccm4j takes no user from an authenticating proxy's"
+              + " request headers on its serving port; it authenticates client certificates"
+              + " (--client-ca-file) and bearer tokens (TokenReview): drop the flag");
     }
     for (var ttl :
         List.of(

@@ -4,9 +4,17 @@ import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.ccm4j.runtime.serving.ServingTls;
 import io.ccm4j.tls.PemKeyStores;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -83,9 +91,19 @@ public final class ServingOptions {
       defaultValue = "/healthz,/readyz,/livez",
       description =
           "Paths served without authentication or authorization (a trailing * matches a prefix);"
-              + " every other path needs a bearer token whose user may get it (TokenReview,"
-              + " SubjectAccessReview). Default: ${DEFAULT-VALUE}.")
+              + " every other path needs a user who may get it (SubjectAccessReview), named by a"
+              + " client certificate (--client-ca-file) or a bearer token (TokenReview). Default:"
+              + " ${DEFAULT-VALUE}.")
   List<String> alwaysAllowPaths; // each occurrence as given: upstream's list syntax (GoCsv)
+
+  @Option(
+      names = "--client-ca-file",
+      paramLabel = "<file>",
+      description =
+          "PEM certificates of the authorities whose client certificates identify a user on the"
+              + " serving port, as upstream's: the common name is the user, the organizations its"
+              + " groups, before any bearer token. Default: none (tokens only).")
+  Path clientCaFile;
 
   @Option(
       names = "--authentication-kubeconfig",
@@ -110,14 +128,41 @@ public final class ServingOptions {
         .toList();
   }
 
-  /** Who may read what; the kubeconfigs are read here (validate() checked them). */
+  /** Who may read what; the kubeconfigs and client CAs are read here (validate() checked them). */
   public ServingAccess access() {
     return new ServingAccess(
         alwaysAllowPaths(),
         Optional.ofNullable(authenticationKubeconfig)
             .map(file -> KubeClientOptions.fromKubeconfig("--authentication-kubeconfig", file)),
         Optional.ofNullable(authorizationKubeconfig)
-            .map(file -> KubeClientOptions.fromKubeconfig("--authorization-kubeconfig", file)));
+            .map(file -> KubeClientOptions.fromKubeconfig("--authorization-kubeconfig", file)),
+        clientCaFile == null ? List.of() : clientCas(clientCaFile));
+  }
+
+  /** The certificates of a PEM file, at least one, or an error naming the flag. */
+  static List<X509Certificate> clientCas(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      List<X509Certificate> certificates = new ArrayList<>();
+      for (Certificate certificate :
+          CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        certificates.add((X509Certificate) certificate);
+      }
+      if (certificates.isEmpty()) {
+        throw new IllegalArgumentException(
+            "--client-ca-file: no PEM certificate in %s".formatted(file));
+      }
+      return List.copyOf(certificates);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(
+          "--client-ca-file: cannot read %s: no such file".formatted(file));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "--client-ca-file: cannot read %s: %s".formatted(file, e.getMessage()));
+    } catch (CertificateException e) {
+      throw new IllegalArgumentException(
+          "--client-ca-file: %s holds no readable PEM certificates (%s)"
+              .formatted(file, e.getMessage()));
+    }
   }
 
   public Optional<String> validate() {
@@ -147,6 +192,13 @@ public final class ServingOptions {
     for (Path file : new Path[] {tlsCertFile, tlsPrivateKeyFile}) {
       if (file != null && !Files.isReadable(file)) {
         return Optional.of("cannot read " + file);
+      }
+    }
+    if (clientCaFile != null) {
+      try {
+        clientCas(clientCaFile);
+      } catch (IllegalArgumentException e) {
+        return Optional.of(e.getMessage());
       }
     }
     if (authenticationKubeconfig != null && !Files.isReadable(authenticationKubeconfig)) {

@@ -2,8 +2,11 @@ package io.ccm4j.runtime.serving;
 
 import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
@@ -19,10 +22,29 @@ public final class LocalManagerHttp {
   private LocalManagerHttp() {}
 
   public static HttpClient client() {
+    return client(null);
+  }
+
+  /**
+   * The same, presenting the client certificate of {@code clientKeys} (its one key entry) when the
+   * server asks for one; none when null.
+   */
+  public static HttpClient client(KeyStore clientKeys, char[] password) {
+    try {
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(clientKeys, password);
+      return client(keys.getKeyManagers());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("unusable client certificate: " + e.getMessage(), e);
+    }
+  }
+
+  private static HttpClient client(KeyManager[] clientKeys) {
     try {
       SSLContext trustAll = SSLContext.getInstance("TLS");
       trustAll.init(
-          null,
+          clientKeys,
           new TrustManager[] {
             new X509TrustManager() {
               @Override

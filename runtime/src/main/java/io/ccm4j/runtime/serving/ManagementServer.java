@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -13,11 +14,15 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,12 +70,7 @@ public final class ManagementServer implements AutoCloseable {
     this(address, keys, health, metrics, AccessControl.ALLOW_ALL);
   }
 
-  /**
-   * Binds at once (so a port conflict fails start-up) and starts serving.
-   *
-   * @param keys the serving key and certificate
-   * @param access who may read what (asked only for paths that exist)
-   */
+  /** Without client certificates. */
   public ManagementServer(
       InetSocketAddress address,
       ServingKeys keys,
@@ -74,17 +78,40 @@ public final class ManagementServer implements AutoCloseable {
       PrometheusMeterRegistry metrics,
       AccessControl access)
       throws IOException {
+    this(address, keys, health, metrics, access, List.of());
+  }
+
+  /**
+   * Binds at once (so a port conflict fails start-up) and starts serving.
+   *
+   * @param keys the serving key and certificate
+   * @param access who may read what (asked only for paths that exist)
+   * @param clientCas the authorities whose client certificates identify a user ({@code
+   *     --client-ca-file}); with none, no client certificate is asked for
+   */
+  public ManagementServer(
+      InetSocketAddress address,
+      ServingKeys keys,
+      HealthChecks health,
+      PrometheusMeterRegistry metrics,
+      AccessControl access,
+      List<X509Certificate> clientCas)
+      throws IOException {
     this.health = health;
     this.metrics = metrics;
     this.access = access;
     this.server = HttpsServer.create(address, 0);
-    SSLContext context = sslContext(keys.keyStore(), keys.password());
+    SSLContext context = sslContext(keys.keyStore(), keys.password(), clientCas);
     ServingTls tls = keys.tls();
+    boolean askForCertificates = !clientCas.isEmpty();
     server.setHttpsConfigurator(
         new HttpsConfigurator(context) {
           @Override
           public void configure(HttpsParameters parameters) {
-            parameters.setSSLParameters(tls.applyTo(context.getDefaultSSLParameters()));
+            SSLParameters ssl = tls.applyTo(context.getDefaultSSLParameters());
+            // Asked for, not required: as upstream, a client without one may still bring a token.
+            ssl.setWantClientAuth(askForCertificates);
+            parameters.setSSLParameters(ssl);
           }
         });
     for (String path : new String[] {"/healthz", "/livez", "/readyz"}) {
@@ -101,14 +128,29 @@ public final class ManagementServer implements AutoCloseable {
     server.start();
   }
 
-  private static SSLContext sslContext(KeyStore keyStore, char[] password) {
+  private static SSLContext sslContext(
+      KeyStore keyStore, char[] password, List<X509Certificate> clientCas) {
     try {
       KeyManagerFactory keys =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       keys.init(keyStore, password);
+      TrustManager[] clients = null;
+      if (!clientCas.isEmpty()) {
+        KeyStore authorities = KeyStore.getInstance(KeyStore.getDefaultType());
+        authorities.load(null, null);
+        for (int i = 0; i < clientCas.size(); i++) {
+          authorities.setCertificateEntry("client-ca-" + i, clientCas.get(i));
+        }
+        TrustManagerFactory trust =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(authorities);
+        clients = trust.getTrustManagers();
+      }
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keys.getKeyManagers(), null, null);
+      context.init(keys.getKeyManagers(), clients, null);
       return context;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException(
           "cannot use the serving certificate: " + e.getMessage(), e);
@@ -152,7 +194,8 @@ public final class ManagementServer implements AutoCloseable {
             access.check(
                 exchange.getRequestMethod(),
                 exchange.getRequestURI().getPath(),
-                Optional.ofNullable(exchange.getRequestHeaders().getFirst("Authorization")));
+                Optional.ofNullable(exchange.getRequestHeaders().getFirst("Authorization")),
+                clientCertificate(exchange));
       } catch (RuntimeException e) {
         denial =
             Optional.of(
@@ -166,6 +209,24 @@ public final class ManagementServer implements AutoCloseable {
       }
       handler.handle(exchange);
     };
+  }
+
+  /**
+   * The client certificate the handshake verified against the client CAs: the JDK's server asks for
+   * one only when client CAs are given, and refuses the handshake of one they did not issue.
+   */
+  private static Optional<X509Certificate> clientCertificate(HttpExchange exchange) {
+    if (!(exchange instanceof HttpsExchange https) || https.getSSLSession() == null) {
+      return Optional.empty();
+    }
+    try {
+      Certificate[] chain = https.getSSLSession().getPeerCertificates();
+      return chain.length > 0 && chain[0] instanceof X509Certificate certificate
+          ? Optional.of(certificate)
+          : Optional.empty();
+    } catch (SSLPeerUnverifiedException e) {
+      return Optional.empty(); // none presented
+    }
   }
 
   /** A Kubernetes {@code Status}, as the API server's delegated auth answers. */

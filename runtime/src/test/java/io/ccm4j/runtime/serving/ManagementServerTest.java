@@ -3,6 +3,7 @@ package io.ccm4j.runtime.serving;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.runtime.health.HealthChecks;
+import io.ccm4j.tls.SelfSignedCertificate;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -10,6 +11,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -257,6 +260,85 @@ class ManagementServerTest {
       return socket.getSession().getProtocol() + " " + socket.getSession().getCipherSuite();
     } catch (java.io.IOException e) {
       return "refused: " + e.getMessage();
+    }
+  }
+
+  /**
+   * {@code --client-ca-file}: the server asks for a client certificate, and the one its client CA
+   * issued reaches the access check; without one, nothing does; one another CA issued is refused in
+   * the handshake, before anyone is asked.
+   */
+  @Test
+  void aClientCertificateTheClientCaIssuedReachesTheAccessCheck() throws Exception {
+    SelfSignedCertificate clientCa =
+        SelfSignedCertificate.certificateAuthority("client-ca", Duration.ofHours(1));
+    SelfSignedCertificate other =
+        SelfSignedCertificate.certificateAuthority("other-ca", Duration.ofHours(1));
+    char[] password = "test".toCharArray();
+    KeyStore alice =
+        SelfSignedCertificate.client("alice", List.of("readers"), Duration.ofHours(1), clientCa)
+            .toKeyStore(password);
+    KeyStore mallory =
+        SelfSignedCertificate.client("mallory", List.of("readers"), Duration.ofHours(1), other)
+            .toKeyStore(password);
+    List<Optional<X509Certificate>> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AccessControl recording =
+        new AccessControl() {
+          @Override
+          public Optional<Denial> check(
+              String method, String path, Optional<String> authorization) {
+            throw new AssertionError("asked without the certificate");
+          }
+
+          @Override
+          public Optional<Denial> check(
+              String method,
+              String path,
+              Optional<String> authorization,
+              Optional<X509Certificate> clientCertificate) {
+            asked.add(clientCertificate);
+            return Optional.empty();
+          }
+        };
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            new HealthChecks(),
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            recording,
+            List.of(clientCa.certificate()))) {
+      URI metrics = URI.create("https://127.0.0.1:" + server.address().getPort() + "/metrics");
+      HttpRequest get = HttpRequest.newBuilder(metrics).build();
+
+      assertThat(
+              LocalManagerHttp.client(alice, password)
+                  .send(get, HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+      assertThat(
+              LocalManagerHttp.client()
+                  .send(get, HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+      assertThat(
+              LocalManagerHttp.client(mallory, password)
+                  .send(get, HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .as("served, as to anyone without a certificate")
+          .isEqualTo(200);
+
+      assertThat(asked).hasSize(3);
+      assertThat(asked.get(0))
+          .hasValueSatisfying(
+              certificate ->
+                  assertThat(certificate.getSubjectX500Principal().getName()).contains("CN=alice"));
+      assertThat(asked.get(1)).as("no certificate").isEmpty();
+      assertThat(asked.get(2))
+          .as(
+              "mallory's certificate is not taken: the server names its client CA, and the client"
+                  + " has no certificate it issued")
+          .isEmpty();
     }
   }
 }
