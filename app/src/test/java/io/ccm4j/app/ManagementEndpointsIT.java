@@ -125,36 +125,14 @@ class ManagementEndpointsIT {
       assertThat(unauthorized.statusCode()).isEqualTo(403);
       assertThat(unauthorized.body()).contains("User \\\"" + user + "\\\" cannot get");
 
-      client
-          .rbac()
-          .clusterRoles()
-          .resource(
-              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
-                  .withNewMetadata()
-                  .withName(scraper)
-                  .endMetadata()
-                  .addNewRule()
-                  .withNonResourceURLs("/metrics")
-                  .withVerbs("get")
-                  .endRule()
-                  .build())
-          .create();
-      client
-          .rbac()
-          .clusterRoleBindings()
-          .resource(
-              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName(scraper)
-                  .endMetadata()
-                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", scraper)
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName(scraper)
-                  .withNamespace("default")
-                  .endSubject()
-                  .build())
-          .create();
+      allowMetrics(
+          client,
+          scraper,
+          new io.fabric8.kubernetes.api.model.rbac.SubjectBuilder()
+              .withKind("ServiceAccount")
+              .withName(scraper)
+              .withNamespace("default")
+              .build());
 
       // A denial is cached for 10 s, as upstream's.
       await("the scraper reads the metrics once its ClusterRole allows it")
@@ -214,35 +192,13 @@ class ManagementEndpointsIT {
             .toKeyStore(password);
     KeyStore bobsKeys =
         SelfSignedCertificate.client(bob, List.of(), Duration.ofHours(1), ca).toKeyStore(password);
-    client
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(group)
-                .endMetadata()
-                .addNewRule()
-                .withNonResourceURLs("/metrics")
-                .withVerbs("get")
-                .endRule()
-                .build())
-        .create();
-    client
-        .rbac()
-        .clusterRoleBindings()
-        .resource(
-            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(group)
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", group)
-                .addNewSubject()
-                .withKind("Group")
-                .withName(group)
-                .endSubject()
-                .build())
-        .create();
+    allowMetrics(
+        client,
+        group,
+        new io.fabric8.kubernetes.api.model.rbac.SubjectBuilder()
+            .withKind("Group")
+            .withName(group)
+            .build());
     try (ManagementServer server =
         new ManagementServer(
             new InetSocketAddress("127.0.0.1", 0),
@@ -274,6 +230,37 @@ class ManagementEndpointsIT {
       client.rbac().clusterRoleBindings().withName(group).delete();
       client.rbac().clusterRoles().withName(group).delete();
     }
+  }
+
+  /** A ClusterRole {@code name} that may get /metrics, bound to {@code subject}. */
+  private static void allowMetrics(
+      KubernetesClient client, String name, io.fabric8.kubernetes.api.model.rbac.Subject subject) {
+    client
+        .rbac()
+        .clusterRoles()
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .addNewRule()
+                .withNonResourceURLs("/metrics")
+                .withVerbs("get")
+                .endRule()
+                .build())
+        .create();
+    client
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
+                .withSubjects(subject)
+                .build())
+        .create();
   }
 
   private static ManagementClient management(InetSocketAddress address) {
