@@ -73,6 +73,10 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--client-ca-file=/etc/kubernetes/pki/ca.crt"),
             "--client-ca-file: cannot read /etc/kubernetes/pki/ca.crt"),
         Arguments.of(
+            "a client CA that is a directory",
+            List.of("--cloud-provider=fake", "--client-ca-file=/"),
+            "--client-ca-file: / is a directory, not a PEM file"),
+        Arguments.of(
             "a front proxy's CA",
             List.of(
                 "--cloud-provider=fake",

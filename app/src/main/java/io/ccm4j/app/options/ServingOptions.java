@@ -141,6 +141,10 @@ public final class ServingOptions {
 
   /** The certificates of a PEM file, at least one, or an error naming the flag. */
   static List<X509Certificate> clientCas(Path file) {
+    if (Files.isDirectory(file)) {
+      throw new IllegalArgumentException(
+          "--client-ca-file: %s is a directory, not a PEM file".formatted(file));
+    }
     try (InputStream in = Files.newInputStream(file)) {
       List<X509Certificate> certificates = new ArrayList<>();
       for (Certificate certificate :
