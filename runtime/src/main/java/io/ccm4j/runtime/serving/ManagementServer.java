@@ -57,6 +57,10 @@ public final class ManagementServer implements AutoCloseable {
   private final HealthChecks health;
   private final PrometheusMeterRegistry metrics;
   private final AccessControl access;
+
+  /** Whether client certificates are asked for (client CAs given): else none is looked for. */
+  private final boolean askForCertificates;
+
   private final AtomicReference<Map<String, String>> loggedFailures =
       new AtomicReference<>(Map.of());
 
@@ -103,7 +107,7 @@ public final class ManagementServer implements AutoCloseable {
     this.server = HttpsServer.create(address, 0);
     SSLContext context = sslContext(keys.keyStore(), keys.password(), clientCas);
     ServingTls tls = keys.tls();
-    boolean askForCertificates = !clientCas.isEmpty();
+    this.askForCertificates = !clientCas.isEmpty();
     server.setHttpsConfigurator(
         new HttpsConfigurator(context) {
           @Override
@@ -195,7 +199,7 @@ public final class ManagementServer implements AutoCloseable {
                 exchange.getRequestMethod(),
                 exchange.getRequestURI().getPath(),
                 Optional.ofNullable(exchange.getRequestHeaders().getFirst("Authorization")),
-                clientCertificate(exchange));
+                askForCertificates ? clientCertificate(exchange) : Optional.empty());
       } catch (RuntimeException e) {
         denial =
             Optional.of(
@@ -212,8 +216,8 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   /**
-   * The client certificate the handshake verified against the client CAs: the JDK's server asks for
-   * one only when client CAs are given, and refuses the handshake of one they did not issue.
+   * The client certificate the handshake verified against the client CAs (the JDK's server refuses
+   * the handshake of one they did not issue).
    */
   private static Optional<X509Certificate> clientCertificate(HttpExchange exchange) {
     if (!(exchange instanceof HttpsExchange https) || https.getSSLSession() == null) {
