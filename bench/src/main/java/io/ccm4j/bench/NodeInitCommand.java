@@ -116,6 +116,7 @@ public final class NodeInitCommand implements Callable<Integer> {
 
   @Option(
       names = "--heap",
+      converter = HeapSizeConverter.class,
       paramLabel = "<size>",
       defaultValue = "256m",
       description = "ccm4j's -Xmx. Default: ${DEFAULT-VALUE}.")

@@ -159,7 +159,7 @@ public final class BootstrapLab {
           apply(admin, CNI_DAEMONSET);
           cloudConfig.ifPresent(
               secret -> admin.resource(secret).createOr(existing -> existing.update()));
-          apply(admin, manifest);
+          LabManifest.apply(admin, LabManifest.objects(admin, manifest, out));
           timeline.record(
               "manifests",
               cloudConfig

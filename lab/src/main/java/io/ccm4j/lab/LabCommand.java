@@ -1,6 +1,7 @@
 package io.ccm4j.lab;
 
 import io.ccm4j.app.options.GoDurationConverter;
+import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.real.RealNodesLab;
 import io.ccm4j.lab.real.RealNodesUnavailableException;
@@ -93,11 +94,14 @@ public final class LabCommand implements Callable<Integer> {
     String name;
     String yaml;
     if (manifest != null) {
-      if (!Files.isReadable(manifest)) {
-        throw new ParameterException(spec.commandLine(), "--manifest: cannot read " + manifest);
+      LabManifest.Read read;
+      try {
+        read = LabManifest.read(manifest);
+      } catch (ManifestException e) {
+        throw new ParameterException(spec.commandLine(), "--manifest: " + e.getMessage());
       }
-      name = manifest.getFileName().toString().replaceAll("\\.ya?ml$", "");
-      yaml = Files.readString(manifest);
+      name = read.name();
+      yaml = read.text();
     } else {
       if (!Scenarios.NAMES.contains(scenario)) {
         throw new ParameterException(
@@ -129,6 +133,9 @@ public final class LabCommand implements Callable<Integer> {
       }
     } catch (RealNodesUnavailableException e) {
       System.err.println("lab: " + e.getMessage());
+      return 2;
+    } catch (LabManifest.RefusedException e) {
+      System.err.println("lab: --manifest: " + e.getMessage());
       return 2;
     }
     Path file = LabReport.write(result, report);

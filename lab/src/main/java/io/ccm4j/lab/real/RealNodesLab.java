@@ -12,6 +12,7 @@ import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.LabEvidence;
+import io.ccm4j.lab.LabManifest;
 import io.ccm4j.lab.LabNodeLifecycle;
 import io.ccm4j.lab.LabResult;
 import io.ccm4j.lab.Timeline;
@@ -215,9 +216,7 @@ public final class RealNodesLab {
                       + " configuration once the CCM has initialised the Node"
                       + (podCidrFromNode ? " and allocated its pod CIDR" : ""));
               apply(admin, Scenarios.rbac());
-              for (HasMetadata object : objects) {
-                admin.resource(object).createOr(existing -> existing.update());
-              }
+              LabManifest.apply(admin, objects);
               timeline.record(
                   "manifests",
                   image
@@ -393,10 +392,9 @@ public final class RealNodesLab {
    * The objects the lab applies: the manifest's, and with ccm4j's image built, its copy that runs
    * that image on the lab's cloud ({@link RealCcmImage#rewrite}).
    */
-  private static List<HasMetadata> labManifest(
+  private List<HasMetadata> labManifest(
       KubernetesClient admin, String manifest, Optional<RealCcmImage> image) {
-    List<HasMetadata> objects =
-        admin.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
+    List<HasMetadata> objects = LabManifest.objects(admin, manifest, out);
     return image
         .map(i -> i.rewrite(objects, RealCcmImage.CLOUD_CONFIG, RealCluster.cloudDirectory()))
         .orElse(objects);
