@@ -478,11 +478,11 @@ public record CcmWorkload(
 
   /**
    * Why its route controller creates no routes, when it does not: {@code --configure-cloud-routes}
-   * (on by default) is false, {@code --controllers} leaves it out, it has no pod CIDRs to route
-   * (neither {@code --allocate-node-cidrs} nor {@code --cluster-cidr}), or it is selected only by
-   * {@code *} without {@code --allocate-node-cidrs} (upstream starts it only then; named in {@code
-   * --controllers} or with {@code --configure-cloud-routes} given, as ccm4j runs it, it routes the
-   * pod CIDRs of {@code --cluster-cidr}).
+   * (on by default) is false, {@code --controllers} leaves it out, or it has no pod CIDRs to route
+   * (neither {@code --allocate-node-cidrs} nor {@code --cluster-cidr}). Otherwise it routes the pod
+   * CIDRs of {@code --cluster-cidr} whenever its cloud has routes, as upstream's has since
+   * Kubernetes 1.21 ({@code --allocate-node-cidrs} gated it before); the doctor cannot tell a cloud
+   * without routes from the manifest, so a CCM given a cluster CIDR is taken at its word.
    */
   public Optional<String> whyNoRoutes() {
     List<String> words = words(recognition.container());
@@ -492,26 +492,12 @@ public record CcmWorkload(
     if (!runs(words, Controllers.NODE_ROUTE)) {
       return Optional.of("--controllers leaves out its route controller");
     }
-    if (CcmFlags.bool(words, CcmFlags.ALLOCATE_NODE_CIDRS, false)) {
+    if (CcmFlags.bool(words, CcmFlags.ALLOCATE_NODE_CIDRS, false)
+        || CcmFlags.value(words, "--cluster-cidr").filter(cidr -> !cidr.isBlank()).isPresent()) {
       return Optional.empty();
     }
-    if (CcmFlags.value(words, "--cluster-cidr").isEmpty()) {
-      return Optional.of(
-          "its route controller does not start without --cluster-cidr or --allocate-node-cidrs");
-    }
-    boolean meant =
-        CcmFlags.names(words, Controllers.NODE_ROUTE)
-            || words.stream()
-                .anyMatch(
-                    w ->
-                        w != null
-                            && (w.equals(CcmFlags.CONFIGURE_CLOUD_ROUTES)
-                                || w.startsWith(CcmFlags.CONFIGURE_CLOUD_ROUTES + "=")));
-    return meant
-        ? Optional.empty()
-        : Optional.of(
-            "upstream starts its route controller only with --allocate-node-cidrs (name route in"
-                + " --controllers or give --configure-cloud-routes to run it with --cluster-cidr)");
+    return Optional.of(
+        "its route controller does not start without --cluster-cidr or --allocate-node-cidrs");
   }
 
   /** Whether the words' {@code --controllers} runs the controller, by its name or alias. */

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -86,7 +85,7 @@ final class ManifestRewriter {
   /** The file's objects in order, a {@code kind: List}'s items in its place. */
   private static List<MappingNode> objectNodes(String text) {
     List<MappingNode> objects = new ArrayList<>();
-    for (Node root : new Yaml(new LoaderOptions()).composeAll(new StringReader(text))) {
+    for (Node root : new Yaml(Manifests.loaderOptions()).composeAll(new StringReader(text))) {
       if (!(root instanceof MappingNode mapping)) {
         continue;
       }

@@ -13,13 +13,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.events.Event;
 import org.yaml.snakeyaml.events.ScalarEvent;
@@ -31,9 +34,23 @@ import org.yaml.snakeyaml.events.ScalarEvent;
  */
 public final class Manifests {
 
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  /**
+   * Code points a document may have: SnakeYAML's default, 3 MiB, refuses a {@code kubectl get -A -o
+   * yaml} of a modest cluster (one {@code kind: List}); a manifest is the user's own file.
+   */
+  private static final int CODE_POINT_LIMIT = 1 << 30;
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(YAMLFactory.builder().loaderOptions(loaderOptions()).build());
 
   private Manifests() {}
+
+  /** SnakeYAML's options for a manifest: its code points up to {@link #CODE_POINT_LIMIT}. */
+  static LoaderOptions loaderOptions() {
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit(CODE_POINT_LIMIT);
+    return options;
+  }
 
   /**
    * The documents of the given files and directories. A file named on its own must be readable (the
@@ -121,7 +138,11 @@ public final class Manifests {
    * {@code <<: *name} (a merge key) adds that mapping's entries the mapping does not have itself.
    */
   private static Object value(
-      YAMLParser parser, Map<String, Object> anchors, Map<Long, String> scalarAnchors, Path file)
+      YAMLParser parser,
+      Map<String, Object> anchors,
+      Map<Long, String> scalarAnchors,
+      Path file,
+      Map<Object, Integer> lines)
       throws IOException, ManifestException {
     if (parser.isCurrentAlias()) {
       String name = parser.getText();
@@ -140,11 +161,12 @@ public final class Manifests {
     Object value;
     if (parser.currentToken() == JsonToken.START_OBJECT) {
       Map<String, Object> map = new LinkedHashMap<>();
+      lines.put(map, parser.currentTokenLocation().getLineNr());
       List<Object> merged = new ArrayList<>();
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String key = parser.currentName();
         parser.nextToken();
-        Object entry = value(parser, anchors, scalarAnchors, file);
+        Object entry = value(parser, anchors, scalarAnchors, file, lines);
         if ("<<".equals(key)) {
           if (entry instanceof List<?> list) {
             merged.addAll(list);
@@ -164,7 +186,7 @@ public final class Manifests {
     } else if (parser.currentToken() == JsonToken.START_ARRAY) {
       List<Object> list = new ArrayList<>();
       while (parser.nextToken() != JsonToken.END_ARRAY) {
-        list.add(value(parser, anchors, scalarAnchors, file));
+        list.add(value(parser, anchors, scalarAnchors, file, lines));
       }
       value = list;
     } else {
@@ -174,6 +196,29 @@ public final class Manifests {
       anchors.put(anchor, value);
     }
     return value;
+  }
+
+  /**
+   * Where the YAML went wrong: SnakeYAML's problem mark (the offending character) where it gives
+   * one, else the parser's location, which can be the line before it.
+   */
+  private static int line(JsonProcessingException e) {
+    if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblemMark() != null) {
+      return marked.getProblemMark().getLine() + 1;
+    }
+    JsonLocation location = e.getLocation();
+    return location == null ? 0 : location.getLineNr();
+  }
+
+  /** A token as a user names what they wrote: a list, a string. */
+  private static String found(JsonToken token) {
+    return switch (token) {
+      case START_ARRAY -> "a list";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+      case VALUE_TRUE, VALUE_FALSE -> "true or false";
+      default -> "something else";
+    };
   }
 
   /**
@@ -187,7 +232,7 @@ public final class Manifests {
       return anchors;
     }
     try {
-      for (Event event : new Yaml().parse(new StringReader(text))) {
+      for (Event event : new Yaml(loaderOptions()).parse(new StringReader(text))) {
         if (event instanceof ScalarEvent scalar && scalar.getAnchor() != null) {
           anchors.put((long) scalar.getStartMark().getIndex(), scalar.getAnchor());
         }
@@ -231,15 +276,19 @@ public final class Manifests {
         }
         if (token != JsonToken.START_OBJECT) {
           throw new ManifestException(
-              file, line, "expected a Kubernetes object (a mapping), found " + token);
+              file, line, "expected a Kubernetes object (a mapping), found " + found(token));
         }
         // Anchors are the document's own: each document starts without any.
+        Map<Object, Integer> lines = new IdentityHashMap<>();
         Map<String, Object> object =
-            (Map<String, Object>) value((YAMLParser) parser, new HashMap<>(), scalarAnchors, file);
+            (Map<String, Object>)
+                value((YAMLParser) parser, new HashMap<>(), scalarAnchors, file, lines);
         if ("List".equals(object.get("kind")) && object.get("items") instanceof List<?> items) {
           for (Object item : items) {
             if (item instanceof Map<?, ?> map) {
-              documents.add(new ManifestDocument(file, line, (Map<String, Object>) map));
+              documents.add(
+                  new ManifestDocument(
+                      file, lines.getOrDefault(map, line), (Map<String, Object>) map));
             }
           }
         } else {
@@ -247,8 +296,7 @@ public final class Manifests {
         }
       }
     } catch (JsonProcessingException e) {
-      JsonLocation location = e.getLocation();
-      int line = location == null ? 0 : location.getLineNr();
+      int line = line(e);
       Optional<String> template = unrenderedTemplate(text);
       if (template.isPresent()) {
         throw new ManifestException(file, line, template.get());

@@ -150,6 +150,67 @@ class DoctorTest {
   }
 
   @Test
+  void aDocumentThatIsNoMappingIsNamedInYamlsWords() throws Exception {
+    Path list = temp.resolve("list.yaml");
+    Files.writeString(list, "- a\n- b\n");
+    Path scalar = temp.resolve("scalar.yaml");
+    Files.writeString(scalar, "just words\n");
+
+    assertThatThrownBy(() -> Manifests.read(List.of(list)))
+        .hasMessage(list + ":1: expected a Kubernetes object (a mapping), found a list");
+    assertThatThrownBy(() -> Manifests.read(List.of(scalar)))
+        .hasMessage(scalar + ":1: expected a Kubernetes object (a mapping), found a string");
+  }
+
+  @Test
+  void aTabIsNamedAtItsOwnLine() throws Exception {
+    Path file = temp.resolve("tab.yaml");
+    Files.writeString(
+        file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n\tkey: value\n");
+
+    assertThatThrownBy(() -> Manifests.read(List.of(file)))
+        .hasMessageStartingWith(file + ":6: not valid YAML: ");
+  }
+
+  @Test
+  void theItemsOfAListAreFoundAtTheirOwnLines() throws Exception {
+    List<ManifestDocument> documents =
+        yaml(
+            """
+            apiVersion: v1
+            kind: List
+            items:
+            - apiVersion: v1
+              kind: ConfigMap
+              metadata: {name: first}
+            - apiVersion: v1
+              kind: ConfigMap
+              metadata:
+                name: second
+            """);
+
+    assertThat(documents).extracting(ManifestDocument::line).containsExactly(4, 7);
+  }
+
+  /** kubectl get -A -o yaml of a modest cluster is one document of several MiB. */
+  @Test
+  void aDocumentOfManyMebibytesIsRead() throws Exception {
+    StringBuilder text = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+    int items = 0;
+    while (text.length() < 4 * 1024 * 1024) {
+      text.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c")
+          .append(items++)
+          .append("}\n  data: {payload: \"")
+          .append("x".repeat(2_000))
+          .append("\"}\n");
+    }
+    Path file = temp.resolve("dump.yaml");
+    Files.writeString(file, text);
+
+    assertThat(Manifests.read(List.of(file))).hasSize(items);
+  }
+
+  @Test
   void unreadableInputNamesTheFileAndLine() {
     assertThatThrownBy(() -> Manifests.read(List.of(BROKEN)))
         .isInstanceOf(ManifestException.class)
@@ -1340,9 +1401,16 @@ class DoctorTest {
     String noRouteController = routeControllerOn.replace("cloud-node,route", "cloud-node");
     assertThat(only(Doctor.examine(yaml(noRouteController)), "tolerate-not-ready").consequence())
         .contains("creates no routes (--controllers leaves out its route controller)");
+    // Selected by * alone, it routes the cluster CIDR as upstream's has since 1.21: without
+    // --allocate-node-cidrs too (kube-controller-manager may hand out the pod CIDRs).
     String byDefault = routeControllerOn.replace("'--controllers=cloud-node,route'", "--v=2");
-    assertThat(only(Doctor.examine(yaml(byDefault)), "tolerate-not-ready").consequence())
-        .contains("creates no routes (upstream starts its route controller only with")
+    assertThat(errors(Doctor.examine(yaml(byDefault))))
+        .contains("tolerate-network-unavailable", "tolerate-not-ready");
+    String withoutClusterCidr = byDefault.replace(", --cluster-cidr=10.244.0.0/16", "");
+    assertThat(only(Doctor.examine(yaml(withoutClusterCidr)), "tolerate-not-ready").consequence())
+        .contains(
+            "creates no routes (its route controller does not start without --cluster-cidr or"
+                + " --allocate-node-cidrs)")
         .doesNotContain("creates none");
 
     String anywhere =
