@@ -490,7 +490,8 @@ public record CcmWorkload(
       return Optional.of("--configure-cloud-routes is false");
     }
     if (!runs(words, Controllers.NODE_ROUTE)) {
-      return Optional.of("--controllers leaves out its route controller");
+      return Optional.of(
+          leftOut(Controllers.NODE_ROUTE, "--controllers leaves out its route controller"));
     }
     if (CcmFlags.bool(words, CcmFlags.ALLOCATE_NODE_CIDRS, false)
         || CcmFlags.value(words, "--cluster-cidr").filter(cidr -> !cidr.isBlank()).isPresent()) {
@@ -500,9 +501,55 @@ public record CcmWorkload(
         "its route controller does not start without --cluster-cidr or --allocate-node-cidrs");
   }
 
-  /** Whether the words' {@code --controllers} runs the controller, by its name or alias. */
-  private static boolean runs(List<String> words, ControllerDescriptor controller) {
-    return CcmFlags.runsController(words, Set.of(controller.name(), controller.alias()));
+  /**
+   * CCMs whose binary registers only some of upstream's controllers, by the last part of their
+   * image's repository: {@code *} is then only these. kube-vip's cloud provider is built on
+   * upstream's framework with its service load-balancer controller alone (its {@code main.go}).
+   */
+  private static final Map<String, Set<ControllerDescriptor>> BUILT_WITH_ONLY =
+      Map.of("kube-vip-cloud-provider", Set.of(Controllers.SERVICE_LB));
+
+  /**
+   * Whether the CCM runs the controller: its binary has it and {@code --controllers} selects it.
+   */
+  private boolean runs(List<String> words, ControllerDescriptor controller) {
+    return builtWithOnly().map(only -> only.contains(controller)).orElse(true)
+        && CcmFlags.runsController(words, Set.of(controller.name(), controller.alias()));
+  }
+
+  /** The controllers its binary has, when it has fewer than upstream's. */
+  private Optional<Set<ControllerDescriptor>> builtWithOnly() {
+    return Optional.ofNullable(BUILT_WITH_ONLY.get(imageName()));
+  }
+
+  /**
+   * {@code kube-vip-cloud-provider} of {@code ghcr.io/kube-vip/kube-vip-cloud-provider:v0.0.12}.
+   */
+  private String imageName() {
+    String image = Optional.ofNullable(recognition.container().getImage()).orElse("");
+    int digest = image.indexOf('@');
+    if (digest >= 0) {
+      image = image.substring(0, digest);
+    }
+    String name = image.substring(image.lastIndexOf('/') + 1);
+    int tag = name.indexOf(':');
+    return tag >= 0 ? name.substring(0, tag) : name;
+  }
+
+  /** Why it does not run a controller it could: its binary lacks it, or {@code --controllers}. */
+  String leftOut(ControllerDescriptor controller, String by) {
+    return builtWithOnly()
+        .filter(only -> !only.contains(controller))
+        .map(
+            only ->
+                "%s runs only its %s controller"
+                    .formatted(
+                        imageName(),
+                        only.stream()
+                            .map(ControllerDescriptor::alias)
+                            .sorted()
+                            .collect(Collectors.joining(", "))))
+        .orElse(by);
   }
 
   private List<List<String>> ccmWords() {

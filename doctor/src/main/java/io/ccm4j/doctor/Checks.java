@@ -17,6 +17,7 @@ import static io.ccm4j.doctor.PodSpecs.toleratesNetworkUnavailable;
 import static io.ccm4j.doctor.PodSpecs.toleratesNotReady;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.doctor.PodSpecs.Placement;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -301,14 +302,16 @@ final class Checks {
     return said;
   }
 
-  private static final String NOT_INITIALISING =
-      "This CCM does not initialise nodes (--controllers leaves out cloud-node) and hands out no pod"
-          + " CIDRs or routes, so nothing a new node needs waits for it:";
-
-  /** {@link #NOT_INITIALISING}, with why its route controller creates no routes. */
+  /**
+   * That this CCM cannot hold up a new node, saying why it initialises none and why its route
+   * controller creates no routes.
+   */
   private static String notInitialising(CcmWorkload workload) {
-    return NOT_INITIALISING.replace(
-        " or routes,", " or routes (" + workload.whyNoRoutes().orElse("") + "),");
+    return ("This CCM does not initialise nodes (%s) and hands out no pod CIDRs or routes (%s), so"
+            + " nothing a new node needs waits for it:")
+        .formatted(
+            workload.leftOut(Controllers.CLOUD_NODE, "--controllers leaves out cloud-node"),
+            workload.whyNoRoutes().orElse(""));
   }
 
   private static final String THEN_TOLERATE =

@@ -149,6 +149,46 @@ class DoctorTest {
             "control-plane-placement");
   }
 
+  /**
+   * kube-vip/kube-vip-cloud-provider manifest/kube-vip-cloud-controller.yaml: its binary registers
+   * only upstream's service controller, so it cannot hold up a new node whatever it tolerates.
+   */
+  @Test
+  void aCcmBuiltWithItsServiceControllerAloneHoldsUpNoNode() throws Exception {
+    String kubeVip =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: kube-vip-cloud-provider, namespace: kube-system}
+        spec:
+          replicas: 1
+          selector: {matchLabels: {app: kube-vip}}
+          template:
+            metadata: {labels: {app: kube-vip}}
+            spec:
+              containers:
+              - command: [/kube-vip-cloud-provider, --leader-elect-resource-name=kube-vip-cloud-controller]
+                image: ghcr.io/kube-vip/kube-vip-cloud-provider:v0.0.12
+                name: kube-vip-cloud-provider
+              tolerations:
+              - {key: node-role.kubernetes.io/master, effect: NoSchedule}
+              - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}
+        """;
+
+    List<Finding> findings = Doctor.examine(yaml(kubeVip));
+
+    assertThat(findings).extracting(Finding::rule).doesNotContain("tolerate-uninitialized");
+    assertThat(errors(findings)).doesNotContain("tolerate-not-ready", "host-network");
+    assertThat(only(findings, "tolerate-not-ready").consequence())
+        .contains(
+            "This CCM does not initialise nodes (kube-vip-cloud-provider runs only its service"
+                + " controller) and hands out no pod CIDRs or routes (kube-vip-cloud-provider runs"
+                + " only its service controller)");
+    // Another CCM's image with the same flags initialises nodes: an error, as before.
+    String other = kubeVip.replace("kube-vip/kube-vip-cloud-provider:", "example/cloud-provider:");
+    assertThat(errors(Doctor.examine(yaml(other)))).contains("tolerate-uninitialized");
+  }
+
   @Test
   void aDocumentThatIsNoMappingIsNamedInYamlsWords() throws Exception {
     Path list = temp.resolve("list.yaml");
