@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -65,7 +66,7 @@ public final class Manifests {
         throw new ManifestException(path, "no such file or directory");
       }
       boolean directory = Files.isDirectory(path);
-      for (Path file : files(path)) {
+      for (Path file : files(path, skipped)) {
         try {
           documents.addAll(readFile(file));
         } catch (ManifestException e) {
@@ -85,25 +86,90 @@ public final class Manifests {
       if (!Files.exists(path)) {
         throw new ManifestException(path, "no such file or directory");
       }
-      for (Path file : files(path)) {
+      for (Path file : files(path, skipped -> {})) {
         documents.addAll(readFile(file));
       }
     }
     return documents;
   }
 
-  private static List<Path> files(Path path) throws ManifestException {
+  /** Names kustomize gives its file in a directory. */
+  private static final Set<String> KUSTOMIZATIONS =
+      Set.of("kustomization.yaml", "kustomization.yml", "Kustomization");
+
+  /**
+   * A directory's manifests: its {@code .yaml}, {@code .yml} and {@code .json} files, but for a
+   * kustomization's own file and the patches it names, which are no objects of their own (a
+   * strategic-merge patch of a DaemonSet has no selector and no image: judged as one, it would be a
+   * DaemonSet that tolerates nothing); each patch is reported to {@code skipped}.
+   */
+  private static List<Path> files(Path path, Consumer<ManifestException> skipped)
+      throws ManifestException {
     if (!Files.isDirectory(path)) {
       return List.of(path);
     }
+    List<Path> all;
     try (Stream<Path> walk = Files.walk(path)) {
-      return walk.filter(Files::isRegularFile)
-          .filter(p -> p.toString().matches(".*\\.(ya?ml|json)$"))
-          .sorted()
-          .toList();
+      all = walk.filter(Files::isRegularFile).sorted().toList();
     } catch (IOException e) {
       throw new ManifestException(path, "cannot list: " + e.getMessage());
     }
+    Map<Path, Path> patches = new HashMap<>();
+    for (Path file : all) {
+      if (KUSTOMIZATIONS.contains(file.getFileName().toString())) {
+        kustomizePatches(file).forEach(patch -> patches.putIfAbsent(patch, file));
+      }
+    }
+    List<Path> files = new ArrayList<>();
+    for (Path file : all) {
+      if (KUSTOMIZATIONS.contains(file.getFileName().toString())
+          || !file.toString().matches(".*\\.(ya?ml|json)$")) {
+        continue;
+      }
+      Path kustomization = patches.get(file.toAbsolutePath().normalize());
+      if (kustomization != null) {
+        skipped.accept(
+            new ManifestException(
+                file,
+                "a kustomize patch (%s names it), no object of its own: to judge the objects as"
+                        .formatted(kustomization)
+                    + " applied, give the doctor the output of kubectl kustomize"));
+        continue;
+      }
+      files.add(file);
+    }
+    return files;
+  }
+
+  /**
+   * The files a kustomization names as patches ({@code patches}, {@code patchesStrategicMerge},
+   * {@code patchesJson6902}), resolved against its directory; none when it does not parse.
+   */
+  private static List<Path> kustomizePatches(Path kustomization) {
+    Map<?, ?> fields;
+    try {
+      fields = YAML.readValue(kustomization.toFile(), Map.class);
+    } catch (IOException | RuntimeException e) {
+      return List.of();
+    }
+    if (fields == null) {
+      return List.of();
+    }
+    Path directory = kustomization.toAbsolutePath().getParent();
+    List<Path> patches = new ArrayList<>();
+    for (String field : List.of("patches", "patchesStrategicMerge", "patchesJson6902")) {
+      if (!(fields.get(field) instanceof List<?> entries)) {
+        continue;
+      }
+      for (Object entry : entries) {
+        Object name = entry instanceof Map<?, ?> map ? map.get("path") : entry;
+        // An inline patch is text of several lines, not a file's name.
+        if (name instanceof String file && !file.isBlank() && !file.contains("\n")) {
+          patches.add(directory.resolve(file).normalize());
+        }
+      }
+    }
+    return patches;
   }
 
   /**

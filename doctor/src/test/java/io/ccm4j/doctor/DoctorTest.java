@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -187,6 +188,78 @@ class DoctorTest {
     // Another CCM's image with the same flags initialises nodes: an error, as before.
     String other = kubeVip.replace("kube-vip/kube-vip-cloud-provider:", "example/cloud-provider:");
     assertThat(errors(Doctor.examine(yaml(other)))).contains("tolerate-uninitialized");
+  }
+
+  /**
+   * kubernetes/cloud-provider-aws examples/existing-cluster: a base and an overlay whose
+   * kustomization patches the base's DaemonSet. The patch is no DaemonSet of its own.
+   */
+  @Test
+  void aKustomizePatchIsNoObjectOfItsOwn() throws Exception {
+    Path example = temp.resolve("existing-cluster");
+    Path base = Files.createDirectories(example.resolve("base"));
+    Path overlay = Files.createDirectories(example.resolve("overlays/superset-role"));
+    Files.writeString(
+        base.resolve("kustomization.yaml"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+            + "- aws-cloud-controller-manager-daemonset.yaml\n");
+    Files.writeString(
+        base.resolve("aws-cloud-controller-manager-daemonset.yaml"),
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: aws-cloud-controller-manager, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {k8s-app: aws-cloud-controller-manager}}
+          template:
+            metadata: {labels: {k8s-app: aws-cloud-controller-manager}}
+            spec:
+              nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+              hostNetwork: true
+              tolerations:
+              - {key: node.cloudprovider.kubernetes.io/uninitialized, value: "true", effect: NoSchedule}
+              - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}
+              containers:
+              - name: aws-cloud-controller-manager
+                image: registry.k8s.io/provider-aws/cloud-controller-manager:v1.28.1
+                args: [--v=2, --cloud-provider=aws]
+        """);
+    Files.writeString(
+        overlay.resolve("kustomization.yaml"),
+        "resources:\n- ../../base\npatches:\n"
+            + "- path: aws-cloud-controller-manager-daemonset-patch.yaml\n");
+    Path patch = overlay.resolve("aws-cloud-controller-manager-daemonset-patch.yaml");
+    Files.writeString(
+        patch,
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: aws-cloud-controller-manager, namespace: kube-system}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: aws-cloud-controller-manager
+                args: [--v=2, --cloud-provider=aws, --use-service-account-credentials=true]
+        """);
+    List<ManifestException> skipped = new ArrayList<>();
+
+    List<ManifestDocument> documents = Manifests.read(List.of(example), skipped::add);
+
+    assertThat(documents)
+        .extracting(ManifestDocument::file)
+        .containsExactly(base.resolve("aws-cloud-controller-manager-daemonset.yaml"));
+    assertThat(skipped)
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        patch
+                            + ": a kustomize patch ("
+                            + overlay.resolve("kustomization.yaml")
+                            + " names it), no object of its own: to judge the objects as applied,"
+                            + " give the doctor the output of kubectl kustomize"));
   }
 
   @Test
