@@ -182,10 +182,11 @@ final class PodSpecs {
 
   /**
    * Where the nodeSelector and the required node affinity (ANDed) let the pod run. A term (the
-   * terms ORed) asking for the master label ({@code Exists} or {@code In}, whatever else it asks)
-   * is master-only: no node of a current cluster has it; one asking for the control-plane label
-   * alone places the pod on control-plane nodes; any other term lets it run anywhere. Preferred
-   * node affinity is only a preference and is not read.
+   * terms ORed) asking for the master label ({@code Exists} or {@code In}, whatever else it asks),
+   * or for the legacy {@code kubernetes.io/role In [master]}, is master-only: no node of a current
+   * cluster has it; one asking for the control-plane label alone places the pod on control-plane
+   * nodes; any other term lets it run anywhere. Preferred node affinity is only a preference and is
+   * not read.
    */
   static Placement placement(PodSpec pod) {
     Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
@@ -213,7 +214,7 @@ final class PodSpecs {
   private static Placement termPlacement(NodeSelectorTerm term) {
     List<NodeSelectorRequirement> expressions =
         term.getMatchExpressions() == null ? List.of() : term.getMatchExpressions();
-    if (expressions.stream().anyMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_MASTER))) {
+    if (expressions.stream().anyMatch(PodSpecs::asksMasterRole)) {
       return Placement.MASTER_ONLY;
     }
     return expressions.stream().anyMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))
@@ -246,6 +247,23 @@ final class PodSpecs {
         && WellKnownLabels.ROLE_CONTROL_PLANE.equals(r.getKey())
         && "In".equals(r.getOperator())
         && (r.getValues() == null || !r.getValues().contains(""));
+  }
+
+  /** The legacy role label some installers set beside the role's own ({@code master}). */
+  static final String LEGACY_ROLE = "kubernetes.io/role";
+
+  /**
+   * Whether the requirement asks for the master role: the master label, or the legacy role label
+   * {@code In [master]}. Either matches only a cluster's control-plane nodes, and only where an
+   * installer still sets it.
+   */
+  private static boolean asksMasterRole(NodeSelectorRequirement requirement) {
+    return requiresLabel(requirement, WellKnownLabels.ROLE_MASTER)
+        || (requirement != null
+            && LEGACY_ROLE.equals(requirement.getKey())
+            && "In".equals(requirement.getOperator())
+            && requirement.getValues() != null
+            && requirement.getValues().equals(List.of("master")));
   }
 
   static boolean requiresLabel(NodeSelectorRequirement requirement, String key) {

@@ -262,6 +262,40 @@ class DoctorTest {
                             + " give the doctor the output of kubectl kustomize"));
   }
 
+  /**
+   * kubernetes-sigs/cloud-provider-equinix-metal deploy/template/deployment.yaml: three terms,
+   * ORed, each asking for a control-plane role (the legacy kubernetes.io/role=master among them).
+   * No term lets it onto a worker, so nothing is said of its placement and --fix leaves it alone.
+   */
+  @Test
+  void oredTermsThatEachAskForTheControlPlaneKeepItThere() throws Exception {
+    String equinix =
+        single(
+            "hostNetwork: true, tolerations: [{key: node.cloudprovider.kubernetes.io/uninitialized,"
+                + " operator: Exists}, {key: node-role.kubernetes.io/control-plane, operator:"
+                + " Exists}, {key: node.kubernetes.io/not-ready, operator: Exists}], affinity:"
+                + " {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+                + " {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/role, operator:"
+                + " In, values: [master]}]}, {matchExpressions: [{key:"
+                + " node-role.kubernetes.io/control-plane, operator: Exists}]}, {matchExpressions:"
+                + " [{key: node-role.kubernetes.io/master, operator: Exists}]}]}}}",
+            "--v=2");
+
+    assertThat(rules(equinix))
+        .doesNotContain("control-plane-placement", "master-selector", "tolerate-control-plane");
+    // The legacy role label alone asks for nodes of the master role, as the master label does.
+    String legacyOnly =
+        equinix.replace(
+            ", {matchExpressions: [{key: node-role.kubernetes.io/control-plane, operator:"
+                + " Exists}]}, {matchExpressions: [{key: node-role.kubernetes.io/master, operator:"
+                + " Exists}]}",
+            "");
+    assertThat(legacyOnly).isNotEqualTo(equinix);
+    assertThat(rules(legacyOnly))
+        .contains("master-selector")
+        .doesNotContain("control-plane-placement");
+  }
+
   @Test
   void aDocumentThatIsNoMappingIsNamedInYamlsWords() throws Exception {
     Path list = temp.resolve("list.yaml");
