@@ -42,7 +42,12 @@ public final class Manifests {
   private static final int CODE_POINT_LIMIT = 1 << 30;
 
   private static final ObjectMapper YAML =
-      new ObjectMapper(YAMLFactory.builder().loaderOptions(loaderOptions()).build());
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .loaderOptions(loaderOptions())
+              // new YAMLFactory()'s default, which the builder's is not: `env:` is null, not "".
+              .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+              .build());
 
   private Manifests() {}
 

@@ -309,6 +309,33 @@ class DoctorTest {
         .hasMessage(scalar + ":1: expected a Kubernetes object (a mapping), found a string");
   }
 
+  /** A Helm chart's {@code env:} with no variables renders as a key without a value: null. */
+  @Test
+  void aKeyWithoutAValueIsNull() throws Exception {
+    String ccm =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: ccm, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {app: ccm}}
+          template:
+            metadata: {labels: {app: ccm}}
+            spec:
+              containers:
+              - name: ccm
+                image: example/cloud-controller-manager:v1
+                args: [--cloud-provider=example]
+                env:
+                resources: {}
+        """;
+
+    List<ManifestDocument> documents = yaml(ccm);
+
+    assertThat(documents.getFirst().object()).extractingByKey("spec").isNotNull();
+    assertThat(Doctor.workloads(documents)).hasSize(1);
+  }
+
   @Test
   void aTabIsNamedAtItsOwnLine() throws Exception {
     Path file = temp.resolve("tab.yaml");
