@@ -1,5 +1,6 @@
 package io.ccm4j.app;
 
+import io.ccm4j.runtime.client.KubernetesErrors;
 import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.ServiceLoader;
@@ -90,8 +91,7 @@ public final class Ccm4j implements Runnable {
   }
 
   private static String describe(Throwable error) {
-    String message = error.getMessage();
-    return message == null ? error.getClass().getSimpleName() : message;
+    return KubernetesErrors.reason(error);
   }
 
   /** The version from the jar's manifest. */

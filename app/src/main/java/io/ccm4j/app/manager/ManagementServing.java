@@ -1,5 +1,6 @@
 package io.ccm4j.app.manager;
 
+import io.ccm4j.cloudprovider.net.SocketUrls;
 import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.health.HealthChecks;
@@ -54,7 +55,7 @@ final class ManagementServing implements AutoCloseable {
                   settings.servingAccess().alwaysAllowPaths(),
                   metrics),
               settings.servingAccess().clientCas());
-      log.info("serving health and metrics on https://{}", server.address());
+      log.info("serving health and metrics on {}", SocketUrls.url("https", server.address()));
       return new ManagementServing(server, own);
     } catch (IOException e) {
       own.forEach(KubernetesClient::close);

@@ -2,6 +2,7 @@ package io.ccm4j.runtime.leaderelection;
 
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -209,28 +210,43 @@ public final class LeaderElection implements AutoCloseable {
     // lease duration is the time this instance has to stop its cloud writes and go.
     long check = Math.max(50, settings.retryPeriod().toMillis() / 4);
     timer.scheduleWithFixedDelay(this::enforceRenewDeadline, check, check, TimeUnit.MILLISECONDS);
+    // Not inform(), which lists before it returns and gives up on a first failure: a manager
+    // started before its RBAC, or while the API server comes up, would exit and crash-loop.
+    // Upstream's elector retries every retry period for ever; so do the elector and this watch,
+    // which logs each failure in one line (the elector's own retries say the same).
     leaseInformer =
         client
             .leases()
             .inNamespace(settings.namespace())
             .withName(settings.name())
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Lease lease) {
-                    observe(lease);
-                  }
+            .runnableInformer(0);
+    leaseInformer.exceptionHandler(
+        (started, failure) -> {
+          log.warn(
+              "cannot watch leader lease {}/{}, retrying: {}",
+              settings.namespace(),
+              settings.name(),
+              KubernetesErrors.reason(failure));
+          return true;
+        });
+    leaseInformer.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Lease lease) {
+            observe(lease);
+          }
 
-                  @Override
-                  public void onUpdate(Lease previous, Lease lease) {
-                    observe(lease);
-                  }
+          @Override
+          public void onUpdate(Lease previous, Lease lease) {
+            observe(lease);
+          }
 
-                  @Override
-                  public void onDelete(Lease lease, boolean finalStateUnknown) {
-                    scheduleAttempt(Duration.ZERO);
-                  }
-                });
+          @Override
+          public void onDelete(Lease lease, boolean finalStateUnknown) {
+            scheduleAttempt(Duration.ZERO);
+          }
+        });
+    leaseInformer.start();
   }
 
   private LeaderElector newElector(long elector) {

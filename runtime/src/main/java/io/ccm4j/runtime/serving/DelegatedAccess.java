@@ -1,5 +1,6 @@
 package io.ccm4j.runtime.serving;
 
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.workqueue.TokenBucketRateLimiter;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -214,7 +215,8 @@ public final class DelegatedAccess implements AccessControl {
     } catch (KubernetesClientException e) {
       log.warn("serving: subject access review failed: {}", e.getMessage());
       return Optional.of(
-          new Denial(500, "InternalError", "authorization check failed: " + e.getMessage()));
+          new Denial(
+              500, "InternalError", "authorization check failed: " + KubernetesErrors.reason(e)));
     }
     if (allowed) {
       return Optional.empty();

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -204,7 +205,9 @@ public final class ManagementServer implements AutoCloseable {
         denial =
             Optional.of(
                 new AccessControl.Denial(
-                    500, "InternalError", "authorization check failed: " + e.getMessage()));
+                    500,
+                    "InternalError",
+                    "authorization check failed: " + KubernetesErrors.reason(e)));
       }
       if (denial.isPresent()) {
         AccessControl.Denial d = denial.get();

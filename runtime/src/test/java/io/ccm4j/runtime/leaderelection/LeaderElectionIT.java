@@ -8,7 +8,12 @@ import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.serving.LocalManagerHttp;
 import io.ccm4j.runtime.serving.ManagementServer;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -97,6 +102,87 @@ class LeaderElectionIT {
     } finally {
       release.countDown();
       election.close();
+    }
+  }
+
+  /**
+   * A manager started before its RBAC (or while the API server comes up) waits for its Lease as
+   * upstream's elector does, retrying, instead of exiting on the first refused list and
+   * crash-looping.
+   */
+  @Test
+  void aCandidateRefusedItsLeaseRetriesUntilItMayTakeIt(KubernetesClient admin) throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String user = "ccm-late-rbac-" + suffix;
+    String lease = "ccm-rbac-" + suffix;
+    Config asUser =
+        new ConfigBuilder(admin.getConfiguration()).withImpersonateUsername(user).build();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(asUser).build()) {
+      LeaderElection election =
+          new LeaderElection(
+              client,
+              new LeaderElection.Settings(
+                  "kube-system",
+                  lease,
+                  "late_" + suffix,
+                  Duration.ofSeconds(3),
+                  Duration.ofSeconds(2),
+                  Duration.ofMillis(500),
+                  Duration.ofSeconds(1)),
+              new LeaderElection.Listener() {
+                @Override
+                public void startedLeading() {}
+
+                @Override
+                public void lostLeadership() {}
+              });
+      try {
+        election.start();
+        await()
+            .during(2, TimeUnit.SECONDS)
+            .atMost(5, TimeUnit.SECONDS)
+            .until(() -> !election.isLeader());
+
+        admin
+            .rbac()
+            .roles()
+            .inNamespace("kube-system")
+            .resource(
+                new RoleBuilder()
+                    .withNewMetadata()
+                    .withName(lease)
+                    .endMetadata()
+                    .addNewRule()
+                    .withApiGroups("coordination.k8s.io")
+                    .withResources("leases")
+                    .withVerbs("get", "list", "watch", "create", "update")
+                    .endRule()
+                    .build())
+            .create();
+        admin
+            .rbac()
+            .roleBindings()
+            .inNamespace("kube-system")
+            .resource(
+                new RoleBindingBuilder()
+                    .withNewMetadata()
+                    .withName(lease)
+                    .endMetadata()
+                    .withNewRoleRef("rbac.authorization.k8s.io", "Role", lease)
+                    .addNewSubject()
+                    .withApiGroup("rbac.authorization.k8s.io")
+                    .withKind("User")
+                    .withName(user)
+                    .endSubject()
+                    .build())
+            .create();
+
+        await("leading once its RBAC exists")
+            .atMost(30, TimeUnit.SECONDS)
+            .until(election::isLeader);
+      } finally {
+        election.close();
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.ccm4j.cloudprovider.Route;
+import io.ccm4j.cloudprovider.net.SocketUrls;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -71,7 +72,8 @@ final class SimAdminServer implements AutoCloseable {
     server.createContext("/", admin::handle);
     server.setExecutor(executor);
     server.start();
-    log.info("sim cloud admin endpoint on http://{} ({})", server.getAddress(), source);
+    log.info(
+        "sim cloud admin endpoint on {} ({})", SocketUrls.url("http", server.getAddress()), source);
     return admin;
   }
 

@@ -1,0 +1,54 @@
+package io.ccm4j.runtime.client;
+
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A failure of the Kubernetes client in the words a user needs. fabric8 wraps a transport failure
+ * (connection refused, an unknown host, a certificate the cluster's CA did not sign) in an
+ * exception that says only "An error has occurred."; the reason is in its causes.
+ */
+public final class KubernetesErrors {
+
+  /** What fabric8 says of a failure whose reason is in its cause. */
+  static final String GENERIC = "An error has occurred.";
+
+  private KubernetesErrors() {}
+
+  /**
+   * The API server's message (and code) when it answered, else the first cause that says something,
+   * else the failure's type.
+   */
+  public static String reason(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof KubernetesClientException refused
+          && refused.getStatus() != null
+          && refused.getStatus().getMessage() != null
+          && !refused.getStatus().getMessage().isBlank()) {
+        return refused.getCode() > 0
+            ? refused.getStatus().getMessage() + " (" + refused.getCode() + ")"
+            : refused.getStatus().getMessage();
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    while ((failure instanceof CompletionException || failure instanceof ExecutionException)
+        && failure.getCause() != null) {
+      failure = failure.getCause();
+    }
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      String message = cause.getMessage();
+      if (message != null && !message.isBlank() && !message.strip().equals(GENERIC)) {
+        return cause == failure || message.contains(cause.getClass().getSimpleName())
+            ? message.strip()
+            : cause.getClass().getSimpleName() + ": " + message.strip();
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return failure.getClass().getSimpleName();
+  }
+}
