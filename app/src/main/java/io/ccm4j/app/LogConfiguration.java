@@ -7,8 +7,12 @@ import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.Context;
+import ch.qos.logback.core.CoreConstants;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * ccm4j's logging, set up in code (found by Logback through the ServiceLoader): one line per record
@@ -25,7 +29,20 @@ public final class LogConfiguration extends ContextAwareBase implements Configur
 
   /** The pattern of every record (the lab's log file takes the console's). */
   public static final String PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %msg%n";
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %msg%failure%n";
+
+  /**
+   * Makes {@link #PATTERN}'s {@code %failure} known to the context ({@link
+   * ClientFailureConverter}); before an encoder with the pattern starts.
+   */
+  @SuppressWarnings("unchecked")
+  public static void registerConverters(Context context) {
+    Object registry = context.getObject(CoreConstants.PATTERN_RULE_REGISTRY);
+    Map<String, String> rules =
+        registry instanceof Map<?, ?> existing ? (Map<String, String>) existing : new HashMap<>();
+    rules.put("failure", ClientFailureConverter.class.getName());
+    context.putObject(CoreConstants.PATTERN_RULE_REGISTRY, rules);
+  }
 
   @Override
   public ExecutionStatus configure(LoggerContext context) {
@@ -39,6 +56,7 @@ public final class LogConfiguration extends ContextAwareBase implements Configur
   }
 
   static void configureInCode(LoggerContext context, String level) {
+    registerConverters(context);
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern(PATTERN);

@@ -53,4 +53,51 @@ class LogConfigurationTest {
     assertThat(configuration.configure(context)).isEqualTo(ExecutionStatus.INVOKE_NEXT_IF_ANY);
     assertThat(context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender("STDERR")).isNull();
   }
+
+  /**
+   * fabric8's informers and elector log every retry with its whole stack: the reason on the
+   * record's line instead, the stack only when the client is logged verbosely; others' as ever.
+   */
+  @Test
+  void theClientsRetriesAreOneLineEachOthersKeepTheirStacks() {
+    LoggerContext context = new LoggerContext();
+    context.getLogger("io.fabric8").setLevel(Level.WARN); // as configureInCode sets it
+    LogConfiguration.registerConverters(context);
+    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    encoder.setContext(context);
+    encoder.setPattern(LogConfiguration.PATTERN);
+    encoder.start();
+    Exception refused =
+        new java.util.concurrent.CompletionException(
+            new io.fabric8.kubernetes.client.KubernetesClientException(
+                new io.fabric8.kubernetes.api.model.StatusBuilder()
+                    .withCode(403)
+                    .withMessage("leases.coordination.k8s.io is forbidden")
+                    .build()));
+    java.util.function.Function<String, String> logged =
+        logger ->
+            new String(
+                encoder.encode(
+                    new ch.qos.logback.classic.spi.LoggingEvent(
+                        getClass().getName(),
+                        context.getLogger(logger),
+                        Level.WARN,
+                        "listSyncAndWatch failed, will retry",
+                        refused,
+                        null)),
+                java.nio.charset.StandardCharsets.UTF_8);
+
+    String reflector = "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
+    assertThat(logged.apply(reflector))
+        .endsWith(
+            "Reflector: listSyncAndWatch failed, will retry: leases.coordination.k8s.io is"
+                + " forbidden (403)"
+                + System.lineSeparator())
+        .hasLineCount(1);
+    assertThat(logged.apply("io.ccm4j.controllers.Example"))
+        .contains("Example: listSyncAndWatch failed, will retry" + System.lineSeparator())
+        .contains("\tat ");
+    context.getLogger("io.fabric8").setLevel(Level.DEBUG);
+    assertThat(logged.apply(reflector)).contains("\tat ");
+  }
 }

@@ -338,9 +338,92 @@ class RunCommandTest {
             "--feature-gates: cannot set feature gate DeclarativeValidation to false, feature is"
                 + " locked to true"),
         Arguments.of(
-            "unknown flag",
-            List.of("--cloud-provider=fake", "--colud-config=x"),
-            "--colud-config"));
+            "unknown flag", List.of("--cloud-provider=fake", "--colud-config=x"), "--colud-config"),
+        Arguments.of(
+            "empty Lease name",
+            List.of("--cloud-provider=fake", "--leader-elect-resource-name="),
+            "--leader-elect-resource-name: \"\" is not a valid Lease name"),
+        Arguments.of(
+            "Lease name the API server refuses",
+            List.of("--cloud-provider=fake", "--leader-elect-resource-name=Bad_Name"),
+            "--leader-elect-resource-name: \"Bad_Name\" is not a valid Lease name (lowercase"
+                + " letters, digits, '-' and '.', starting and ending with a letter or digit, at"
+                + " most 253)"),
+        Arguments.of(
+            "Lease namespace the API server refuses",
+            List.of("--cloud-provider=fake", "--leader-elect-resource-namespace=kube.system"),
+            "--leader-elect-resource-namespace: \"kube.system\" is not a valid namespace"));
+  }
+
+  /**
+   * A kubeconfig fabric8 would read as none (and try the in-cluster address for a minute) or whose
+   * user it would take for anonymous: refused before anything starts, as client-go refuses it.
+   */
+  @org.junit.jupiter.api.Test
+  void aKubeconfigWithoutAUsableContextOrCredentialsExits2NamingIt(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    String usable =
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: local
+          cluster: {server: "https://127.0.0.1:6443"}
+        contexts:
+        - name: admin@local
+          context: {cluster: local, user: admin}
+        current-context: admin@local
+        users:
+        - name: admin
+          user: {token: abc}
+        """;
+    java.util.Map<String, String> broken = new java.util.LinkedHashMap<>();
+    broken.put(
+        usable.replace("current-context: admin@local", "current-context: \"\""),
+        "names no current-context");
+    broken.put(
+        usable.replace("current-context: admin@local", "current-context: nope"),
+        "its current-context \"nope\" is not among its contexts");
+    broken.put(
+        usable.replace("cluster: local, user", "cluster: elsewhere, user"),
+        "the cluster \"elsewhere\" of context \"admin@local\" is not among its clusters");
+    broken.put(
+        usable.replace(
+            "user: {token: abc}",
+            "user: {exec: {apiVersion:"
+                + " client.authentication.k8s.io/v1, command: /nonexistent/plugin}}"),
+        "the exec credential plugin \"/nonexistent/plugin\" of user \"admin\" is not found");
+    broken.put("\u0000\u0001 not yaml: [", "is not a kubeconfig");
+    int n = 0;
+    for (var entry : broken.entrySet()) {
+      java.nio.file.Path file = dir.resolve("kubeconfig-" + n++);
+      java.nio.file.Files.writeString(file, entry.getKey());
+      StringWriter err = new StringWriter();
+
+      int exitCode =
+          Ccm4j.execute(
+              new PrintWriter(err, true),
+              "run",
+              "--cloud-provider=fake",
+              "--kubeconfig=" + file,
+              "--bind-address=127.0.0.1",
+              "--secure-port=0");
+
+      assertThat(exitCode).as(entry.getValue()).isEqualTo(2);
+      assertThat(err.toString()).contains("--kubeconfig: ").contains(entry.getValue());
+      assertThat(err.toString().lines()).hasSize(1);
+    }
+    StringWriter err = new StringWriter();
+    assertThat(
+            Ccm4j.execute(
+                new PrintWriter(err, true),
+                "run",
+                "--cloud-provider=fake",
+                "--kubeconfig=" + dir,
+                "--bind-address=127.0.0.1",
+                "--secure-port=0"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--kubeconfig: " + dir + " is a directory");
   }
 
   @ParameterizedTest(name = "{0}")

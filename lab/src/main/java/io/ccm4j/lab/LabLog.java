@@ -29,6 +29,7 @@ final class LabLog implements AutoCloseable {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     // ccm4j's own pattern, for when no console appender is there to copy.
+    LogConfiguration.registerConverters(context);
     String pattern = LogConfiguration.PATTERN;
     for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
       Appender<ILoggingEvent> appender = it.next();

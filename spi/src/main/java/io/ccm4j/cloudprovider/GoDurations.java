@@ -53,6 +53,12 @@ public final class GoDurations {
       throw new IllegalArgumentException(
           "\"%s\" is not a duration of 0 or more (examples: 500ms, 15s, 1m30s)".formatted(value));
     }
+    // Go's time.Duration is an int64 of nanoseconds and refuses more ("invalid duration").
+    if (nanos >= 0x1p63) {
+      throw new IllegalArgumentException(
+          "\"%s\" is longer than a duration can be (at most %s)"
+              .formatted(value, format(Duration.ofNanos(Long.MAX_VALUE))));
+    }
     return Duration.ofNanos((long) nanos);
   }
 

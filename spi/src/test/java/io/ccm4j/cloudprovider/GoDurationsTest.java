@@ -48,6 +48,17 @@ class GoDurationsTest {
         .hasMessageStartingWith("\"" + text + "\" is not a duration");
   }
 
+  /** Go's durations are int64 nanoseconds: time.ParseDuration refuses more, and so does ccm4j. */
+  @ParameterizedTest
+  @CsvSource({"99999999h", "2562048h", "9223372036854775808ns"})
+  void refusesWhatGoCannotHold(String text) {
+    assertThatThrownBy(() -> GoDurations.parse(text))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "\"" + text + "\" is longer than a duration can be (at most 2562047h47m16.854775807s)");
+    assertThat(GoDurations.parse("2562047h")).isEqualTo(Duration.ofHours(2562047));
+  }
+
   @ParameterizedTest(name = "{0} ns -> {1}")
   @CsvSource({
     "0, 0s",

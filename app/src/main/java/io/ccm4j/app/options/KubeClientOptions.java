@@ -92,8 +92,11 @@ public final class KubeClientOptions {
           "--informer-stall-timeout must be at least 1s, got "
               + GoDurations.format(informerStallTimeout));
     }
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      return Optional.of("--kubeconfig: cannot read " + kubeconfig);
+    if (kubeconfig != null) {
+      Optional<String> problem = Kubeconfigs.problem(kubeconfig);
+      if (problem.isPresent()) {
+        return Optional.of("--kubeconfig: " + problem.get());
+      }
     }
     return Optional.empty();
   }
@@ -103,6 +106,11 @@ public final class KubeClientOptions {
     Config config;
     if (kubeconfig != null) {
       config = fromKubeconfig("--kubeconfig", kubeconfig);
+    } else if (master == null && !inCluster() && !kubeconfigAround()) {
+      // Upstream says so at once; fabric8 would try https://kubernetes.default.svc for a minute.
+      throw new IllegalArgumentException(
+          "neither --kubeconfig nor --master is given and this is no pod (KUBERNETES_SERVICE_HOST"
+              + " and KUBERNETES_SERVICE_PORT are not set)");
     } else {
       config = Config.autoConfigure(null);
     }
@@ -110,6 +118,17 @@ public final class KubeClientOptions {
       config = new ConfigBuilder(config).withMasterUrl(master).build();
     }
     return config;
+  }
+
+  private static boolean inCluster() {
+    return System.getenv("KUBERNETES_SERVICE_HOST") != null
+        && System.getenv("KUBERNETES_SERVICE_PORT") != null;
+  }
+
+  /** A kubeconfig fabric8's auto-configuration reads: $KUBECONFIG or ~/.kube/config. */
+  private static boolean kubeconfigAround() {
+    return System.getenv("KUBECONFIG") != null
+        || Files.isReadable(Path.of(System.getProperty("user.home"), ".kube", "config"));
   }
 
   /** The configuration a kubeconfig file gives; the error names the flag. */

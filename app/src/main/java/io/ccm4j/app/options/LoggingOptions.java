@@ -34,12 +34,18 @@ public final class LoggingOptions {
     apply(verbosity);
   }
 
+  /** fabric8's interceptor that logs each request and answer. */
+  static final String HTTP_LOGGING = "io.fabric8.kubernetes.client.http.HttpLoggingInterceptor";
+
   static void apply(int verbosity) {
     if (verbosity >= 4) {
       logger("io.ccm4j").setLevel(verbosity >= 6 ? Level.TRACE : Level.DEBUG);
     }
     if (verbosity >= 8) {
       logger("io.fabric8").setLevel(Level.DEBUG);
+      // The client's requests and answers, as client-go's --v=8 logs them: fabric8's logging
+      // interceptor writes them at TRACE only.
+      logger(HTTP_LOGGING).setLevel(Level.TRACE);
     }
   }
 

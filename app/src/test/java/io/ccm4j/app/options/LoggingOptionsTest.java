@@ -33,8 +33,18 @@ class LoggingOptionsTest {
           assertThat(ccm4j.getLevel()).as("--v=%d", verbosity).isEqualTo(level);
         });
     assertThat(fabric8.getEffectiveLevel()).isEqualTo(Level.WARN);
-    LoggingOptions.apply(8);
-    assertThat(fabric8.getLevel()).isEqualTo(Level.DEBUG);
+    var requests =
+        (ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(LoggingOptions.HTTP_LOGGING);
+    try {
+      LoggingOptions.apply(8);
+      assertThat(fabric8.getLevel()).isEqualTo(Level.DEBUG);
+      assertThat(requests.getLevel())
+          .as("the client's requests and answers")
+          .isEqualTo(Level.TRACE);
+    } finally {
+      requests.setLevel(null);
+    }
   }
 
   @Test
