@@ -340,6 +340,14 @@ class RunCommandTest {
         Arguments.of(
             "unknown flag", List.of("--cloud-provider=fake", "--colud-config=x"), "--colud-config"),
         Arguments.of(
+            "bind address that is a name",
+            List.of("--cloud-provider=fake", "--secure-port=0", "--bind-address=localhost"),
+            "--bind-address: \"localhost\" is not an IP address (0.0.0.0, 127.0.0.1, ::)"),
+        Arguments.of(
+            "bind address that is no address",
+            List.of("--cloud-provider=fake", "--secure-port=0", "--bind-address=999.1.1.1"),
+            "--bind-address: \"999.1.1.1\" is not an IP address"),
+        Arguments.of(
             "empty Lease name",
             List.of("--cloud-provider=fake", "--leader-elect-resource-name="),
             "--leader-elect-resource-name: \"\" is not a valid Lease name"),

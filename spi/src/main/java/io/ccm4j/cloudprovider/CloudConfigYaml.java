@@ -11,12 +11,16 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads a provider's {@code --cloud-config} written in YAML into a record or class, strictly
@@ -30,15 +34,31 @@ public final class CloudConfigYaml {
 
   private CloudConfigYaml() {}
 
+  /**
+   * The most a cloud config may hold: it is a few kilobytes; a file larger than this is the wrong
+   * one ({@code /dev/zero}, an image), refused before it fills the heap or the YAML parser's time.
+   */
+  public static final int MAX_BYTES = 1 << 20;
+
   /** The file's content, as {@link #parse}; the file's path is the source in messages. */
   public static <T> T read(Path file, Class<T> type) throws CloudConfigException {
-    String text;
-    try {
-      text = Files.readString(file);
+    return parse(readText(file), file.toString(), type);
+  }
+
+  /** A cloud config's text, at most {@link #MAX_BYTES}. */
+  public static String readText(Path file) throws CloudConfigException {
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes(MAX_BYTES + 1);
     } catch (IOException e) {
       throw new CloudConfigException("cannot read " + file + ": " + e.getMessage(), e);
     }
-    return parse(text, file.toString(), type);
+    if (bytes.length > MAX_BYTES) {
+      throw new CloudConfigException(
+          "%s: larger than %d KiB: a cloud config is a few kilobytes (is it the right file?)"
+              .formatted(file, MAX_BYTES / 1024));
+    }
+    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   /**
@@ -49,12 +69,23 @@ public final class CloudConfigYaml {
     if (text.isBlank()) {
       return null;
     }
-    // A parser of our own, not closed by Jackson on an error, still stands on the offending value.
+    // A parser of our own, not closed by Jackson on an error, still stands on the offending key or
+    // value: its token's line is the one to name (the exception's location can be the end of the
+    // enclosing mapping).
     try (JsonParser parser = YAML.createParser(text)) {
       try {
         return YAML.readValue(parser, type);
       } catch (UnrecognizedPropertyException e) {
-        throw e;
+        throw new CloudConfigException(
+            "%s: line %d: unknown field \"%s\" (known: %s)"
+                .formatted(
+                    source,
+                    line(text, parser, e),
+                    path(e),
+                    e.getKnownPropertyIds().stream()
+                        .map(Object::toString)
+                        .sorted()
+                        .collect(Collectors.joining(", "))));
       } catch (MismatchedInputException e) {
         // Jackson's own words name Java types ("Cannot deserialize value of type
         // java.util.ArrayList<...> from Integer value"); a user wrote YAML and is told in YAML's.
@@ -62,30 +93,19 @@ public final class CloudConfigYaml {
             "%s: line %d: field \"%s\": expected %s, got %s"
                 .formatted(
                     source,
-                    line(e.getLocation()),
+                    line(text, parser, e),
                     path(e),
                     expected(e.getTargetType()),
                     found(parser)));
+      } catch (JsonMappingException e) {
+        throw new CloudConfigException(
+            "%s: line %d: field \"%s\": %s"
+                .formatted(source, line(text, parser, e), path(e), e.getOriginalMessage()));
       }
-    } catch (UnrecognizedPropertyException e) {
-      throw new CloudConfigException(
-          "%s: line %d: unknown field \"%s\" (known: %s)"
-              .formatted(
-                  source,
-                  line(e.getLocation()),
-                  path(e),
-                  e.getKnownPropertyIds().stream()
-                      .map(Object::toString)
-                      .sorted()
-                      .collect(Collectors.joining(", "))));
-    } catch (JsonMappingException e) {
-      throw new CloudConfigException(
-          "%s: line %d: field \"%s\": %s"
-              .formatted(source, line(e.getLocation()), path(e), e.getOriginalMessage()));
     } catch (JsonProcessingException e) {
       throw new CloudConfigException(
           "%s: line %d: not valid YAML: %s"
-              .formatted(source, line(e.getLocation()), e.getOriginalMessage()));
+              .formatted(source, problemLine(e), e.getOriginalMessage()));
     } catch (IOException e) {
       throw new CloudConfigException("%s: cannot read: %s".formatted(source, e.getMessage()), e);
     }
@@ -154,8 +174,60 @@ public final class CloudConfigYaml {
     return text == null || token == JsonToken.VALUE_NULL ? kind : kind + " (" + text + ")";
   }
 
-  private static int line(JsonLocation location) {
-    return location == null ? 0 : location.getLineNr();
+  /**
+   * The line of the field the error names, found by its path in the text: Jackson reads a record's
+   * fields before it creates it, so its location, and the parser's, can be the end of the mapping.
+   */
+  private static int line(String text, JsonParser parser, JsonMappingException e) {
+    try (JsonParser again = YAML.createParser(text)) {
+      again.nextToken();
+      int found = lineOf(again, e.getPath(), 0);
+      if (found > 0) {
+        return found;
+      }
+    } catch (IOException unreadable) {
+      // The parser reading the config said what is wrong with it.
+    }
+    JsonLocation token = parser.currentTokenLocation();
+    return token == null ? 0 : token.getLineNr();
+  }
+
+  /** The line of the value at {@code path} from {@code depth} on, the parser at its start; or 0. */
+  private static int lineOf(JsonParser parser, List<JsonMappingException.Reference> path, int depth)
+      throws IOException {
+    if (depth == path.size()) {
+      return parser.currentTokenLocation().getLineNr();
+    }
+    JsonMappingException.Reference step = path.get(depth);
+    if (parser.currentToken() == JsonToken.START_OBJECT && step.getFieldName() != null) {
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        int keyLine = parser.currentTokenLocation().getLineNr();
+        parser.nextToken();
+        if (name.equals(step.getFieldName())) {
+          // The key's own line for the field's name (an unknown field, the last step).
+          return depth == path.size() - 1 ? keyLine : lineOf(parser, path, depth + 1);
+        }
+        parser.skipChildren();
+      }
+    } else if (parser.currentToken() == JsonToken.START_ARRAY && step.getIndex() >= 0) {
+      int index = 0;
+      while (parser.nextToken() != JsonToken.END_ARRAY && parser.currentToken() != null) {
+        if (index++ == step.getIndex()) {
+          return lineOf(parser, path, depth + 1);
+        }
+        parser.skipChildren();
+      }
+    }
+    return 0;
+  }
+
+  /** Where SnakeYAML found the text not to be YAML: its problem's mark, else Jackson's location. */
+  private static int problemLine(JsonProcessingException e) {
+    if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblemMark() != null) {
+      return marked.getProblemMark().getLine() + 1;
+    }
+    return e.getLocation() == null ? 0 : e.getLocation().getLineNr();
   }
 
   /** {@code healthCheck.interval}, {@code instances[2].zone}. */

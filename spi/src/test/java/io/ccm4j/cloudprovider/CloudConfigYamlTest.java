@@ -43,4 +43,41 @@ class CloudConfigYamlTest {
 
     assertThat(config.instances()).containsExactly(new Instance("a", 2));
   }
+
+  /** The line of the offending key or value, not the end of the mapping around it. */
+  @Test
+  void anErrorNamesTheLineItIsOn() {
+    assertThatThrownBy(
+            () ->
+                CloudConfigYaml.parse(
+                    "latency: 1\nbogus: 2\ndryRun: true\nlabels: {}\n", "c.yaml", Config.class))
+        .hasMessageStartingWith("c.yaml: line 2: unknown field \"bogus\" (known: ");
+    assertThatThrownBy(
+            () ->
+                CloudConfigYaml.parse(
+                    "latency: 1\ninstances:\n- name: a\n  cpus: 2\n- name: b\n  cores: 3\n"
+                        + "dryRun: true\n",
+                    "c.yaml",
+                    Config.class))
+        .hasMessageStartingWith("c.yaml: line 6: unknown field \"instances[1].cores\"");
+    assertThatThrownBy(
+            () -> CloudConfigYaml.parse("latency: 1\ndryRun: [yes]\n", "c.yaml", Config.class))
+        .hasMessage("c.yaml: line 2: field \"dryRun\": expected true or false, got a list");
+    assertThatThrownBy(
+            () -> CloudConfigYaml.parse("latency: 1\n\tdryRun: true\n", "c.yaml", Config.class))
+        .hasMessageStartingWith("c.yaml: line 2: not valid YAML: ");
+  }
+
+  /** /dev/zero never ends: refused after a mebibyte, not read until the heap is full. */
+  @Test
+  void aFileFarLargerThanAConfigIsRefusedUnread() {
+    java.nio.file.Path zero = java.nio.file.Path.of("/dev/zero");
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(zero));
+
+    assertThatThrownBy(() -> CloudConfigYaml.read(zero, Config.class))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage(
+            "/dev/zero: larger than 1024 KiB: a cloud config is a few kilobytes (is it the right"
+                + " file?)");
+  }
 }

@@ -1,5 +1,6 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.ccm4j.runtime.serving.ServingTls;
@@ -184,6 +185,12 @@ public final class ServingOptions {
     }
     if (securePort < 0 || securePort > 65535) {
       return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
+    }
+    // An IP, as upstream's flag (pflag's IP type): a name would be resolved, to one address.
+    if (!IpAddresses.isIp(bindAddress)) {
+      return Optional.of(
+          "--bind-address: \"%s\" is not an IP address (0.0.0.0, 127.0.0.1, ::)"
+              .formatted(bindAddress));
     }
     try {
       tls();
