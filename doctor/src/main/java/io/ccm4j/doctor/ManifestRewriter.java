@@ -271,6 +271,13 @@ final class ManifestRewriter {
     }
     int keyColumn = key.getStartMark().getColumn();
     int column = value instanceof List<?> && !indentedSequences ? keyColumn : keyColumn + 2;
+    if (value instanceof List<?>
+        && node instanceof SequenceNode old
+        && old.getFlowStyle() != DumperOptions.FlowStyle.FLOW
+        && !old.getValue().isEmpty()) {
+      // A list rewritten where it stands keeps its own items' column, whatever the others do.
+      column = old.getStartMark().getColumn();
+    }
     int from = text.indexOf(':', end(key));
     int to =
         node instanceof ScalarNode scalar && emptyNull(scalar)

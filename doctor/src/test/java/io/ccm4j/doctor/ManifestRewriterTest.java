@@ -359,6 +359,51 @@ class ManifestRewriterTest {
   }
 
   /**
+   * oracle/oci-cloud-controller-manager's DaemonSet indents its args under their key and its
+   * tolerations not: the stray argument's fix (two items become one) rewrites the args in their own
+   * style, so only the changed items differ.
+   */
+  @Test
+  void aListRewrittenWhereItStandsKeepsItsOwnIndentation() throws Exception {
+    Path file = temp.resolve("oci.yaml");
+    String before =
+        """
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: oci-cloud-controller-manager, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {app: ccm}}
+          template:
+            metadata: {labels: {app: ccm}}
+            spec:
+              hostNetwork: true
+              nodeSelector: {node-role.kubernetes.io/control-plane: ""}
+              tolerations:
+              - key: node.cloudprovider.kubernetes.io/uninitialized
+                operator: Exists
+              - key: node-role.kubernetes.io/control-plane
+                operator: Exists
+              - key: node.kubernetes.io/not-ready
+                operator: Exists
+              containers:
+                - name: oci-cloud-controller-manager
+                  image: ghcr.io/oracle/cloud-provider-oci:v1.35.0
+                  args:
+                    - --cloud-provider=oci
+                    - --v=2
+                    - --leader-elect
+                    - "false"
+        """;
+    Files.writeString(file, before);
+
+    String after = fix(List.of(file)).get(file);
+
+    assertThat(removed(before, after))
+        .containsExactly("            - --leader-elect", "            - \"false\"");
+    assertThat(added(before, after)).containsExactly("            - --leader-elect=true");
+  }
+
+  /**
    * A JSON manifest (kubectl reads a file starting with a brace as JSON) is fixed in JSON: added
    * keys and values quoted, so that it is still JSON.
    */
