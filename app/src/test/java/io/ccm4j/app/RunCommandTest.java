@@ -364,6 +364,40 @@ class RunCommandTest {
   }
 
   /**
+   * Outside a pod without a kubeconfig: said at once, as upstream says it, where fabric8 would try
+   * https://kubernetes.default.svc for a minute of retries.
+   */
+  @org.junit.jupiter.api.Test
+  void withoutAKubeconfigOutsideAPodItSaysSoAtOnce(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getenv("KUBERNETES_SERVICE_HOST") == null
+            && System.getenv("KUBECONFIG") == null
+            && !java.nio.file.Files.exists(
+                java.nio.file.Path.of(System.getProperty("user.home"), ".kube", "config")),
+        "no pod's environment and no kubeconfig fabric8 would find");
+    java.nio.file.Path cloud = java.nio.file.Files.writeString(dir.resolve("sim.yaml"), "{}\n");
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        Ccm4j.execute(
+            new PrintWriter(err, true),
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=" + cloud,
+            "--bind-address=127.0.0.1",
+            "--secure-port=0",
+            "--leader-elect=false");
+
+    assertThat(exitCode).isEqualTo(1);
+    assertThat(err.toString())
+        .isEqualTo(
+            "ccm4j run: neither --kubeconfig nor --master is given and this is no pod"
+                + " (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)"
+                + System.lineSeparator());
+  }
+
+  /**
    * A kubeconfig fabric8 would read as none (and try the in-cluster address for a minute) or whose
    * user it would take for anonymous: refused before anything starts, as client-go refuses it.
    */
