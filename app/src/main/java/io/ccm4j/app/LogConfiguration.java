@@ -29,11 +29,12 @@ public final class LogConfiguration extends ContextAwareBase implements Configur
 
   /** The pattern of every record (the lab's log file takes the console's). */
   public static final String PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %msg%failure%n";
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %redactedMsg%failure%n";
 
   /**
-   * Makes {@link #PATTERN}'s {@code %failure} known to the context ({@link
-   * ClientFailureConverter}); before an encoder with the pattern starts.
+   * Makes {@link #PATTERN}'s {@code %failure} and {@code %redactedMsg} known to the context ({@link
+   * ClientFailureConverter}, {@link RedactedMessageConverter}); before an encoder with the pattern
+   * starts.
    */
   @SuppressWarnings("unchecked")
   public static void registerConverters(Context context) {
@@ -41,6 +42,7 @@ public final class LogConfiguration extends ContextAwareBase implements Configur
     Map<String, String> rules =
         registry instanceof Map<?, ?> existing ? (Map<String, String>) existing : new HashMap<>();
     rules.put("failure", ClientFailureConverter.class.getName());
+    rules.put("redactedMsg", RedactedMessageConverter.class.getName());
     context.putObject(CoreConstants.PATTERN_RULE_REGISTRY, rules);
   }
 

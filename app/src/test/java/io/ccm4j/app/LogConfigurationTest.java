@@ -100,4 +100,38 @@ class LogConfigurationTest {
     context.getLogger("io.fabric8").setLevel(Level.DEBUG);
     assertThat(logged.apply(reflector)).contains("\tat ");
   }
+
+  /** --v=8 logs the client's requests: never its credentials, nor a protobuf body's bytes. */
+  @Test
+  void theClientsRequestLogMasksCredentialsAndBinaryBodies() {
+    assertThat(RedactedMessageConverter.redact("> Authorization: Bearer bd4fdbd6bcc72727"))
+        .isEqualTo("> Authorization: Bearer <masked>");
+    assertThat(RedactedMessageConverter.redact("> authorization: Basic dXNlcjpwYXNz"))
+        .isEqualTo("> Authorization: Basic <masked>");
+    assertThat(RedactedMessageConverter.redact("k8s\u0000\n\u0010v1\u0012\u0004Node"))
+        .isEqualTo("[a binary body of 14 characters]");
+    assertThat(RedactedMessageConverter.redact("> GET https://127.0.0.1:6443/api/v1/nodes"))
+        .isEqualTo("> GET https://127.0.0.1:6443/api/v1/nodes");
+
+    LoggerContext context = new LoggerContext();
+    LogConfiguration.registerConverters(context);
+    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    encoder.setContext(context);
+    encoder.setPattern(LogConfiguration.PATTERN);
+    encoder.start();
+    String line =
+        new String(
+            encoder.encode(
+                new ch.qos.logback.classic.spi.LoggingEvent(
+                    getClass().getName(),
+                    context.getLogger(RedactedMessageConverter.HTTP_LOGGING),
+                    Level.TRACE,
+                    "> Authorization: Bearer {}",
+                    null,
+                    new Object[] {"secret-token"})),
+            java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(line)
+        .endsWith(
+            "HttpLoggingInterceptor: > Authorization: Bearer <masked>" + System.lineSeparator());
+  }
 }

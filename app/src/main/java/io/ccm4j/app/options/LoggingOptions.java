@@ -34,8 +34,9 @@ public final class LoggingOptions {
     apply(verbosity);
   }
 
-  /** fabric8's interceptor that logs each request and answer. */
-  static final String HTTP_LOGGING = "io.fabric8.kubernetes.client.http.HttpLoggingInterceptor";
+  /** fabric8's interceptor that logs each request and answer (credentials masked in the log). */
+  public static final String HTTP_LOGGING =
+      "io.fabric8.kubernetes.client.http.HttpLoggingInterceptor";
 
   static void apply(int verbosity) {
     if (verbosity >= 4) {

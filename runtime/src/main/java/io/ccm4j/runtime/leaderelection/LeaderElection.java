@@ -2,7 +2,6 @@ package io.ccm4j.runtime.leaderelection;
 
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
-import io.ccm4j.runtime.client.KubernetesErrors;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -212,23 +211,15 @@ public final class LeaderElection implements AutoCloseable {
     timer.scheduleWithFixedDelay(this::enforceRenewDeadline, check, check, TimeUnit.MILLISECONDS);
     // Not inform(), which lists before it returns and gives up on a first failure: a manager
     // started before its RBAC, or while the API server comes up, would exit and crash-loop.
-    // Upstream's elector retries every retry period for ever; so do the elector and this watch,
-    // which logs each failure in one line (the elector's own retries say the same).
+    // Upstream's elector retries every retry period for ever; so do the elector and this watch
+    // (fabric8's reflector logs each failure, in one line: LogConfiguration).
     leaseInformer =
         client
             .leases()
             .inNamespace(settings.namespace())
             .withName(settings.name())
             .runnableInformer(0);
-    leaseInformer.exceptionHandler(
-        (started, failure) -> {
-          log.warn(
-              "cannot watch leader lease {}/{}, retrying: {}",
-              settings.namespace(),
-              settings.name(),
-              KubernetesErrors.reason(failure));
-          return true;
-        });
+    leaseInformer.exceptionHandler((started, failure) -> true);
     leaseInformer.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
