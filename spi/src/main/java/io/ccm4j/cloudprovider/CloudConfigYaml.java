@@ -29,8 +29,11 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 public final class CloudConfigYaml {
 
+  // A key given twice is an error, as in Kubernetes' own YAML (sigs.k8s.io/yaml), not the last
+  // one silently winning.
   private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+      new ObjectMapper(new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION))
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private CloudConfigYaml() {}
 

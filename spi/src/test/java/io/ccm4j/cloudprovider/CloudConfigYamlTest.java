@@ -80,4 +80,14 @@ class CloudConfigYamlTest {
             "/dev/zero: larger than 1024 KiB: a cloud config is a few kilobytes (is it the right"
                 + " file?)");
   }
+
+  @Test
+  void aKeyGivenTwiceIsAnError() {
+    assertThatThrownBy(
+            () ->
+                CloudConfigYaml.parse(
+                    "latency: 1\ndryRun: true\nlatency: 2\n", "c.yaml", Config.class))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage("c.yaml: line 3: not valid YAML: Duplicate field 'latency'");
+  }
 }
