@@ -135,13 +135,15 @@ public final class DoctorCommand implements Callable<Integer> {
     List<String> notCcms;
     Map<CcmWorkload, List<Finding>> findings = new LinkedHashMap<>();
     List<ManifestException> unreadable = new ArrayList<>();
+    List<ManifestException> patches = new ArrayList<>();
     PrintWriter out = spec.commandLine().getOut();
     try {
       documents =
           Manifests.read(
               paths,
               skipped -> {
-                unreadable.add(skipped);
+                (skipped instanceof Manifests.KustomizePatchException ? patches : unreadable)
+                    .add(skipped);
                 spec.commandLine().getErr().printf("skipped %s%n", skipped.getMessage());
               });
       workloads = Doctor.workloads(documents);
@@ -156,13 +158,13 @@ public final class DoctorCommand implements Callable<Integer> {
       if (output.equals("json")) {
         // Tools read standard output: it says what could not be read, as the message on stderr.
         unreadable.add(e);
-        printJson(out, List.of(), List.of(), List.of(), unreadable);
+        printJson(out, List.of(), List.of(), List.of(), unreadable, patches);
       }
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     List<Finding> all = findings.values().stream().flatMap(List::stream).toList();
     if (output.equals("json")) {
-      printJson(out, workloads, all, notCcms, unreadable);
+      printJson(out, workloads, all, notCcms, unreadable, patches);
     } else {
       printText(out, findings, notCcms);
     }
@@ -212,39 +214,38 @@ public final class DoctorCommand implements Callable<Integer> {
       List<CcmWorkload> workloads,
       List<Finding> findings,
       List<String> notCcms,
-      List<ManifestException> unreadable)
+      List<ManifestException> unreadable,
+      List<ManifestException> kustomizePatches)
       throws JsonProcessingException {
     Map<String, Object> report = new LinkedHashMap<>();
     report.put(
         "workloads",
         workloads.stream()
             .map(
-                w ->
-                    Map.of(
-                        "workload",
-                        w.kind() + "/" + w.name(),
-                        "location",
-                        w.source().location(),
-                        "recognisedBy",
-                        w.recognisedBy()))
-            .toList());
-    report.put("findings", findings);
-    report.put("notTakenForCcms", notCcms);
-    report.put(
-        "unreadable",
-        unreadable.stream()
-            .map(
-                e -> {
+                w -> {
                   Map<String, Object> entry = new LinkedHashMap<>();
-                  entry.put("file", e.file().toString());
-                  entry.put("line", e.line() > 0 ? e.line() : null);
-                  entry.put("reason", e.reason());
+                  entry.put("workload", w.kind() + "/" + w.name());
+                  entry.put("location", w.source().location());
+                  entry.put("recognisedBy", w.recognisedBy());
                   return entry;
                 })
             .toList());
+    report.put("findings", findings);
+    report.put("notTakenForCcms", notCcms);
+    report.put("unreadable", unreadable.stream().map(DoctorCommand::fileEntry).toList());
+    report.put(
+        "kustomizePatches", kustomizePatches.stream().map(DoctorCommand::fileEntry).toList());
     out.println(
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
     out.flush();
+  }
+
+  private static Map<String, Object> fileEntry(ManifestException e) {
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("file", e.file().toString());
+    entry.put("line", e.line() > 0 ? e.line() : null);
+    entry.put("reason", e.reason());
+    return entry;
   }
 
   private int diagnoseCluster() throws Exception {

@@ -112,6 +112,18 @@ class LogConfigurationTest {
         .isEqualTo("[a binary body of 14 characters]");
     assertThat(RedactedMessageConverter.redact("> GET https://127.0.0.1:6443/api/v1/nodes"))
         .isEqualTo("> GET https://127.0.0.1:6443/api/v1/nodes");
+    assertThat(
+            RedactedMessageConverter.redact(
+                "{\"kind\":\"TokenRequest\",\"status\":{\"token\":\"eyJhbGci\\\"x\","
+                    + "\"expirationTimestamp\":\"2026-11-27T18:00:00Z\"}}"))
+        .isEqualTo(
+            "{\"kind\":\"TokenRequest\",\"status\":{\"token\":\"<masked>\","
+                + "\"expirationTimestamp\":\"2026-11-27T18:00:00Z\"}}");
+    assertThat(
+            RedactedMessageConverter.redact(
+                "{\"kind\":\"Secret\",\"data\": {\"ca.crt\":\"LS0t\",\"token\":\"ZXlK\"},"
+                    + "\"type\":\"Opaque\"}"))
+        .isEqualTo("{\"kind\":\"Secret\",\"data\":{<masked>},\"type\":\"Opaque\"}");
 
     LoggerContext context = new LoggerContext();
     LogConfiguration.registerConverters(context);

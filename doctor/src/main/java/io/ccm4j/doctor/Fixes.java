@@ -255,10 +255,10 @@ final class Fixes {
    */
   static void placeOnControlPlane(PodSpec pod) {
     preferControlPlaneOverMaster(pod);
-    if (pod.getNodeSelector() != null
-        && pod.getNodeSelector().containsKey(WellKnownLabels.ROLE_MASTER)) {
+    if (pod.getNodeSelector() != null && PodSpecs.selectsMasterRole(pod.getNodeSelector())) {
       Map<String, String> selector = new LinkedHashMap<>(pod.getNodeSelector());
       selector.remove(WellKnownLabels.ROLE_MASTER);
+      selector.remove(PodSpecs.LEGACY_ROLE, "master");
       pod.setNodeSelector(selector.isEmpty() ? null : selector);
     }
     // A value kubeadm's nodes lack (they carry the label empty): the affinity asks Exists instead.
@@ -281,6 +281,7 @@ final class Fixes {
           r ->
               r != null
                   && (WellKnownLabels.ROLE_MASTER.equals(r.getKey())
+                      || PodSpecs.asksMasterRole(r)
                       || PodSpecs.asksControlPlaneValue(r)));
       if (expressions.stream()
           .noneMatch(r -> requiresLabel(r, WellKnownLabels.ROLE_CONTROL_PLANE))) {

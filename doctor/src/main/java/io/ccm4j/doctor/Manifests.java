@@ -98,6 +98,17 @@ public final class Manifests {
     return documents;
   }
 
+  /** A file a kustomization names as a patch: skipped, being no object of its own. */
+  public static final class KustomizePatchException extends ManifestException {
+    KustomizePatchException(Path file, Path kustomization) {
+      super(
+          file,
+          "a kustomize patch (%s names it), no object of its own: the objects as applied are what"
+                  .formatted(kustomization)
+              + " kubectl kustomize prints");
+    }
+  }
+
   /** Names kustomize gives its file in a directory. */
   private static final Set<String> KUSTOMIZATIONS =
       Set.of("kustomization.yaml", "kustomization.yml", "Kustomization");
@@ -133,12 +144,7 @@ public final class Manifests {
       }
       Path kustomization = patches.get(file.toAbsolutePath().normalize());
       if (kustomization != null) {
-        skipped.accept(
-            new ManifestException(
-                file,
-                "a kustomize patch (%s names it), no object of its own: to judge the objects as"
-                        .formatted(kustomization)
-                    + " applied, give the doctor the output of kubectl kustomize"));
+        skipped.accept(new KustomizePatchException(file, kustomization));
         continue;
       }
       files.add(file);

@@ -191,7 +191,7 @@ final class PodSpecs {
   static Placement placement(PodSpec pod) {
     Map<String, String> selector = pod.getNodeSelector() == null ? Map.of() : pod.getNodeSelector();
     Placement byAffinity = affinityPlacement(requiredNodeSelectorTerms(pod));
-    if (selector.containsKey(WellKnownLabels.ROLE_MASTER) || byAffinity == Placement.MASTER_ONLY) {
+    if (selectsMasterRole(selector) || byAffinity == Placement.MASTER_ONLY) {
       return Placement.MASTER_ONLY;
     }
     if (selector.containsKey(WellKnownLabels.ROLE_CONTROL_PLANE)) {
@@ -249,6 +249,12 @@ final class PodSpecs {
         && (r.getValues() == null || !r.getValues().contains(""));
   }
 
+  /** Whether a nodeSelector asks for the master role: its label, or the legacy one's master. */
+  static boolean selectsMasterRole(Map<String, String> selector) {
+    return selector.containsKey(WellKnownLabels.ROLE_MASTER)
+        || "master".equals(selector.get(LEGACY_ROLE));
+  }
+
   /** The legacy role label some installers set beside the role's own ({@code master}). */
   static final String LEGACY_ROLE = "kubernetes.io/role";
 
@@ -257,7 +263,7 @@ final class PodSpecs {
    * {@code In [master]}. Either matches only a cluster's control-plane nodes, and only where an
    * installer still sets it.
    */
-  private static boolean asksMasterRole(NodeSelectorRequirement requirement) {
+  static boolean asksMasterRole(NodeSelectorRequirement requirement) {
     return requiresLabel(requirement, WellKnownLabels.ROLE_MASTER)
         || (requirement != null
             && LEGACY_ROLE.equals(requirement.getKey())

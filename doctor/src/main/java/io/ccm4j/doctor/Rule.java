@@ -72,12 +72,12 @@ public enum Rule {
       "master-selector",
       Severity.ERROR,
       Source.CHICKEN_AND_EGG,
-      "The pod selects only node-role.kubernetes.io/master, a label kubeadm no longer sets since"
-          + " Kubernetes 1.24 (and its taint since 1.25): on the clusters users run no node matches"
-          + " and the pod never schedules.",
+      "The pod selects only node-role.kubernetes.io/master (or the legacy kubernetes.io/role=master),"
+          + " a label kubeadm no longer sets since Kubernetes 1.24 (and its taint since 1.25): on the"
+          + " clusters users run no node matches and the pod never schedules.",
       "Select control-plane nodes: node-role.kubernetes.io/control-plane Exists in place of"
-          + " node-role.kubernetes.io/master, in the required node affinity (a nodeSelector on the"
-          + " master label becomes that affinity)."),
+          + " the master label, in the required node affinity (a nodeSelector on the master label"
+          + " becomes that affinity)."),
   CONTROL_PLANE_LABEL_VALUE(
       "control-plane-label-value",
       Severity.WARNING,

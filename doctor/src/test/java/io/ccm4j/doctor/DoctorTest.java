@@ -258,8 +258,8 @@ class DoctorTest {
                         patch
                             + ": a kustomize patch ("
                             + overlay.resolve("kustomization.yaml")
-                            + " names it), no object of its own: to judge the objects as applied,"
-                            + " give the doctor the output of kubectl kustomize"));
+                            + " names it), no object of its own: the objects as applied are what"
+                            + " kubectl kustomize prints"));
   }
 
   /**
@@ -294,6 +294,19 @@ class DoctorTest {
     assertThat(rules(legacyOnly))
         .contains("master-selector")
         .doesNotContain("control-plane-placement");
+    // Fixed, it asks for the control-plane label instead, and nothing is left to say.
+    assertThat(fixedYaml(legacyOnly)).doesNotContain("kubernetes.io/role");
+    assertThat(rules(fixedYaml(legacyOnly))).isEmpty();
+    // A nodeSelector on the legacy label selects the master role alike.
+    String bySelector =
+        legacyOnly.replace(
+            "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+                + " {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/role, operator:"
+                + " In, values: [master]}]}]}}}",
+            "nodeSelector: {kubernetes.io/role: master}");
+    assertThat(bySelector).isNotEqualTo(legacyOnly);
+    assertThat(rules(bySelector)).contains("master-selector");
+    assertThat(rules(fixedYaml(bySelector))).isEmpty();
   }
 
   @Test

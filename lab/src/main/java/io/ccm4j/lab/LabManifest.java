@@ -57,7 +57,13 @@ public final class LabManifest {
 
   /** Reads {@code path}, a file or a directory of {@code .yaml}, {@code .yml} and {@code .json}. */
   public static Read read(Path path) throws ManifestException {
-    List<ManifestDocument> documents = Manifests.read(List.of(path));
+    // Strict: a file in a directory that cannot be read, or a kustomize patch (the lab would apply
+    // the objects without it), ends the command, where the doctor goes on with a line.
+    List<ManifestException> skipped = new ArrayList<>();
+    List<ManifestDocument> documents = Manifests.read(List.of(path), skipped::add);
+    if (!skipped.isEmpty()) {
+      throw skipped.getFirst();
+    }
     if (documents.isEmpty()) {
       throw new ManifestException(path, "no Kubernetes objects in it");
     }

@@ -1,5 +1,7 @@
 package io.ccm4j.cloudprovider;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,36 +32,38 @@ public final class GoDurations {
     }
     Matcher matcher = PART.matcher(unsigned);
     int position = 0;
-    double nanos = 0; // a double saturates instead of overflowing into a negative duration
+    // Exact, as Go's integer arithmetic: its largest duration is exactly Long.MAX_VALUE ns.
+    BigDecimal nanos = BigDecimal.ZERO;
     while (matcher.find() && matcher.start() == position) {
-      double amount = Double.parseDouble(matcher.group(1));
-      nanos +=
-          amount
-              * switch (matcher.group(2)) {
-                case "h" -> 3.6e12;
-                case "m" -> 6e10;
-                case "s" -> 1e9;
-                case "ms" -> 1e6;
-                case "ns" -> 1;
-                default -> 1e3; // us, µs (the micro sign) and μs (Greek mu), as Go
-              };
+      BigDecimal amount = new BigDecimal(matcher.group(1));
+      long unit =
+          switch (matcher.group(2)) {
+            case "h" -> 3_600_000_000_000L;
+            case "m" -> 60_000_000_000L;
+            case "s" -> 1_000_000_000L;
+            case "ms" -> 1_000_000L;
+            case "ns" -> 1L;
+            default -> 1_000L; // us, µs (the micro sign) and μs (Greek mu), as Go
+          };
+      nanos = nanos.add(amount.multiply(BigDecimal.valueOf(unit)));
       position = matcher.end();
     }
     if (position == 0 || position != unsigned.length()) {
       throw new IllegalArgumentException(
           "\"%s\" is not a duration (examples: 500ms, 15s, 1m30s)".formatted(value));
     }
-    if (negative && nanos > 0) {
+    if (negative && nanos.signum() > 0) {
       throw new IllegalArgumentException(
           "\"%s\" is not a duration of 0 or more (examples: 500ms, 15s, 1m30s)".formatted(value));
     }
     // Go's time.Duration is an int64 of nanoseconds and refuses more ("invalid duration").
-    if (nanos >= 0x1p63) {
+    BigDecimal whole = nanos.setScale(0, RoundingMode.DOWN);
+    if (whole.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
       throw new IllegalArgumentException(
           "\"%s\" is longer than a duration can be (at most %s)"
               .formatted(value, format(Duration.ofNanos(Long.MAX_VALUE))));
     }
-    return Duration.ofNanos((long) nanos);
+    return Duration.ofNanos(whole.longValueExact());
   }
 
   /**

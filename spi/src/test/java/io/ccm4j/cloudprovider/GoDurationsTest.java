@@ -57,6 +57,10 @@ class GoDurationsTest {
         .hasMessage(
             "\"" + text + "\" is longer than a duration can be (at most 2562047h47m16.854775807s)");
     assertThat(GoDurations.parse("2562047h")).isEqualTo(Duration.ofHours(2562047));
+    assertThat(GoDurations.parse("9223372036854775807ns"))
+        .isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(GoDurations.parse("2562047h47m16.854775807s"))
+        .isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
   }
 
   @ParameterizedTest(name = "{0} ns -> {1}")

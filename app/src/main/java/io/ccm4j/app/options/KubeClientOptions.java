@@ -93,7 +93,7 @@ public final class KubeClientOptions {
               + GoDurations.format(informerStallTimeout));
     }
     if (kubeconfig != null) {
-      Optional<String> problem = Kubeconfigs.problem(kubeconfig);
+      Optional<String> problem = Kubeconfigs.problem(kubeconfig, master != null);
       if (problem.isPresent()) {
         return Optional.of("--kubeconfig: " + problem.get());
       }

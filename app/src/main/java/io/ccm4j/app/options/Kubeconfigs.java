@@ -29,8 +29,12 @@ final class Kubeconfigs {
 
   private Kubeconfigs() {}
 
-  /** Why the file is no usable kubeconfig, if it is not. */
-  static Optional<String> problem(Path file) {
+  /**
+   * Why the file is no usable kubeconfig, if it is not. With {@code --master} given, which names
+   * the server, a kubeconfig without a context or a cluster's server is usable (client-go's
+   * BuildConfigFromFlags takes it so).
+   */
+  static Optional<String> problem(Path file, boolean masterGiven) {
     if (Files.isDirectory(file)) {
       return Optional.of(file + " is a directory");
     }
@@ -51,7 +55,7 @@ final class Kubeconfigs {
     }
     String current = config.getCurrentContext();
     if (current == null || current.isBlank()) {
-      return Optional.of(file + " names no current-context");
+      return masterGiven ? Optional.empty() : Optional.of(file + " names no current-context");
     }
     Optional<Context> context =
         named(config.getContexts()).stream()
@@ -60,8 +64,10 @@ final class Kubeconfigs {
             .filter(Objects::nonNull)
             .findFirst();
     if (context.isEmpty()) {
-      return Optional.of(
-          "%s: its current-context \"%s\" is not among its contexts".formatted(file, current));
+      return masterGiven
+          ? Optional.empty()
+          : Optional.of(
+              "%s: its current-context \"%s\" is not among its contexts".formatted(file, current));
     }
     String clusterName = context.get().getCluster();
     Optional<Cluster> cluster =
@@ -70,12 +76,13 @@ final class Kubeconfigs {
             .map(NamedCluster::getCluster)
             .filter(Objects::nonNull)
             .findFirst();
-    if (cluster.isEmpty()) {
+    if (cluster.isEmpty() && !masterGiven) {
       return Optional.of(
           "%s: the cluster \"%s\" of context \"%s\" is not among its clusters"
               .formatted(file, clusterName, current));
     }
-    if (cluster.get().getServer() == null || cluster.get().getServer().isBlank()) {
+    if (!masterGiven
+        && (cluster.get().getServer() == null || cluster.get().getServer().isBlank())) {
       return Optional.of("%s: the cluster \"%s\" has no server".formatted(file, clusterName));
     }
     String userName = context.get().getUser();

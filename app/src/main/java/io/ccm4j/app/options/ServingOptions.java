@@ -186,7 +186,9 @@ public final class ServingOptions {
     if (securePort < 0 || securePort > 65535) {
       return Optional.of("--secure-port must be between 0 and 65535, got " + securePort);
     }
-    // An IP, as upstream's flag (pflag's IP type): a name would be resolved, to one address.
+    // An IP, as upstream's flag (pflag's IP type, which keeps its default for an empty value and
+    // trims spaces): a name would be resolved, to one address.
+    bindAddress = bindAddress == null || bindAddress.isBlank() ? "0.0.0.0" : bindAddress.strip();
     if (!IpAddresses.isIp(bindAddress)) {
       return Optional.of(
           "--bind-address: \"%s\" is not an IP address (0.0.0.0, 127.0.0.1, ::)"
