@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.ExecConfig;
 import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,7 +46,9 @@ final class Kubeconfigs {
     }
     Config config;
     try {
-      config = new KubernetesSerialization().unmarshal(text, Config.class);
+      // fabric8's own reader, as Config.fromKubeconfig reads the file next: one set of Jackson
+      // deserializers for the two reads at start.
+      config = KubeConfigUtils.parseConfigFromString(text);
     } catch (RuntimeException e) {
       return Optional.of(file + " is not a kubeconfig: " + KubernetesErrors.reason(e));
     }
