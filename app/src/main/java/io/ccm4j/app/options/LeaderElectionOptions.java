@@ -1,11 +1,11 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.net.DnsNames;
 import io.ccm4j.cloudprovider.net.Hostname;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 
 /** Leader election on a Lease (A5, §5). */
@@ -85,13 +85,13 @@ public final class LeaderElectionOptions {
     // Checked here, not by the API server at every retry: upstream's elector would retry a name
     // the API server refuses for ever, and an empty one it refuses at start without naming the
     // flag.
-    if (resourceName != null && !DNS_SUBDOMAIN.matcher(resourceName).matches()) {
+    if (resourceName != null && !DnsNames.isSubdomain(resourceName)) {
       return Optional.of(
           ("--leader-elect-resource-name: \"%s\" is not a valid Lease name (lowercase letters,"
                   + " digits, '-' and '.', starting and ending with a letter or digit, at most 253)")
               .formatted(resourceName));
     }
-    if (resourceNamespace != null && !DNS_LABEL.matcher(resourceNamespace).matches()) {
+    if (resourceNamespace != null && !DnsNames.isLabel(resourceNamespace)) {
       return Optional.of(
           ("--leader-elect-resource-namespace: \"%s\" is not a valid namespace (lowercase"
                   + " letters, digits and '-', starting and ending with a letter or digit, at most"
@@ -100,14 +100,6 @@ public final class LeaderElectionOptions {
     }
     return Optional.empty();
   }
-
-  /** A Lease's name: a DNS-1123 subdomain. */
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile(
-          "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-
-  /** A namespace's name: a DNS-1123 label. */
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   /** The election settings, or empty when leader election is off. */
   public Optional<LeaderElection.Settings> settings() {

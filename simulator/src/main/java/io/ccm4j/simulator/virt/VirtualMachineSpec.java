@@ -1,9 +1,9 @@
 package io.ccm4j.simulator.virt;
 
+import io.ccm4j.cloudprovider.net.DnsNames;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * A VirtualMachine of a tenant cluster, as Cluster API's KubeVirt provider creates one.
@@ -41,13 +41,11 @@ public record VirtualMachineSpec(
     Objects.requireNonNull(clusterName, "clusterName");
     Objects.requireNonNull(infraNode, "infraNode");
     Objects.requireNonNull(ip, "ip");
-    if (hostname != null && !DNS_LABEL.matcher(hostname).matches()) {
+    if (hostname != null && !DnsNames.isLabel(hostname)) {
       throw new IllegalArgumentException(
           "spec.hostname \"%s\" is not a DNS label; KubeVirt refuses it".formatted(hostname));
     }
   }
-
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   public static VirtualMachineSpec worker(
       String name, String clusterName, String infraNode, String ip) {

@@ -2,6 +2,7 @@ package io.ccm4j.provider.kubevirt;
 
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
+import io.ccm4j.cloudprovider.net.DnsNames;
 import io.fabric8.kubernetes.api.model.Config;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
@@ -15,12 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /** Reads and checks a {@link KubeVirtCloudConfig}; every error names the source and the field. */
 final class KubeVirtCloudConfigLoader {
 
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final int DEFAULT_POLL_INTERVAL_SECONDS = 5;
   private static final int DEFAULT_POLL_TIMEOUT_SECONDS = 300;
 
@@ -238,7 +237,7 @@ final class KubeVirtCloudConfigLoader {
       }
       namespace = contextNamespace(kubeconfig.get(), source);
     }
-    if (!DNS_LABEL.matcher(namespace).matches()) {
+    if (!DnsNames.isLabel(namespace)) {
       throw new CloudConfigException(
           "%s: field \"namespace\" must be a namespace name (a DNS label), got \"%s\""
               .formatted(source, namespace));
