@@ -16,22 +16,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes {@code core/v1} Events in the background, so a controller's sync never waits for them
- * (four writers, each object's events always through the same one, so they stay in order). A repeat
- * of the same event (object, type, reason, message) raises the count of the existing Event instead
- * of creating another, as client-go's correlator does. When the buffer of 1,000 pending events is
- * full, new events are dropped with a log line rather than slowing the controllers.
+ * Writes {@code core/v1} Events in the background, so a controller's sync never waits for them: one
+ * writer, in the order they were recorded, as upstream's event broadcaster has one sink per event
+ * source. A repeat of the same event (object, type, reason, message) raises the count of the
+ * existing Event instead of creating another, as client-go's correlator does. When 1,000 events are
+ * pending, new ones are dropped (counted in the log) rather than slowing the controllers: a burst
+ * of thousands of nodes initialised at once writes what one writer can, as upstream's does, and
+ * leaves the API server's capacity to the nodes' writes.
  *
  * <p>With protobuf ({@code --kube-api-content-type}) an Event is created with a protobuf body and
  * every answer is asked in protobuf and not read (the recorder needs only to know it succeeded);
@@ -41,9 +41,6 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
 
   private static final Logger log = LoggerFactory.getLogger(KubernetesEventRecorder.class);
   private static final int MAX_PENDING = 1000;
-
-  /** Enough to keep up with thousands of nodes initialised at once against a busy API server. */
-  private static final int WRITERS = 4;
 
   private static final int MAX_REMEMBERED = 4096;
 
@@ -55,8 +52,7 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   private final String component;
   private final String host;
 
-  /** One single-thread writer per shard; an object's events always go to the same shard. */
-  private final List<ThreadPoolExecutor> writers;
+  private final ThreadPoolExecutor writer;
 
   private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis() * 1_000_000L);
   private final Map<EventKey, Recorded> recorded =
@@ -84,23 +80,16 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
     this.protobuf = contentType == KubeApiContentType.PROTOBUF ? new ApiWrites(client) : null;
     this.component = component;
     this.host = host;
-    this.writers =
-        IntStream.range(0, WRITERS)
-            .mapToObj(
-                shard ->
-                    new ThreadPoolExecutor(
-                        1,
-                        1,
-                        0,
-                        TimeUnit.MILLISECONDS,
-                        new ArrayBlockingQueue<>(MAX_PENDING / WRITERS),
-                        runnable ->
-                            Thread.ofPlatform()
-                                .daemon()
-                                .name("events-" + component + "-" + shard)
-                                .unstarted(runnable),
-                        (runnable, executor) -> dropped(component)))
-            .toList();
+    this.writer =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(MAX_PENDING),
+            runnable ->
+                Thread.ofPlatform().daemon().name("events-" + component).unstarted(runnable),
+            (runnable, executor) -> dropped(component));
   }
 
   private final AtomicLong droppedCount = new AtomicLong();
@@ -124,10 +113,6 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   }
 
   private void record(HasMetadata object, String type, String reason, String message) {
-    ThreadPoolExecutor writer =
-        writers.get(
-            Math.floorMod(
-                java.util.Objects.hash(object.getKind(), object.getMetadata().getName()), WRITERS));
     if (writer.isShutdown()) {
       return;
     }
@@ -266,17 +251,13 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   }
 
   /**
-   * Writes the events still pending, waiting at most {@code timeout} for all four writers together,
-   * and stops; what is not written by then is dropped.
+   * Writes the events still pending, waiting at most {@code timeout}, and stops; what is not
+   * written by then is dropped.
    */
   public void close(Duration timeout) throws InterruptedException {
-    writers.forEach(ThreadPoolExecutor::shutdown);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (ThreadPoolExecutor writer : writers) {
-      if (!writer.awaitTermination(
-          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        writer.shutdownNow();
-      }
+    writer.shutdown();
+    if (!writer.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      writer.shutdownNow();
     }
   }
 }

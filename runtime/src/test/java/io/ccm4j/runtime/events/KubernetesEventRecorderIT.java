@@ -10,8 +10,10 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -112,6 +114,52 @@ class KubernetesEventRecorderIT {
       assertThat(again.getLastTimestamp()).isNotEqualTo(first.getFirstTimestamp());
       assertThat(again.getMetadata().getName()).isEqualTo(first.getMetadata().getName());
     }
+  }
+
+  /**
+   * One writer, as upstream's broadcaster has one sink: events about different objects reach the
+   * API server in the order they were recorded (each write's resourceVersion follows the one
+   * before).
+   */
+  @ParameterizedTest
+  @EnumSource(KubeApiContentType.class)
+  void writesEventsOneAtATimeInTheOrderTheyWereRecorded(
+      KubeApiContentType contentType, KubernetesClient client) throws Exception {
+    String prefix = "events-order-" + contentType.name().toLowerCase() + "-";
+    List<Node> nodes =
+        IntStream.range(0, 24)
+            .mapToObj(
+                i ->
+                    client
+                        .nodes()
+                        .resource(
+                            new NodeBuilder()
+                                .withNewMetadata()
+                                .withName(prefix + i)
+                                .endMetadata()
+                                .build())
+                        .create())
+            .toList();
+    try (KubernetesEventRecorder recorder =
+        new KubernetesEventRecorder(client, "cloud-node-controller", "test-host", contentType)) {
+      nodes.forEach(node -> recorder.normal(node, "Synced", "Node synced successfully"));
+    }
+
+    List<Event> written =
+        await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    client.v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e -> e.getInvolvedObject().getName().startsWith(prefix))
+                        .sorted(
+                            Comparator.comparingLong(
+                                e -> Long.parseLong(e.getMetadata().getResourceVersion())))
+                        .toList(),
+                events -> events.size() == nodes.size());
+    assertThat(written)
+        .extracting(e -> e.getInvolvedObject().getName())
+        .containsExactlyElementsOf(nodes.stream().map(n -> n.getMetadata().getName()).toList());
   }
 
   private static Event synced(KubernetesClient client, String node) {
