@@ -69,6 +69,68 @@ class LabManifestIT {
     assertThat(objects.get(2).getMetadata().getNamespace()).isNull();
   }
 
+  /**
+   * The kinds of the API groups whose fabric8 models ccm4j does not ship (a CCM's manifest may
+   * carry a PodDisruptionBudget, a PriorityClass, a NetworkPolicy) are applied as generic objects.
+   */
+  @Test
+  void kindsWithoutAModelOnTheClassPathAreAppliedAsGenericObjects() {
+    String manifest =
+        """
+        apiVersion: scheduling.k8s.io/v1
+        kind: PriorityClass
+        metadata:
+          name: lab-manifest-ccm-critical
+        value: 1000000
+        ---
+        apiVersion: policy/v1
+        kind: PodDisruptionBudget
+        metadata:
+          name: ccm
+        spec:
+          maxUnavailable: 1
+          selector:
+            matchLabels:
+              app: ccm
+        ---
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata:
+          name: ccm
+          namespace: kube-system
+        spec:
+          podSelector: {}
+        """;
+
+    List<HasMetadata> objects = LabManifest.objects(admin, manifest, quiet());
+    LabManifest.apply(admin, objects);
+
+    assertThat(objects)
+        .extracting(HasMetadata::getKind)
+        .containsExactly("PriorityClass", "PodDisruptionBudget", "NetworkPolicy");
+    Object value =
+        admin
+            .genericKubernetesResources("scheduling.k8s.io/v1", "PriorityClass")
+            .withName("lab-manifest-ccm-critical")
+            .get()
+            .get("value");
+    assertThat(value).isEqualTo(1000000);
+    assertThat(
+            admin
+                .genericKubernetesResources("policy/v1", "PodDisruptionBudget")
+                .inNamespace("default")
+                .withName("ccm")
+                .get())
+        .isNotNull();
+    assertThat(
+            admin
+                .genericKubernetesResources("networking.k8s.io/v1", "NetworkPolicy")
+                .inNamespace("kube-system")
+                .withName("ccm")
+                .get())
+        .isNotNull();
+  }
+
   @Test
   void aKindTheClusterDoesNotServeIsLeftOutWithANote() {
     String manifest =
