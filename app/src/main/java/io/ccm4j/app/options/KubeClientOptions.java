@@ -2,8 +2,10 @@ package io.ccm4j.app.options;
 
 import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.runtime.client.KubeApiContentType;
+import io.ccm4j.tls.KubeconfigCredentials;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,15 +133,26 @@ public final class KubeClientOptions {
         || Files.isReadable(Path.of(System.getProperty("user.home"), ".kube", "config"));
   }
 
-  /** The configuration a kubeconfig file gives; the error names the flag. */
+  /**
+   * The configuration a kubeconfig file gives, with what fabric8 leaves out of it (the user's token
+   * file, a PKCS#8 key's algorithm: {@link KubeconfigCredentials}); the error names the flag.
+   */
   public static Config fromKubeconfig(String flag, Path file) {
+    Config config;
     try {
       if (!Files.isReadable(file)) {
         throw new IOException("no readable file");
       }
-      return Config.fromKubeconfig(file.toFile());
+      config = Config.fromKubeconfig(file.toFile());
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException(flag + ": cannot read " + file + ": " + e.getMessage(), e);
+    }
+    try {
+      Path directory = file.toAbsolutePath().getParent();
+      return KubeconfigCredentials.complete(
+          config, KubeConfigUtils.parseConfig(file.toFile()), directory);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(flag + ": " + file + ": " + e.getMessage(), e);
     }
   }
 

@@ -5,12 +5,15 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.ProviderContext;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.tls.ClusterTrust;
+import io.ccm4j.tls.KubeconfigCredentials;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +39,8 @@ public final class KubeVirtCloud implements CloudProvider {
   /** Set in every pod: where the in-cluster API server is. */
   static final String SERVICE_HOST_ENV = "KUBERNETES_SERVICE_HOST";
 
-  private static final Path SERVICE_ACCOUNT =
-      Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+  /** A pod's service account: its token and the cluster's CA. */
+  static final Path SERVICE_ACCOUNT = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
   private final KubeVirtSettings settings;
   private KubernetesClient infra;
@@ -74,8 +77,9 @@ public final class KubeVirtCloud implements CloudProvider {
               .withConfig(config)
               .withHttpClientBuilderConsumer(http -> ClusterTrust.apply(http, config))
               .build();
-    } catch (KubernetesClientException | UncheckedIOException e) {
-      throw new CloudException("cannot configure the infrastructure cluster's client: " + e, e);
+    } catch (KubernetesClientException | UncheckedIOException | IllegalArgumentException e) {
+      throw new CloudException(
+          "cannot configure the infrastructure cluster's client: " + KubernetesErrors.reason(e), e);
     }
     instances = new KubeVirtInstances(infra, settings.namespace(), settings.zoneAndRegionEnabled());
     loadBalancers =
@@ -101,7 +105,12 @@ public final class KubeVirtCloud implements CloudProvider {
 
   private Config infraConfig() {
     if (settings.kubeconfig().isPresent()) {
-      return Config.fromKubeconfig(settings.kubeconfig().get());
+      // As upstream's RESTConfigFromKubeConfig: a relative token file is the working directory's.
+      String kubeconfig = settings.kubeconfig().get();
+      return KubeconfigCredentials.complete(
+          Config.fromKubeconfig(kubeconfig),
+          KubeConfigUtils.parseConfigFromString(kubeconfig),
+          null);
     }
     // In cluster: the pod's ServiceAccount, its token re-read on every request (it rotates).
     String host = System.getenv(SERVICE_HOST_ENV);

@@ -3,14 +3,19 @@ package io.ccm4j.provider.kubevirt;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.cloudprovider.net.DnsNames;
+import io.ccm4j.runtime.client.KubernetesErrors;
+import io.ccm4j.tls.ClusterTrust;
+import io.ccm4j.tls.KubeconfigCredentials;
 import io.fabric8.kubernetes.api.model.Config;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
+import io.fabric8.kubernetes.client.internal.SSLUtils;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -201,10 +206,20 @@ final class KubeVirtCloudConfigLoader {
         || cluster.getCluster().getServer().isBlank()) {
       throw notAKubeconfig(source, "cluster \"%s\" has no server".formatted(clusterName), null);
     }
+    io.fabric8.kubernetes.client.Config client;
     try {
-      io.fabric8.kubernetes.client.Config.fromKubeconfig(kubeconfig);
+      client = io.fabric8.kubernetes.client.Config.fromKubeconfig(kubeconfig);
     } catch (RuntimeException e) {
       throw notAKubeconfig(source, firstLine(e.getMessage()), e);
+    }
+    // What the client is built from, read now rather than once the Lease is won: the user's token
+    // file and client key, the cluster's CA.
+    try {
+      KubeconfigCredentials.complete(client, parsed, null);
+      ClusterTrust.trustManagers(client);
+      SSLUtils.keyManagers(client);
+    } catch (GeneralSecurityException | IOException | RuntimeException e) {
+      throw notAKubeconfig(source, firstLine(KubernetesErrors.reason(e)), e);
     }
   }
 

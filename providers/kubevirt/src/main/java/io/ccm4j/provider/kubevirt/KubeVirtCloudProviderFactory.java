@@ -3,6 +3,7 @@ package io.ccm4j.provider.kubevirt;
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -28,6 +29,18 @@ public final class KubeVirtCloudProviderFactory implements CloudProviderFactory 
           ("%s: field \"kubeconfig\" is empty (in-cluster mode) but this process is not in a pod"
                   + " (%s is not set): name the infrastructure cluster's kubeconfig")
               .formatted(cloudConfig.get(), KubeVirtCloud.SERVICE_HOST_ENV));
+    }
+    if (settings.kubeconfig().isEmpty()) {
+      for (String file : new String[] {"token", "ca.crt"}) {
+        Path path = KubeVirtCloud.SERVICE_ACCOUNT.resolve(file);
+        if (!Files.isReadable(path)) {
+          throw new CloudConfigException(
+              ("%s: field \"kubeconfig\" is empty (in-cluster mode) but the pod has no %s (is"
+                      + " automountServiceAccountToken false?): name the infrastructure cluster's"
+                      + " kubeconfig, or mount the service account")
+                  .formatted(cloudConfig.get(), path));
+        }
+      }
     }
     return new KubeVirtCloud(settings);
   }

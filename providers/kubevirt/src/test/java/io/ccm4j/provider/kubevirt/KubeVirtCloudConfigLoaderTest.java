@@ -263,6 +263,8 @@ class KubeVirtCloudConfigLoaderTest {
         "'apiVersion: v1\nkind: Config\ncurrent-context: gone\n'       | no context \"gone\"",
         "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n' | names no cluster of the file (\"c\")",
         "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n' | cluster \"c\" has no server",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:6443\"}}]\nusers: [{name: u, user: {tokenFile: /nonexistent/token}}]\n' | user's tokenFile /nonexistent/token cannot be read: no such file",
+        "'apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:6443\", certificate-authority: /nonexistent/ca.crt}}]\nusers: [{name: u, user: {token: t}}]\n' | /nonexistent/ca.crt",
       })
   void anUnusableKubeconfigFailsAtStartNamingTheField(String kubeconfig, String problem)
       throws Exception {
