@@ -49,6 +49,7 @@ class ServiceAccountCredentialsIT {
   void theCloudNodeControllerWritesAsItsOwnServiceAccount(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "sa-" + UUID.randomUUID().toString().substring(0, 6);
+    String second = node + "-2";
     // The manager's account may do no more than the chart's controller-accounts Role grants:
     // create ServiceAccounts, read the controllers' and request their tokens, in kube-system.
     String managerAccount = "sa-it-manager-" + node;
@@ -110,7 +111,8 @@ class ServiceAccountCredentialsIT {
         CloudControllerManager.settings()
             .cloud(
                 SimCloudProviderFactory.fromYaml(
-                    "instances: [{name: %s, zone: z1, addresses: [10.9.1.1]}]".formatted(node)))
+                    "instances: [{name: %s, zone: z1, addresses: [10.9.1.1]}, {name: %s, zone: z1}]"
+                        .formatted(node, second)))
             .selection(ControllerSelection.parse(List.of("cloud-node"), Set.of()))
             .controllers(ControllerSettings.defaults())
             .buildSettings();
@@ -160,7 +162,69 @@ class ServiceAccountCredentialsIT {
                               .build()))
           .isInstanceOfSatisfying(
               KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+
+      // Someone deletes the controller's ServiceAccount, which revokes its token: the next write
+      // is refused (401), and the controller gets the account made again and a new token, as
+      // upstream's client builder does, instead of being refused until the manager restarts.
+      String old =
+          admin
+              .serviceAccounts()
+              .inNamespace("kube-system")
+              .withName("node-controller")
+              .get()
+              .getMetadata()
+              .getUid();
+      admin.serviceAccounts().inNamespace("kube-system").withName("node-controller").delete();
+      await("the old account is gone")
+          .atMost(30, TimeUnit.SECONDS)
+          .until(
+              () -> {
+                var current =
+                    admin.serviceAccounts().inNamespace("kube-system").withName("node-controller");
+                return current.get() == null || !old.equals(current.get().getMetadata().getUid());
+              });
+      // The API server caches a token's authentication for some seconds: the controller's token
+      // counts as revoked once a request with it is refused.
+      String revoked =
+          serviceAccounts
+              .forController("node-controller")
+              .getConfiguration()
+              .getOauthTokenProvider()
+              .getToken();
+      try (KubernetesClient withRevoked =
+          new KubernetesClientBuilder()
+              .withConfig(
+                  Config.fromKubeconfig(
+                      controlPlane.kubeconfig(
+                          "system:serviceaccount:kube-system:node-controller", revoked)))
+              .build()) {
+        await("the deleted account's token is refused")
+            .atMost(60, TimeUnit.SECONDS)
+            .until(
+                () -> {
+                  try {
+                    withRevoked.nodes().withName(node).get();
+                    return false;
+                  } catch (KubernetesClientException e) {
+                    return e.getCode() == 401;
+                  }
+                });
+      }
+      kubelets.register(NodeSpec.named(second));
+      await("a node registered after the account's deletion is initialised")
+          .atMost(60, TimeUnit.SECONDS)
+          .until(() -> !uninitialised(admin, second));
+      assertThat(
+              admin
+                  .serviceAccounts()
+                  .inNamespace("kube-system")
+                  .withName("node-controller")
+                  .get()
+                  .getMetadata()
+                  .getUid())
+          .isNotEqualTo(old);
     } finally {
+      admin.nodes().withName(second).delete();
       admin.rbac().roleBindings().inNamespace("kube-system").withName(managerAccount).delete();
       admin.rbac().roles().inNamespace("kube-system").withName(managerAccount).delete();
       admin.serviceAccounts().inNamespace("kube-system").withName(managerAccount).delete();

@@ -2,6 +2,7 @@ package io.ccm4j.runtime.client;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.OAuthTokenProvider;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
@@ -30,18 +31,28 @@ public final class CredentialRefresh implements Interceptor {
 
   private static final Logger log = LoggerFactory.getLogger(CredentialRefresh.class);
 
+  /**
+   * A token provider that is told when the API server refused its token (401), so it can get
+   * another, as client-go's token source transport resets its cached token on a 401.
+   */
+  public interface RefusableToken extends OAuthTokenProvider {
+    void refused();
+  }
+
   private final Interceptor refresh;
+  private final Config config;
   private final AtomicBoolean failing = new AtomicBoolean();
 
-  CredentialRefresh(Interceptor refresh) {
+  CredentialRefresh(Interceptor refresh, Config config) {
     this.refresh = refresh;
+    this.config = config;
   }
 
   /** In place of fabric8's own, under its name, for a client on {@code config}. */
   public static void install(HttpClient.Builder http, Config config, HttpClient.Factory factory) {
     http.addOrReplaceInterceptor(
         TokenRefreshInterceptor.NAME,
-        new CredentialRefresh(new TokenRefreshInterceptor(config, factory, Instant.now())));
+        new CredentialRefresh(new TokenRefreshInterceptor(config, factory, Instant.now()), config));
   }
 
   @Override
@@ -61,6 +72,9 @@ public final class CredentialRefresh implements Interceptor {
   @Override
   public CompletableFuture<Boolean> afterFailure(
       BasicBuilder builder, HttpResponse<?> response, RequestTags tags) {
+    if (response.code() == 401 && config.getOauthTokenProvider() instanceof RefusableToken token) {
+      token.refused();
+    }
     try {
       return refresh.afterFailure(builder, response, tags);
     } catch (RuntimeException e) {

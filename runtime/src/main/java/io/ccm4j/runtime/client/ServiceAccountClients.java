@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.OAuthTokenProvider;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -25,9 +24,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Upstream's {@code --use-service-account-credentials}: each controller talks to the API server as
  * a ServiceAccount of its own in {@code kube-system} (created when missing, as upstream's client
- * builder does), with tokens from the TokenRequest API renewed when 80 % of their hour has passed,
- * on a thread of their own ({@link RenewedToken}). The manager's own credentials remain for the
- * shared informers and the Lease, as upstream's.
+ * builder does, at every token it asks for), with tokens from the TokenRequest API renewed when 80
+ * % of their hour has passed, or at once when the API server refuses one (401: the ServiceAccount
+ * was deleted and is made again, its token revoked, the signing key rotated), on a thread of their
+ * own ({@link RenewedToken}). The manager's own credentials remain for the shared informers and the
+ * Lease, as upstream's.
  */
 public final class ServiceAccountClients implements AutoCloseable {
 
@@ -78,7 +79,6 @@ public final class ServiceAccountClients implements AutoCloseable {
     if (existing != null) {
       return existing;
     }
-    ensureServiceAccount(serviceAccount);
     Config base = root.getConfiguration();
     // The server and how to trust it, without the manager's own credentials (upstream's
     // AnonymousClientConfig); the token comes from the provider on every request.
@@ -93,7 +93,14 @@ public final class ServiceAccountClients implements AutoCloseable {
             .withConnectionTimeout(base.getConnectionTimeout())
             .build();
     RenewedToken token =
-        new RenewedToken(serviceAccount, () -> requestToken(serviceAccount), renewer, Instant::now);
+        new RenewedToken(
+            serviceAccount,
+            () -> {
+              ensureServiceAccount(serviceAccount);
+              return requestToken(serviceAccount);
+            },
+            renewer,
+            Instant::now);
     token.start();
     config.setOauthTokenProvider(token);
     KubernetesClient client =
@@ -154,9 +161,12 @@ public final class ServiceAccountClients implements AutoCloseable {
    * sends or re-sends a request, which includes its one scheduler thread (retries), shared with
    * every request timeout and Lease renewal of the process, and a Vert.x event loop (after a 401).
    */
-  static final class RenewedToken implements OAuthTokenProvider {
+  static final class RenewedToken implements CredentialRefresh.RefusableToken {
 
-    /** How soon a renewal that failed is tried again. */
+    /**
+     * How soon a renewal that failed is tried again; and how old a token must be before a refusal
+     * renews it (the requests sent with it before the renewal are refused too).
+     */
     static final Duration RETRY = Duration.ofSeconds(10);
 
     private final String serviceAccount;
@@ -165,6 +175,7 @@ public final class ServiceAccountClients implements AutoCloseable {
     private final Supplier<Instant> clock;
     private final AtomicBoolean renewing = new AtomicBoolean();
     private volatile String token;
+    private volatile Instant issuedAt = Instant.MIN;
     private volatile Instant renewAt = Instant.MIN;
 
     RenewedToken(
@@ -189,6 +200,7 @@ public final class ServiceAccountClients implements AutoCloseable {
     private void accept(IssuedToken issued) {
       Instant now = clock.get();
       token = issued.token();
+      issuedAt = now;
       renewAt = now.plus(Duration.between(now, issued.expires()).multipliedBy(4).dividedBy(5));
       schedule(Duration.between(now, renewAt));
     }
@@ -217,6 +229,26 @@ public final class ServiceAccountClients implements AutoCloseable {
         schedule(RETRY);
       } finally {
         renewing.set(false);
+      }
+    }
+
+    /**
+     * The API server refused the token: a renewal starts, without waiting, unless one runs or the
+     * token is younger than {@link #RETRY}.
+     */
+    @Override
+    public void refused() {
+      if (renewing.get() || clock.get().isBefore(issuedAt.plus(RETRY))) {
+        return;
+      }
+      log.info(
+          "the API server refused the token of ServiceAccount {}/{}: asking for another",
+          NAMESPACE,
+          serviceAccount);
+      try {
+        renewer.execute(this::renew);
+      } catch (RejectedExecutionException e) {
+        // closed
       }
     }
 

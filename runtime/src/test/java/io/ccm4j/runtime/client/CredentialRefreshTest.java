@@ -3,6 +3,7 @@ package io.ccm4j.runtime.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
@@ -12,6 +13,7 @@ import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class CredentialRefreshTest {
@@ -33,14 +35,14 @@ class CredentialRefreshTest {
 
   @Test
   void aRefreshThatFailsBeforeARequestLetsItGoWithTheCredentialsInHand() {
-    CredentialRefresh refresh = new CredentialRefresh(FAILING_REFRESH);
+    CredentialRefresh refresh = new CredentialRefresh(FAILING_REFRESH, Config.empty());
 
     assertThatCode(() -> refresh.before(null, null, null)).doesNotThrowAnyException();
   }
 
   @Test
   void aRefreshThatFailsAfterTheServerRejectedTheCredentialsFailsTheRequestNotTheCaller() {
-    CredentialRefresh refresh = new CredentialRefresh(FAILING_REFRESH);
+    CredentialRefresh refresh = new CredentialRefresh(FAILING_REFRESH, Config.empty());
 
     CompletableFuture<Boolean> retried = refresh.afterFailure(null, unauthorized(), null);
 
@@ -64,9 +66,43 @@ class CredentialRefreshTest {
                   BasicBuilder builder, HttpResponse<?> response, RequestTags tags) {
                 return CompletableFuture.completedFuture(true);
               }
-            });
+            },
+            Config.empty());
 
     assertThat(refresh.afterFailure(null, unauthorized(), null)).isCompletedWithValue(true);
+  }
+
+  /** A 401 tells a token provider that can get another, before fabric8 asks it again. */
+  @Test
+  void aRefusedTokenIsToldSoItsProviderGetsAnother() {
+    AtomicInteger refusals = new AtomicInteger();
+    Config config = Config.empty();
+    config.setOauthTokenProvider(
+        new CredentialRefresh.RefusableToken() {
+          @Override
+          public String getToken() {
+            return "token";
+          }
+
+          @Override
+          public void refused() {
+            refusals.incrementAndGet();
+          }
+        });
+    CredentialRefresh refresh =
+        new CredentialRefresh(
+            new Interceptor() {
+              @Override
+              public CompletableFuture<Boolean> afterFailure(
+                  BasicBuilder builder, HttpResponse<?> response, RequestTags tags) {
+                return CompletableFuture.completedFuture(true);
+              }
+            },
+            config);
+
+    refresh.afterFailure(null, unauthorized(), null);
+
+    assertThat(refusals).hasValue(1);
   }
 
   private static HttpResponse<?> unauthorized() {

@@ -59,4 +59,36 @@ class ServiceAccountClientsTest {
       renewer.shutdownNow();
     }
   }
+
+  /**
+   * A refused token (the ServiceAccount was deleted, its token revoked) is renewed at once, not at
+   * 80 % of its hour; a refusal of a token younger than the retry period is not.
+   */
+  @Test
+  void aRefusedTokenIsRenewedAtOnceUnlessItIsNew() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-26T12:00:00Z"));
+    AtomicInteger issued = new AtomicInteger();
+    ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
+    try {
+      RenewedToken token =
+          new RenewedToken(
+              "node-controller",
+              () ->
+                  new IssuedToken("token-" + issued.incrementAndGet(), now.get().plusSeconds(3600)),
+              renewer,
+              now::get);
+      token.start();
+
+      token.refused();
+      Thread.sleep(200);
+      assertThat(token.getToken()).isEqualTo("token-1");
+
+      now.set(now.get().plus(RenewedToken.RETRY));
+      token.refused();
+      await().atMost(Duration.ofSeconds(5)).until(() -> token.getToken().equals("token-2"));
+      assertThat(issued).hasValue(2);
+    } finally {
+      renewer.shutdownNow();
+    }
+  }
 }
