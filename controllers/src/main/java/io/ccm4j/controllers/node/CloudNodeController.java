@@ -34,12 +34,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,6 +187,8 @@ public final class CloudNodeController implements Controller {
         throw new CloudException(message);
       }
     }
+    String uid = node.getMetadata().getUid();
+    AtomicBoolean replaced = new AtomicBoolean();
     Node initialized =
         Conflicts.retryOnConflict(
             Conflicts.NODE_SPEC_BACKOFF,
@@ -193,10 +197,20 @@ public final class CloudNodeController implements Controller {
               if (current == null) {
                 return null;
               }
+              if (!Objects.equals(uid, current.getMetadata().getUid())) {
+                // Deleted and registered again meanwhile: the answer is about the Node it replaced.
+                replaced.set(true);
+                return null;
+              }
               NodeInitialization.Result result = NodeInitialization.apply(current, metadata);
               result.warnings().forEach(warning -> log.warn("node {}: {}", name, warning));
               return writes.update(result.node()); // N9: one full PUT
             });
+    if (replaced.get()) {
+      throw new CloudException(
+          "node %s was deleted and registered again while the cloud was asked about it: asking again"
+              .formatted(name));
+    }
     if (initialized == null) {
       return; // deleted meanwhile
     }

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -404,6 +405,72 @@ class CloudNodeControllerIT {
     assertThat(node(name).getMetadata().getLabels())
         .containsEntry(WellKnownLabels.ZONE, "zone-from-zones")
         .containsEntry(WellKnownLabels.REGION, "region-from-zones");
+  }
+
+  /**
+   * A Node deleted and registered again under its name while its cloud lookup runs is initialised
+   * from its own instance, not from the answer about the Node it replaced.
+   */
+  @Test
+  void aNodeReplacedDuringItsCloudLookupIsInitialisedFromItsOwnInstance() throws Exception {
+    String name = prefix + "replaced";
+    CountDownLatch firstLookup = new CountDownLatch(1);
+    CountDownLatch answerFirst = new CountDownLatch(1);
+    run(
+        instancesOnly(
+            node -> {
+              boolean replacement = "test://new".equals(node.getSpec().getProviderID());
+              if (!replacement) {
+                firstLookup.countDown();
+                try {
+                  answerFirst.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              String instance = replacement ? "new" : "old";
+              return Optional.of(
+                  new InstanceMetadata(
+                      "test://" + instance,
+                      "type-" + instance,
+                      List.of(NodeAddress.internalIp("10.7.0." + (replacement ? 2 : 1))),
+                      "zone-" + instance,
+                      "region-1",
+                      Map.of()));
+            }));
+
+    client.nodes().resource(uninitialised(name, null)).create();
+    assertThat(firstLookup.await(20, TimeUnit.SECONDS)).isTrue();
+    client.nodes().withName(name).withGracePeriod(0).delete();
+    await().atMost(10, TimeUnit.SECONDS).until(() -> node(name) == null);
+    String replacement =
+        client.nodes().resource(uninitialised(name, "test://new")).create().getMetadata().getUid();
+    Thread.sleep(500); // the informer's cache holds the replacement
+    answerFirst.countDown();
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> untainted(name));
+    Node node = node(name);
+    assertThat(node.getMetadata().getUid()).isEqualTo(replacement);
+    assertThat(node.getSpec().getProviderID()).isEqualTo("test://new");
+    assertThat(node.getMetadata().getLabels())
+        .containsEntry(WellKnownLabels.ZONE, "zone-new")
+        .containsEntry(WellKnownLabels.INSTANCE_TYPE, "type-new");
+  }
+
+  private static Node uninitialised(String name, String providerId) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withProviderID(providerId)
+        .addNewTaint()
+        .withKey(WellKnownTaints.UNINITIALIZED)
+        .withValue("true")
+        .withEffect("NoSchedule")
+        .endTaint()
+        .endSpec()
+        .build();
   }
 
   /** A cloud with only instance metadata, as the test defines it. */
