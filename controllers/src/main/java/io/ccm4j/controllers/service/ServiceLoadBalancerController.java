@@ -11,6 +11,7 @@ import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
@@ -395,7 +396,8 @@ public final class ServiceLoadBalancerController implements Controller {
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw new SyncFailure(
-              "failed to remove load balancer cleanup finalizer: " + e.getMessage(), e);
+              "failed to remove load balancer cleanup finalizer: " + KubernetesErrors.message(e),
+              e);
         }
       }
     }
@@ -422,7 +424,7 @@ public final class ServiceLoadBalancerController implements Controller {
         ServicePatches.addFinalizer(client, service);
       } catch (KubernetesClientException e) {
         throw new SyncFailure(
-            "failed to add load balancer cleanup finalizer: " + e.getMessage(), e);
+            "failed to add load balancer cleanup finalizer: " + KubernetesErrors.message(e), e);
       }
     }
     // Read after the requests above, right before it is stored: a node-sync pass skips a Service
@@ -514,7 +516,8 @@ public final class ServiceLoadBalancerController implements Controller {
       } catch (KubernetesClientException e) {
         // NotFound: the Service went away once its finalizer was removed.
         if (e.getCode() != 404) {
-          throw new SyncFailure("failed to update load balancer status: " + e.getMessage(), e);
+          throw new SyncFailure(
+              "failed to update load balancer status: " + KubernetesErrors.message(e), e);
         }
       }
     }

@@ -21,6 +21,7 @@ import io.ccm4j.provider.sim.SimLoadBalancers;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -490,6 +491,98 @@ class ServiceLoadBalancerControllerIT {
                 lbs().loadBalancerOf(namespace + "/web").isEmpty()
                     && !service("web").getMetadata().getFinalizers().contains(FINALIZER));
     assertThat(refusals.get()).isNegative();
+  }
+
+  /**
+   * A write the API server refuses is named in the event as upstream's says it, by the API server's
+   * message, not fabric8's line with the request's URL and the whole Status object.
+   */
+  @Test
+  void aRefusedWriteIsNamedInTheEventByTheApiServersMessage() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    String policy = prefix + "-deny-status";
+    client
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("admissionregistration.k8s.io/v1")
+                .withKind("ValidatingAdmissionPolicy")
+                .withNewMetadata()
+                .withName(policy)
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec",
+                    Map.of(
+                        "failurePolicy",
+                        "Fail",
+                        "matchConstraints",
+                        Map.of(
+                            "resourceRules",
+                            List.of(
+                                Map.of(
+                                    "apiGroups", List.of(""),
+                                    "apiVersions", List.of("v1"),
+                                    "operations", List.of("UPDATE"),
+                                    "resources", List.of("services", "services/status")))),
+                        "validations",
+                        List.of(
+                            Map.of(
+                                "expression",
+                                "object.metadata.name != 'refused'",
+                                "message",
+                                "writes to refused are blocked"))))
+                .build())
+        .create();
+    client
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("admissionregistration.k8s.io/v1")
+                .withKind("ValidatingAdmissionPolicyBinding")
+                .withNewMetadata()
+                .withName(policy)
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec", Map.of("policyName", policy, "validationActions", List.of("Deny")))
+                .build())
+        .create();
+    try {
+      run("");
+      String refusal =
+          "services \"refused\" is forbidden: ValidatingAdmissionPolicy '%s' with binding '%s'"
+                  .formatted(policy, policy)
+              + " denied request: writes to refused are blocked";
+      // The policy takes effect once the API server has loaded it.
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .untilAsserted(
+              () -> {
+                if (service("refused") == null) {
+                  create("refused");
+                }
+                assertThat(events("refused"))
+                    .anySatisfy(
+                        event ->
+                            assertThat(event.getMessage())
+                                .isEqualTo(
+                                    "Error syncing load balancer: failed to add load balancer"
+                                        + " cleanup finalizer: "
+                                        + refusal));
+              });
+      assertThat(events("refused"))
+          .extracting(Event::getMessage)
+          .noneMatch(
+              message -> message.contains("Received status") || message.contains("https://"));
+    } finally {
+      client
+          .genericKubernetesResources(
+              "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding")
+          .withName(policy)
+          .delete();
+      client
+          .genericKubernetesResources(
+              "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
+          .withName(policy)
+          .delete();
+    }
   }
 
   @Test

@@ -21,19 +21,42 @@ public final class KubernetesErrors {
    * else the failure's type.
    */
   public static String reason(Throwable failure) {
+    KubernetesClientException refused = refusal(failure);
+    if (refused != null) {
+      return refused.getCode() > 0
+          ? refused.getStatus().getMessage() + " (" + refused.getCode() + ")"
+          : refused.getStatus().getMessage();
+    }
+    return transportReason(failure);
+  }
+
+  /**
+   * What client-go's error would say, as upstream's events and logs show it: the API server's
+   * message alone when it answered ({@code services "a" is forbidden: …}), else as {@link #reason}.
+   * fabric8's own message adds the request's URL and the whole Status object.
+   */
+  public static String message(Throwable failure) {
+    KubernetesClientException refused = refusal(failure);
+    return refused != null ? refused.getStatus().getMessage() : transportReason(failure);
+  }
+
+  /** The failure, or one of its causes, that carries the API server's answer with a message. */
+  private static KubernetesClientException refusal(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof KubernetesClientException refused
           && refused.getStatus() != null
           && refused.getStatus().getMessage() != null
           && !refused.getStatus().getMessage().isBlank()) {
-        return refused.getCode() > 0
-            ? refused.getStatus().getMessage() + " (" + refused.getCode() + ")"
-            : refused.getStatus().getMessage();
+        return refused;
       }
       if (cause.getCause() == cause) {
         break;
       }
     }
+    return null;
+  }
+
+  private static String transportReason(Throwable failure) {
     while ((failure instanceof CompletionException || failure instanceof ExecutionException)
         && failure.getCause() != null) {
       failure = failure.getCause();

@@ -1,6 +1,8 @@
 package io.ccm4j.runtime.controller;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,8 +115,8 @@ public final class QueueWorkers<K> implements AutoCloseable {
             "{}: retrying {} in {}: {}",
             controllerName,
             key,
-            retryAfter.get().retryAfter(),
-            e.getMessage());
+            GoDurations.format(retryAfter.get().retryAfter()),
+            describe(e));
         queue.addAfter(key, retryAfter.get().retryAfter());
       } else {
         log.warn("{}: error syncing {}, requeuing: {}", controllerName, key, describe(e));
@@ -143,9 +145,11 @@ public final class QueueWorkers<K> implements AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The failure in words: a client's transport failure by its cause, not fabric8's generic line.
+   */
   private static String describe(Throwable error) {
-    String message = error.getMessage();
-    return message == null ? error.getClass().getSimpleName() : message;
+    return KubernetesErrors.reason(error);
   }
 
   /** Shuts the queue down and waits for every worker to finish its current key. */

@@ -48,4 +48,30 @@ class KubernetesErrorsTest {
     assertThat(KubernetesErrors.reason(new KubernetesClientException(KubernetesErrors.GENERIC)))
         .isEqualTo("KubernetesClientException");
   }
+
+  /**
+   * As client-go's error reads in upstream's events: the API server's message alone, where
+   * fabric8's message adds the request's URL and the whole Status object.
+   */
+  @Test
+  void theMessageOfAnAnswerIsTheApiServersAloneAsClientGoSaysIt() {
+    KubernetesClientException invalid =
+        new KubernetesClientException(
+            new StatusBuilder()
+                .withCode(422)
+                .withMessage(
+                    "Service \"r3\" is invalid: status.loadBalancer.ingress: Forbidden: may only be"
+                        + " used when `spec.type` is 'LoadBalancer'")
+                .build());
+
+    assertThat(KubernetesErrors.message(invalid))
+        .isEqualTo(
+            "Service \"r3\" is invalid: status.loadBalancer.ingress: Forbidden: may only be used"
+                + " when `spec.type` is 'LoadBalancer'");
+    assertThat(
+            KubernetesErrors.message(
+                new KubernetesClientException(
+                    KubernetesErrors.GENERIC, new ConnectException("Connection refused"))))
+        .isEqualTo("ConnectException: Connection refused");
+  }
 }
