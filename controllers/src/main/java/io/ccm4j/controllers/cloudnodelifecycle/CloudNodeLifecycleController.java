@@ -12,6 +12,8 @@ import io.ccm4j.controllers.nodeutil.Batches;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.NodePatches;
 import io.ccm4j.controllers.nodeutil.Taints;
+import io.ccm4j.runtime.client.KubernetesErrors;
+import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.events.EventRecorder;
@@ -120,7 +122,10 @@ public final class CloudNodeLifecycleController implements Controller {
       }
     }
     for (List<Node> batch : Batches.of(notReady, instances.maxNodesPerCall())) {
-      monitorNotReady(batch);
+      if (!monitorNotReady(batch)) {
+        log.info("the pass stops: this instance no longer leads");
+        return;
+      }
     }
   }
 
@@ -135,16 +140,25 @@ public final class CloudNodeLifecycleController implements Controller {
     }
   }
 
-  private void monitorNotReady(List<Node> batch) {
-    Optional<BulkAnswers<Boolean>> asked = ask(batch, instances::instancesExist, "exist"); // L5
+  /** One batch of NotReady nodes; false when the cloud may no longer be called (not leading). */
+  private boolean monitorNotReady(List<Node> batch) {
+    Optional<BulkAnswers<Boolean>> asked;
+    try {
+      asked = ask(batch, instances::instancesExist, "exist"); // L5
+    } catch (NotLeadingException e) {
+      return false;
+    }
     if (asked.isEmpty()) {
-      return; // logged once for the batch; none of its nodes is gone
+      return true; // logged once for the batch; none of its nodes is gone
     }
     BulkAnswers<Boolean> exist = asked.get();
     List<Node> existing = new ArrayList<>();
     for (Node node : batch) {
       String name = node.getMetadata().getName();
       Optional<CloudException> failure = exist.failure(name);
+      if (failure.isPresent() && failure.get() instanceof NotLeadingException) {
+        return false;
+      }
       if (failure.isPresent()) {
         log.error(
             "node {}: error checking if the instance exists, skipping: {}",
@@ -157,17 +171,24 @@ public final class CloudNodeLifecycleController implements Controller {
       }
     }
     if (existing.isEmpty()) {
-      return;
+      return true;
     }
-    Optional<BulkAnswers<Boolean>> askedShutdown =
-        ask(existing, instances::instancesShutdown, "are shut down");
+    Optional<BulkAnswers<Boolean>> askedShutdown;
+    try {
+      askedShutdown = ask(existing, instances::instancesShutdown, "are shut down");
+    } catch (NotLeadingException e) {
+      return false;
+    }
     if (askedShutdown.isEmpty()) {
-      return;
+      return true;
     }
     BulkAnswers<Boolean> shutdown = askedShutdown.get();
     for (Node node : existing) {
       String name = node.getMetadata().getName();
       Optional<CloudException> failure = shutdown.failure(name);
+      if (failure.isPresent() && failure.get() instanceof NotLeadingException) {
+        return false;
+      }
       if (failure.isPresent()) {
         log.error(
             "node {}: error checking if the instance is shut down: {}",
@@ -182,6 +203,7 @@ public final class CloudNodeLifecycleController implements Controller {
       }
       // L8: NotReady and running: left alone.
     }
+    return true;
   }
 
   @FunctionalInterface
@@ -192,11 +214,15 @@ public final class CloudNodeLifecycleController implements Controller {
   /**
    * A bulk call; empty when it failed as a whole, which skips every node of the batch until the
    * next pass (none is gone), with one log line for them all.
+   *
+   * @throws NotLeadingException when the call was not made: this instance no longer leads
    */
   private static Optional<BulkAnswers<Boolean>> ask(
-      List<Node> batch, BulkQuestion question, String what) {
+      List<Node> batch, BulkQuestion question, String what) throws NotLeadingException {
     try {
       return Optional.of(question.ask(batch));
+    } catch (NotLeadingException e) {
+      throw e;
     } catch (CloudException | RuntimeException e) {
       log.error(
           "error asking the cloud whether the instances of {} nodes ({}{}) {}, skipping them: {}",
@@ -227,10 +253,10 @@ public final class CloudNodeLifecycleController implements Controller {
     try {
       client.nodes().withName(name).delete();
     } catch (KubernetesClientException e) {
+      String reason = KubernetesErrors.message(e);
+      log.error("unable to delete node {}: {}", name, reason);
       events.warning(
-          node,
-          REASON_DELETING_NODE_FAILED,
-          "Failed deleting node %s: %s".formatted(name, e.getMessage()));
+          node, REASON_DELETING_NODE_FAILED, "Failed deleting node %s: %s".formatted(name, reason));
     }
   }
 

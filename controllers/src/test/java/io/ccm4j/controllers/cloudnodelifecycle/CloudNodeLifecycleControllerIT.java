@@ -3,26 +3,39 @@ package io.ccm4j.controllers.cloudnodelifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
+import io.ccm4j.cloudprovider.InstanceMetadata;
+import io.ccm4j.cloudprovider.InstancesV2;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.RecordingBulkCloud;
+import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The cloud-node-lifecycle controller (L1–L8) against a real API server and the sim cloud. */
 @WithControlPlane
@@ -102,6 +115,73 @@ class CloudNodeLifecycleControllerIT {
         .until(() -> node(ready) != null && node(notReady) != null);
     assertThat(cloud.calls().getOrDefault("InstanceExists", 0L)).isPositive();
     assertThat(cloud.calls().get(SimCloud.INJECTED_ERRORS)).isPositive();
+  }
+
+  /**
+   * Once this instance no longer leads (it stops, or lost its Lease) the cloud is not called: the
+   * pass stops with one line, not an error for every NotReady node.
+   */
+  @Test
+  void aPassThatMayNoLongerCallTheCloudStopsQuietly() throws Exception {
+    harness.close();
+    CloudProvider fenced =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "fenced";
+          }
+
+          @Override
+          public Optional<InstancesV2> instancesV2() {
+            return Optional.of(
+                new InstancesV2() {
+                  @Override
+                  public boolean instanceExists(Node node) throws CloudException {
+                    throw new NotLeadingException("InstanceExists " + node.getMetadata().getName());
+                  }
+
+                  @Override
+                  public boolean instanceShutdown(Node node) throws CloudException {
+                    throw new NotLeadingException("InstanceShutdown");
+                  }
+
+                  @Override
+                  public Optional<InstanceMetadata> instanceMetadata(Node node) {
+                    return Optional.empty();
+                  }
+                });
+          }
+        };
+    harness =
+        new ControllerHarness(client, fenced, ControllerSettings.defaults())
+            .start(Controllers.CLOUD_NODE_LIFECYCLE);
+    CloudNodeLifecycleController controller =
+        (CloudNodeLifecycleController) harness.controllers().getFirst();
+    for (int i = 0; i < 3; i++) {
+      kubelets.register(NodeSpec.named(prefix + i)).setReady(false, "network down");
+    }
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                IntStream.range(0, 3)
+                    .mapToObj(i -> node(prefix + i))
+                    .allMatch(n -> n != null && !"True".equals(NodeConditions.readyStatus(n))));
+    Logger logger = (Logger) LoggerFactory.getLogger(CloudNodeLifecycleController.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      controller.monitorNodes();
+    } finally {
+      logger.detachAppender(logged);
+    }
+
+    assertThat(logged.list).noneMatch(event -> event.getLevel() == Level.ERROR);
+    assertThat(logged.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .containsExactly("the pass stops: this instance no longer leads");
+    assertThat(IntStream.range(0, 3).mapToObj(i -> node(prefix + i))).doesNotContainNull();
   }
 
   @Test

@@ -33,12 +33,12 @@ public final class CloudFence {
    *
    * @param description what it does and to what ({@code EnsureLoadBalancer default/web})
    * @param write whether it changes the cloud: writes are waited for by {@link #awaitWrites}
-   * @throws CloudException when the fence is closed: the call must not start
+   * @throws NotLeadingException when the fence is closed: the call must not start
    */
   public Call enter(String description, boolean write) throws CloudException {
     synchronized (lock) {
       if (closed) {
-        throw new CloudException("not called: this instance no longer leads (" + description + ")");
+        throw new NotLeadingException(description);
       }
       if (!write) {
         return () -> {};
