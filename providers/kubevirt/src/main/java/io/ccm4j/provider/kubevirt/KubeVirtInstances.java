@@ -264,14 +264,35 @@ final class KubeVirtInstances implements InstancesV2 {
       return byName.get();
     }
     String host = InstanceDecisions.hostLabel(nodeName);
+    List<VirtualMachineInstance> byHostname =
+        lookup.vmis().stream().filter(vmi -> host.equals(vmi.hostname())).toList();
     if (!host.equals(nodeName)) {
       Optional<VirtualMachineInstance> byHost = lookup.vmi(host);
       if (byHost.isPresent()) {
+        // The first label is a guess (ccm4j's, upstream has none): in a namespace several
+        // clusters share, it may name one VMI and be another's hostname. Bound to the wrong VMI,
+        // the node would follow a stranger's lifecycle; so only an unambiguous guess counts.
+        List<String> others =
+            byHostname.stream()
+                .map(VirtualMachineInstance::name)
+                .filter(name -> !name.equals(byHost.get().name()))
+                .toList();
+        if (!others.isEmpty()) {
+          throw new CloudException(
+              ("node %s: the first label of its name, %s, names VMI %s/%s and is the hostname of"
+                      + " %s too: set the node's providerID (the kubelet's --provider-id=kubevirt://"
+                      + "<VMI>) or its label %s to say which")
+                  .formatted(
+                      nodeName,
+                      host,
+                      namespace,
+                      host,
+                      String.join(", ", others),
+                      INSTANCE_ID_LABEL));
+        }
         return byHost.get();
       }
     }
-    List<VirtualMachineInstance> byHostname =
-        lookup.vmis().stream().filter(vmi -> host.equals(vmi.hostname())).toList();
     if (byHostname.size() > 1) {
       throw new CloudException(
           "node %s: found %d VMIs in %s with the hostname %s"

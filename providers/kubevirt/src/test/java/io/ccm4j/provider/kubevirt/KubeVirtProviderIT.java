@@ -235,6 +235,29 @@ class KubeVirtProviderIT {
     assertThatThrownBy(() -> instances().instanceMetadata(tenantNode("nobody", null, Map.of())))
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("no VMI");
+
+    // In a namespace two clusters share, an FQDN's first label may name one VMI and be another's
+    // hostname: neither is taken, the node is not bound to a stranger's VMI.
+    virt.start(
+        VirtualMachineSpec.worker("w-multi", "tenant-" + id, "infra-a-" + id, "127.60.0.15"));
+    virt.start(
+        VirtualMachineSpec.worker("b-w-multi", "tenant-" + id, "infra-a-" + id, "127.60.0.16")
+            .withHostname("w-multi"));
+    assertThatThrownBy(
+            () -> instances().instanceMetadata(tenantNode("w-multi.b.example.com", null, Map.of())))
+        .isInstanceOf(CloudException.class)
+        .isNotInstanceOf(InstanceNotFoundException.class)
+        .hasMessageContaining(
+            "the first label of its name, w-multi, names VMI %s/w-multi and is the hostname of"
+                    .formatted(namespace)
+                + " b-w-multi too");
+    // The node's own name, or its providerID, still says which.
+    assertThat(
+            instances()
+                .instanceMetadata(tenantNode("w-multi", null, Map.of()))
+                .orElseThrow()
+                .providerId())
+        .isEqualTo("kubevirt://w-multi");
   }
 
   @Test
