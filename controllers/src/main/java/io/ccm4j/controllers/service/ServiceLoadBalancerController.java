@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerSourceRanges;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
@@ -317,6 +318,16 @@ public final class ServiceLoadBalancerController implements Controller {
   }
 
   /** S10. */
+  /** A provider's answer that the load balancer is still being provisioned, not a failure. */
+  private static boolean inProgress(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RetryAfterException retry) {
+        return retry.inProgress();
+      }
+    }
+    return false;
+  }
+
   private void processServiceCreateOrUpdate(String key, Service service) throws Exception {
     Service previous = cache.get(key);
     if (previous != null && !Objects.equals(uid(previous), uid(service))) {
@@ -329,6 +340,10 @@ public final class ServiceLoadBalancerController implements Controller {
     try {
       operation = syncLoadBalancerIfNeeded(key, service, firstSync);
     } catch (SyncFailure | RuntimeException e) {
+      if (inProgress(e)) {
+        // Being provisioned: the fixed-delay retry follows (S14), logged by the workers.
+        throw e;
+      }
       events.warning(service, REASON_SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
       Optional<InvalidServiceFieldException> invalid = invalidField(e);
       // Only an ensure waits for the Service to be fixed: a deletion the cloud refuses is retried

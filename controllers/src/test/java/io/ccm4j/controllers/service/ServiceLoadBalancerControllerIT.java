@@ -9,6 +9,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.controllers.ControllerHarness;
@@ -583,6 +584,47 @@ class ServiceLoadBalancerControllerIT {
           .withName(policy)
           .delete();
     }
+  }
+
+  /**
+   * A load balancer still being provisioned ({@code RetryAfterException.inProgress}) is looked at
+   * again after the delay the provider names, without a Warning event at each look; a plain
+   * retry-after answer is a failure, recorded as upstream's is.
+   */
+  @Test
+  void S14_aLoadBalancerInProgressIsRetriedWithoutWarningsAndAPlainRetryWarns() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger looks = new AtomicInteger();
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public LoadBalancerStatus ensureLoadBalancer(
+              String cluster, Service service, List<Node> nodes) throws CloudException {
+            String name = service.getMetadata().getName();
+            if (looks.incrementAndGet() <= 3 && name.equals("provisioning")) {
+              throw RetryAfterException.inProgress("no ingress yet", Duration.ofMillis(300));
+            }
+            if (looks.get() <= 6 && name.equals("throttled")) {
+              throw new RetryAfterException("throttled", Duration.ofMillis(300));
+            }
+            return super.ensureLoadBalancer(cluster, service, nodes);
+          }
+        });
+
+    create("provisioning");
+    awaitIngress("provisioning");
+    assertThat(looks.get()).isGreaterThanOrEqualTo(4);
+    assertThat(events("provisioning")).extracting(Event::getType).doesNotContain("Warning");
+
+    create("throttled");
+    awaitIngress("throttled");
+    awaitEvent(
+        "throttled",
+        "Warning",
+        ServiceLoadBalancerController.REASON_SYNC_FAILED,
+        "Error syncing load balancer: failed to ensure load balancer: throttled");
   }
 
   @Test

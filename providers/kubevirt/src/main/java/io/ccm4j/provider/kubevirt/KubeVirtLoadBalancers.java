@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Waiting for the ingress differs from upstream (K48): instead of holding a worker for up to
  * {@code creationPollTimeout} inside the call, an ensure that finds no ingress yet asks to be
- * called again after {@code creationPollInterval} ({@link RetryAfterException}), for up to {@code
- * creationPollTimeout} after the infrastructure Service was created. After that it returns the
- * empty status, as upstream's next call does, and the periodic re-ensure copies an ingress that
+ * called again after {@code creationPollInterval} ({@link RetryAfterException#inProgress}, which
+ * the service controller logs without a Warning event, as upstream's wait has none), for up to
+ * {@code creationPollTimeout} after the infrastructure Service was created. After that it returns
+ * the empty status, as upstream's next call does, and the periodic re-ensure copies an ingress that
  * comes later (K110).
  */
 final class KubeVirtLoadBalancers implements LoadBalancer {
@@ -91,7 +92,8 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
     }
     LoadBalancerStatus status = status(infraService);
     if (status.ingress().isEmpty() && waitingForIngress(infraService)) {
-      throw new RetryAfterException(
+      // Upstream waits inside the call, silently: a pending ingress is no Warning event either.
+      throw RetryAfterException.inProgress(
           "infrastructure Service %s has no ingress yet".formatted(where(service)), pollInterval);
     }
     // The service controller records each as a Warning event on the tenant Service.

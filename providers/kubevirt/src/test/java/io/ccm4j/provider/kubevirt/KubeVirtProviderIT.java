@@ -577,13 +577,15 @@ class KubeVirtProviderIT {
     String cluster = "tenant-" + id;
 
     assertThat(balancer.getLoadBalancer(cluster, tenant)).isEmpty();
-    // Created; no ingress yet: called again after the poll interval (ccm4j's K48).
+    // Created; no ingress yet: called again after the poll interval (ccm4j's K48), in progress,
+    // so without a Warning event, as upstream's silent wait.
     assertThatThrownBy(() -> balancer.ensureLoadBalancer(cluster, tenant, List.of()))
         .isInstanceOf(RetryAfterException.class)
         .satisfies(
-            e ->
-                assertThat(((RetryAfterException) e).retryAfter())
-                    .isEqualTo(Duration.ofSeconds(1)));
+            e -> {
+              assertThat(((RetryAfterException) e).retryAfter()).isEqualTo(Duration.ofSeconds(1));
+              assertThat(((RetryAfterException) e).inProgress()).isTrue();
+            });
     Service infraService = infra.services().inNamespace(namespace).withName(name).get();
     assertThat(infraService.getSpec().getType()).isEqualTo("LoadBalancer");
     assertThat(infraService.getSpec().getSelector())
