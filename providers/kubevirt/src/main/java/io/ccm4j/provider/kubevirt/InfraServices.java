@@ -90,11 +90,11 @@ record InfraServices(
     for (ServicePort port : tenant.getSpec().getPorts()) {
       if (port.getNodePort() == null || port.getNodePort() <= 0) {
         throw new CloudException(
-            ("port %s (%s/%d) of Service %s/%s has no node port; the kubevirt provider forwards"
+            ("port %s(%s/%d) of Service %s/%s has no node port; the kubevirt provider forwards"
                     + " to node ports, so allocateLoadBalancerNodePorts must not be false")
                 .formatted(
-                    Objects.requireNonNullElse(port.getName(), ""),
-                    port.getProtocol(),
+                    port.getName() == null || port.getName().isEmpty() ? "" : port.getName() + " ",
+                    Objects.requireNonNullElse(port.getProtocol(), "TCP"),
                     port.getPort(),
                     tenant.getMetadata().getNamespace(),
                     tenant.getMetadata().getName()));

@@ -139,6 +139,13 @@ class InfraServicesTest {
     assertThatThrownBy(() -> services.desired(tenant))
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("port dns (UDP/53) of Service shop/web has no node port");
+
+    // A Service's only port may have no name.
+    Service unnamed = tenant();
+    unnamed.getSpec().getPorts().get(1).setNodePort(null);
+    unnamed.getSpec().getPorts().get(1).setName(null);
+    assertThatThrownBy(() -> services.desired(unnamed))
+        .hasMessageContaining("port (UDP/53) of Service shop/web has no node port");
   }
 
   @Test
