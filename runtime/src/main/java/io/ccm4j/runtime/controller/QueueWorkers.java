@@ -4,6 +4,7 @@ import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -146,10 +147,15 @@ public final class QueueWorkers<K> implements AutoCloseable {
   }
 
   /**
-   * The failure in words: a client's transport failure by its cause, not fabric8's generic line.
+   * The failure in words: a request the API server refused by its answer, a transport failure by
+   * its cause (fabric8 says "An error has occurred."), anything else by its own message, which
+   * carries what the sync was doing.
    */
   private static String describe(Throwable error) {
-    return KubernetesErrors.reason(error);
+    String message = error.getMessage();
+    return error instanceof KubernetesClientException || message == null || message.isBlank()
+        ? KubernetesErrors.reason(error)
+        : message;
   }
 
   /** Shuts the queue down and waits for every worker to finish its current key. */

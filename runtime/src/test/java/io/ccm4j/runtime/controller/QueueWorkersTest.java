@@ -3,17 +3,23 @@ package io.ccm4j.runtime.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class QueueWorkersTest {
 
@@ -42,6 +48,48 @@ class QueueWorkersTest {
     await().atMost(5, TimeUnit.SECONDS).until(() -> attempts.get() == 3);
     await().atMost(5, TimeUnit.SECONDS).until(() -> queue.numRequeues("node-1") == 0);
     workers.close();
+  }
+
+  /**
+   * A sync that failed is logged by what says why: a transport failure by its cause, not fabric8's
+   * "An error has occurred."; anything else by its own message.
+   */
+  @Test
+  void aFailedSyncIsLoggedByItsReason() throws InterruptedException {
+    Logger logger = (Logger) LoggerFactory.getLogger(QueueWorkers.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "test",
+            queue,
+            key -> {
+              if (key.equals("unreachable")) {
+                throw new KubernetesClientException(
+                    "An error has occurred.", new ConnectException("Connection refused"));
+              }
+              throw new CloudException("node " + key + ": cloud unavailable");
+            },
+            1);
+    try {
+      workers.start();
+      queue.add("unreachable");
+      queue.add("node-1");
+      await()
+          .atMost(5, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertThat(logged.list)
+                      .extracting(ILoggingEvent::getFormattedMessage)
+                      .contains(
+                          "test: error syncing unreachable, requeuing: ConnectException: Connection"
+                              + " refused",
+                          "test: error syncing node-1, requeuing: node node-1: cloud unavailable"));
+    } finally {
+      workers.close();
+      logger.detachAppender(logged);
+    }
   }
 
   @Test
