@@ -27,7 +27,6 @@ import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
-import io.fabric8.kubernetes.client.Config;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -108,16 +107,9 @@ public final class RunCommand implements Callable<Integer> {
     CloudControllerManager.Settings settings = settings();
     Thread.setDefaultUncaughtExceptionHandler(new ExitOnFatalError(System::exit));
     logging.apply(); // not in settings(): the lab checks a pod's flags in its own process
-    Config clientConfig;
-    try {
-      clientConfig = kube.clientConfig();
-    } catch (IllegalArgumentException e) {
-      // The kubeconfig's credentials (a token file, a client key) are read here, once.
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
     ManagerClients clients =
         ManagerClients.create(
-            clientConfig,
+            kube.clientConfig(),
             kube.qps(),
             kube.burst(),
             kube.useServiceAccountCredentials(),

@@ -367,6 +367,42 @@ class RunCommandTest {
    * Outside a pod without a kubeconfig: said at once, as upstream says it, where fabric8 would try
    * https://kubernetes.default.svc for a minute of retries.
    */
+  /** A kubeconfig user's token file is read at start; one that cannot be read is named. */
+  @org.junit.jupiter.api.Test
+  void aKubeconfigWhoseTokenFileCannotBeReadIsNamedAtStart(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path cloud = java.nio.file.Files.writeString(dir.resolve("sim.yaml"), "{}\n");
+    java.nio.file.Path kubeconfig =
+        java.nio.file.Files.writeString(
+            dir.resolve("kubeconfig"),
+            """
+            apiVersion: v1
+            kind: Config
+            clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+            contexts: [{name: x, context: {cluster: c, user: u}}]
+            current-context: x
+            users: [{name: u, user: {tokenFile: token}}]
+            """);
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        Ccm4j.execute(
+            new PrintWriter(err, true),
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=" + cloud,
+            "--kubeconfig=" + kubeconfig,
+            "--bind-address=127.0.0.1",
+            "--secure-port=0",
+            "--leader-elect=false");
+
+    assertThat(exitCode).isEqualTo(1);
+    assertThat(err.toString())
+        .isEqualTo(
+            "ccm4j run: --kubeconfig: %s: user's tokenFile %s cannot be read: no such file%n"
+                .formatted(kubeconfig, dir.resolve("token")));
+  }
+
   @org.junit.jupiter.api.Test
   void withoutAKubeconfigOutsideAPodItSaysSoAtOnce(
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
