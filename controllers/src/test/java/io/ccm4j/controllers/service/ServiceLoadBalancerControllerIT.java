@@ -528,7 +528,7 @@ class ServiceLoadBalancerControllerIT {
                         List.of(
                             Map.of(
                                 "expression",
-                                "object.metadata.name != 'refused'",
+                                "!object.metadata.name.startsWith('refused')",
                                 "message",
                                 "writes to refused are blocked"))))
                 .build())
@@ -546,28 +546,41 @@ class ServiceLoadBalancerControllerIT {
                 .build())
         .create();
     try {
+      // The policy takes effect once the API server has loaded it: until a write of a probe is
+      // refused.
+      create("refused-probe", b -> b.editSpec().withType("ClusterIP").endSpec());
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(
+              () -> {
+                try {
+                  client
+                      .services()
+                      .inNamespace(namespace)
+                      .withName("refused-probe")
+                      .edit(
+                          s ->
+                              new ServiceBuilder(s)
+                                  .editMetadata()
+                                  .addToLabels("probe", String.valueOf(System.nanoTime()))
+                                  .endMetadata()
+                                  .build());
+                  return false;
+                } catch (KubernetesClientException e) {
+                  return e.getMessage().contains("denied request");
+                }
+              });
       run("");
+      create("refused");
       String refusal =
           "services \"refused\" is forbidden: ValidatingAdmissionPolicy '%s' with binding '%s'"
                   .formatted(policy, policy)
               + " denied request: writes to refused are blocked";
-      // The policy takes effect once the API server has loaded it.
-      await()
-          .atMost(30, TimeUnit.SECONDS)
-          .untilAsserted(
-              () -> {
-                if (service("refused") == null) {
-                  create("refused");
-                }
-                assertThat(events("refused"))
-                    .anySatisfy(
-                        event ->
-                            assertThat(event.getMessage())
-                                .isEqualTo(
-                                    "Error syncing load balancer: failed to add load balancer"
-                                        + " cleanup finalizer: "
-                                        + refusal));
-              });
+      awaitEvent(
+          "refused",
+          "Warning",
+          ServiceLoadBalancerController.REASON_SYNC_FAILED,
+          "Error syncing load balancer: failed to add load balancer cleanup finalizer: " + refusal);
       assertThat(events("refused"))
           .extracting(Event::getMessage)
           .noneMatch(
