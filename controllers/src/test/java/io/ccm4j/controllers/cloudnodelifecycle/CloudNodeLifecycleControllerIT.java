@@ -177,10 +177,12 @@ class CloudNodeLifecycleControllerIT {
       logger.detachAppender(logged);
     }
 
+    // The controller's own pass may run meanwhile: each says the same, once.
     assertThat(logged.list).noneMatch(event -> event.getLevel() == Level.ERROR);
     assertThat(logged.list)
         .extracting(ILoggingEvent::getFormattedMessage)
-        .containsExactly("the pass stops: this instance no longer leads");
+        .isNotEmpty()
+        .allMatch(message -> message.equals("the pass stops: this instance no longer leads"));
     assertThat(IntStream.range(0, 3).mapToObj(i -> node(prefix + i))).doesNotContainNull();
   }
 

@@ -610,16 +610,17 @@ class ServiceLoadBalancerControllerIT {
     cloud = SimCloudProviderFactory.fromYaml("");
     LoadBalancer sim = cloud.loadBalancer().orElseThrow();
     AtomicInteger looks = new AtomicInteger();
+    AtomicInteger throttled = new AtomicInteger();
     startControllerWith(
         new ForwardingLoadBalancer(sim) {
           @Override
           public LoadBalancerStatus ensureLoadBalancer(
               String cluster, Service service, List<Node> nodes) throws CloudException {
             String name = service.getMetadata().getName();
-            if (looks.incrementAndGet() <= 3 && name.equals("provisioning")) {
+            if (name.equals("provisioning") && looks.incrementAndGet() <= 3) {
               throw RetryAfterException.inProgress("no ingress yet", Duration.ofMillis(300));
             }
-            if (looks.get() <= 6 && name.equals("throttled")) {
+            if (name.equals("throttled") && throttled.incrementAndGet() <= 2) {
               throw new RetryAfterException("throttled", Duration.ofMillis(300));
             }
             return super.ensureLoadBalancer(cluster, service, nodes);
