@@ -2,6 +2,7 @@ package io.ccm4j.cloudprovider;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The call should be retried after a fixed delay rather than with exponential backoff (upstream's
@@ -34,6 +35,16 @@ public class RetryAfterException extends CloudException {
    */
   public static RetryAfterException inProgress(String message, Duration retryAfter) {
     return new RetryAfterException(message, retryAfter, true);
+  }
+
+  /** The {@code RetryAfterException} a failure is, or wraps: where a controller finds its wait. */
+  public static Optional<RetryAfterException> in(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RetryAfterException retry) {
+        return Optional.of(retry);
+      }
+    }
+    return Optional.empty();
   }
 
   public Duration retryAfter() {

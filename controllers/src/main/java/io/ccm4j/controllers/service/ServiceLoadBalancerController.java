@@ -318,16 +318,6 @@ public final class ServiceLoadBalancerController implements Controller {
   }
 
   /** S10. */
-  /** A provider's answer that the load balancer is still being provisioned, not a failure. */
-  private static boolean inProgress(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof RetryAfterException retry) {
-        return retry.inProgress();
-      }
-    }
-    return false;
-  }
-
   private void processServiceCreateOrUpdate(String key, Service service) throws Exception {
     Service previous = cache.get(key);
     if (previous != null && !Objects.equals(uid(previous), uid(service))) {
@@ -340,7 +330,7 @@ public final class ServiceLoadBalancerController implements Controller {
     try {
       operation = syncLoadBalancerIfNeeded(key, service, firstSync);
     } catch (SyncFailure | RuntimeException e) {
-      if (inProgress(e)) {
+      if (RetryAfterException.in(e).filter(RetryAfterException::inProgress).isPresent()) {
         // Being provisioned: the fixed-delay retry follows (S14), logged by the workers.
         throw e;
       }

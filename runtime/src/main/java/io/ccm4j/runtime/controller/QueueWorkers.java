@@ -110,7 +110,7 @@ public final class QueueWorkers<K> implements AutoCloseable {
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
-      Optional<RetryAfterException> retryAfter = retryAfterIn(e);
+      Optional<RetryAfterException> retryAfter = RetryAfterException.in(e);
       if (retryAfter.isPresent()) {
         log.info(
             "{}: retrying {} in {}: {}",
@@ -135,15 +135,6 @@ public final class QueueWorkers<K> implements AutoCloseable {
       queue.done(key);
     }
     return true;
-  }
-
-  private static Optional<RetryAfterException> retryAfterIn(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof RetryAfterException retry) {
-        return Optional.of(retry);
-      }
-    }
-    return Optional.empty();
   }
 
   /**
