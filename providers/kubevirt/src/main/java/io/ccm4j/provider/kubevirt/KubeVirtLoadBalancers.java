@@ -1,6 +1,7 @@
 package io.ccm4j.provider.kubevirt;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.RetryAfterException;
@@ -16,7 +17,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +33,12 @@ import org.slf4j.LoggerFactory;
  * {@code creationPollTimeout} inside the call, an ensure that finds no ingress yet asks to be
  * called again after {@code creationPollInterval} ({@link RetryAfterException#inProgress}, which
  * the service controller logs without a Warning event, as upstream's wait has none), for up to
- * {@code creationPollTimeout} after the infrastructure Service was created. After that it returns
- * the empty status, as upstream's next call does, and the periodic re-ensure copies an ingress that
- * comes later (K110).
+ * {@code creationPollTimeout} after the infrastructure Service was created. The first call after
+ * that fails once with upstream's "timed out waiting for the condition", which the service
+ * controller records as a Warning event, as upstream's timeout is; every later call returns the
+ * empty status, as upstream's next call does, and the periodic re-ensure copies an ingress that
+ * comes later (K110). Which Services have had their timeout reported is kept in memory: a new
+ * leader reports a Service still without an ingress once more.
  */
 final class KubeVirtLoadBalancers implements LoadBalancer {
 
@@ -43,6 +49,9 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
   private final Duration pollInterval;
   private final Duration pollTimeout;
   private final Clock clock;
+
+  /** The UIDs of the infrastructure Services whose wait for an ingress has been reported. */
+  private final Set<String> timedOut = ConcurrentHashMap.newKeySet();
 
   KubeVirtLoadBalancers(
       KubernetesClient infra,
@@ -91,10 +100,19 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
       infraService = follow(existing.get(), service);
     }
     LoadBalancerStatus status = status(infraService);
-    if (status.ingress().isEmpty() && waitingForIngress(infraService)) {
+    String uid = infraService.getMetadata().getUid();
+    if (!status.ingress().isEmpty()) {
+      if (uid != null) {
+        timedOut.remove(uid);
+      }
+    } else if (waitingForIngress(infraService)) {
       // Upstream waits inside the call, silently: a pending ingress is no Warning event either.
       throw RetryAfterException.inProgress(
           "infrastructure Service %s has no ingress yet".formatted(where(service)), pollInterval);
+    } else if (uid != null && timedOut.add(uid)) {
+      throw new CloudException(
+          "timed out waiting for the condition: infrastructure Service %s has no ingress %s after its creation (loadBalancer.creationPollTimeout)"
+              .formatted(where(service), GoDurations.format(pollTimeout)));
     }
     // The service controller records each as a Warning event on the tenant Service.
     return new LoadBalancerStatus(status.ingress(), services.tenantFields().dropped(service));
@@ -116,8 +134,12 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
   /** K52: no wait, no finalizer. */
   @Override
   public void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException {
-    if (infraService(service).isEmpty()) {
+    Optional<Service> existing = infraService(service);
+    if (existing.isEmpty()) {
       return;
+    }
+    if (existing.get().getMetadata().getUid() != null) {
+      timedOut.remove(existing.get().getMetadata().getUid());
     }
     try {
       infra.services().inNamespace(services.namespace()).withName(name(service)).delete();

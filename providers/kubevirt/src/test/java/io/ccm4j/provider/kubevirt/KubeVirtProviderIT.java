@@ -34,11 +34,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -657,5 +662,52 @@ class KubeVirtProviderIT {
     assertThatThrownBy(() -> balancer.updateLoadBalancer(cluster, tenant, List.of()))
         .isInstanceOf(CloudException.class)
         .hasMessageContaining("not found");
+  }
+
+  @Test
+  void k48_aWaitPastItsTimeoutIsReportedOnceAndThenTheEmptyStatusReturned() throws Exception {
+    String cluster = "tenant-" + id;
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
+    Clock clock =
+        new Clock() {
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(ZoneId zone) {
+            return this;
+          }
+
+          @Override
+          public Instant instant() {
+            return now.get();
+          }
+        };
+    KubeVirtLoadBalancers balancer =
+        new KubeVirtLoadBalancers(
+            infra,
+            new InfraServices(namespace, cluster, Map.of(), false, TenantFieldAllowList.NONE),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(300),
+            clock);
+    Service tenant = tenantService(UUID.randomUUID().toString());
+
+    assertThatThrownBy(() -> balancer.ensureLoadBalancer(cluster, tenant, List.of()))
+        .isInstanceOfSatisfying(
+            RetryAfterException.class, e -> assertThat(e.inProgress()).isTrue());
+
+    // creationPollTimeout has passed without an ingress: one failure, as upstream's timeout, which
+    // the service controller records as a Warning event; then the empty status (K48).
+    now.set(now.get().plusSeconds(301));
+    assertThatThrownBy(() -> balancer.ensureLoadBalancer(cluster, tenant, List.of()))
+        .isInstanceOf(CloudException.class)
+        .isNotInstanceOf(RetryAfterException.class)
+        .hasMessage(
+            "timed out waiting for the condition: infrastructure Service %s/%s has no ingress 5m0s after its creation (loadBalancer.creationPollTimeout)",
+            namespace, LoadBalancer.defaultName(tenant));
+    assertThat(balancer.ensureLoadBalancer(cluster, tenant, List.of()).ingress()).isEmpty();
+    assertThat(balancer.ensureLoadBalancer(cluster, tenant, List.of()).ingress()).isEmpty();
   }
 }
