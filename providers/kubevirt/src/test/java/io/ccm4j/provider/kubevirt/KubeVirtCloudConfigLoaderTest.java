@@ -89,6 +89,25 @@ class KubeVirtCloudConfigLoaderTest {
   }
 
   @Test
+  void aNumberOrABoolInQuotesIsReadAsItsValueAndAnythingElseNamesTheField() throws Exception {
+    KubeVirtSettings settings =
+        KubeVirtCloudConfigLoader.parse(
+            """
+            namespace: a
+            loadBalancer: {creationPollTimeout: "60", selectorless: "true"}
+            """,
+            "cloud.yaml");
+    assertThat(settings.creationPollTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(settings.selectorless()).isTrue();
+    assertThatThrownBy(
+            () ->
+                KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {creationPollTimeout: 1m}\n", "cloud.yaml"))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessageContaining("creationPollTimeout");
+  }
+
+  @Test
   void theAllowListOfTenantFieldsIsReadAndChecked() throws Exception {
     assertThat(
             KubeVirtCloudConfigLoader.parse(
