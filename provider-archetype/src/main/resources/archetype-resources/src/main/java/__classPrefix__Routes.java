@@ -28,7 +28,7 @@ final class ${classPrefix}Routes implements Routes {
   public void createRoute(String clusterName, String nameHint, Route route) throws CloudException {
     throw new UnsupportedOperationException(
         "Routes.createRoute: route route.destinationCidr() to route.targetNode(); nameHint is the"
-            + " node's UID, for the route's name");
+            + " node's UID, for the route's name (a dual-stack node's two routes share it)");
   }
 
   @Override

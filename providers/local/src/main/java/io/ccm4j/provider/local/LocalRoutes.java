@@ -47,6 +47,9 @@ public final class LocalRoutes implements Routes {
    */
   private static final ConcurrentHashMap<Path, Object> FILE_MONITORS = new ConcurrentHashMap<>();
 
+  /** What an IPv6 route's name ends with, so a dual-stack node's two routes have two names. */
+  static final String IPV6_NAME_SUFFIX = "-ipv6";
+
   private final Optional<Path> file;
   private final Map<String, StoredRoute> memory = new TreeMap<>();
   private final Object monitor;
@@ -75,19 +78,28 @@ public final class LocalRoutes implements Routes {
         .toList();
   }
 
-  /** The route is named {@code <cluster>-<nameHint>}, as upstream clouds name theirs. */
+  /**
+   * The route is named {@code <cluster>-<nameHint>}, as upstream clouds name theirs, and an IPv6
+   * one {@code <cluster>-<nameHint>-ipv6}: the route controller gives both routes of a dual-stack
+   * node the node's UID as hint, and a node has at most one pod CIDR per family.
+   */
   @Override
   public void createRoute(String clusterName, String nameHint, Route route) throws CloudException {
     if (route.destinationCidr().isBlank()) {
       throw new CloudException("route for node " + route.targetNode() + ": no destination CIDR");
     }
+    Cidr destination;
     try {
-      Cidr.parse(route.destinationCidr());
+      destination = Cidr.parse(route.destinationCidr());
     } catch (IllegalArgumentException e) {
       throw new CloudException(
           "route for node " + route.targetNode() + ": destinationCidr " + e.getMessage());
     }
-    String name = clusterName + "-" + nameHint;
+    String name =
+        clusterName
+            + "-"
+            + nameHint
+            + (destination.family() == Cidr.Family.IPv6 ? IPV6_NAME_SUFFIX : "");
     Route stored =
         new Route(
             name,

@@ -46,6 +46,44 @@ class LocalRoutesTest {
   }
 
   /**
+   * The route controller creates one route per pod CIDR, each with the node's UID as name hint: a
+   * dual-stack node's IPv4 and IPv6 routes must both be made, and each deleted on its own.
+   */
+  @Test
+  void aDualStackNodeGetsARoutePerFamilyUnderOneNameHint(@TempDir Path dir) throws Exception {
+    for (LocalRoutes routes : List.of(new LocalRoutes(), new LocalRoutes(dir.resolve("r.json")))) {
+      routes.createRoute(
+          "c1", "uid-1", new Route("", "n1", false, List.of(), "10.244.1.0/24", false));
+      routes.createRoute(
+          "c1", "uid-1", new Route("", "n1", false, List.of(), "fd00:10:0:1::/64", false));
+      // a retry of a route that exists is no error
+      routes.createRoute(
+          "c1", "uid-1", new Route("", "n1", false, List.of(), "fd00:10:0:1::/64", false));
+
+      assertThat(routes.listRoutes("c1"))
+          .extracting(Route::name, Route::targetNode, Route::destinationCidr)
+          .containsExactly(
+              tuple("c1-uid-1", "n1", "10.244.1.0/24"),
+              tuple("c1-uid-1-ipv6", "n1", "fd00:10:0:1::/64"));
+      // a second IPv6 pod CIDR under the same hint is still refused
+      assertThatThrownBy(
+              () ->
+                  routes.createRoute(
+                      "c1",
+                      "uid-1",
+                      new Route("", "n1", false, List.of(), "fd00:10:0:2::/64", false)))
+          .isInstanceOf(CloudException.class)
+          .hasMessageContaining("already exists for fd00:10:0:1::/64");
+
+      Route ipv6 = routes.listRoutes("c1").get(1);
+      routes.deleteRoute("c1", ipv6);
+      assertThat(routes.listRoutes("c1"))
+          .extracting(Route::destinationCidr)
+          .containsExactly("10.244.1.0/24");
+    }
+  }
+
+  /**
    * A table in a file is one table for every manager that shares the file: a route one replica made
    * is listed by another and by a new one (a restart), and a reader outside sees it.
    */
