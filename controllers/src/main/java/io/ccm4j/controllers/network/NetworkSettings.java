@@ -40,8 +40,16 @@ public record NetworkSettings(
   public static final int DEFAULT_NODE_CIDR_MASK_SIZE_IPV4 = 24;
   public static final int DEFAULT_NODE_CIDR_MASK_SIZE_IPV6 = 64;
 
-  /** Upstream's cidrset caps a cluster CIDR at 2^16 pod CIDRs. */
-  public static final int MAX_NODE_CIDR_BITS = 16;
+  /**
+   * Upstream's cidrset caps an IPv6 cluster CIDR at 2^16 pod CIDRs ({@code clusterSubnetMaxDiff}).
+   */
+  public static final int MAX_NODE_CIDR_BITS_IPV6 = 16;
+
+  /**
+   * Upstream's cidrset does not cap an IPv4 cluster CIDR (its bitmap takes a bit per pod CIDR);
+   * ccm4j's holds a reference per pod CIDR, so it stops at 2^20 (a /8 cut at /28, 4 MB).
+   */
+  public static final int MAX_NODE_CIDR_BITS_IPV4 = 20;
 
   /** The checks of the settings alone; the flags also check the mask sizes against the CIDRs. */
   public NetworkSettings {
@@ -173,7 +181,8 @@ public record NetworkSettings(
   /**
    * What is wrong with cutting {@code clusterCidr} into pod CIDRs of prefix length {@code
    * maskSize}, or empty: the mask must lie between the cluster CIDR's prefix and the address width,
-   * at most {@value #MAX_NODE_CIDR_BITS} bits longer than the prefix.
+   * at most {@value #MAX_NODE_CIDR_BITS_IPV4} (IPv4) or {@value #MAX_NODE_CIDR_BITS_IPV6} (IPv6)
+   * bits longer than the prefix.
    */
   public static Optional<String> maskSizeProblem(Cidr clusterCidr, int maskSize) {
     int bits = clusterCidr.family().bits();
@@ -182,10 +191,14 @@ public record NetworkSettings(
           "must be between the prefix length of cluster CIDR %s and %d, got %d"
               .formatted(clusterCidr, bits, maskSize));
     }
-    if (maskSize - clusterCidr.prefixLength() > MAX_NODE_CIDR_BITS) {
+    int maxBits =
+        clusterCidr.family() == Cidr.Family.IPv4
+            ? MAX_NODE_CIDR_BITS_IPV4
+            : MAX_NODE_CIDR_BITS_IPV6;
+    if (maskSize - clusterCidr.prefixLength() > maxBits) {
       return Optional.of(
           "is too big for cluster CIDR %s: at most %d bits longer than its prefix (%d pod CIDRs),"
-                  .formatted(clusterCidr, MAX_NODE_CIDR_BITS, 1 << MAX_NODE_CIDR_BITS)
+                  .formatted(clusterCidr, maxBits, 1 << maxBits)
               + " got "
               + maskSize);
     }

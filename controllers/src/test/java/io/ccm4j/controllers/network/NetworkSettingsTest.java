@@ -41,12 +41,15 @@ class NetworkSettingsTest {
       value = {
         "10.0.0.0/16|24|",
         "10.0.0.0/8|24|",
-        "10.0.0.0/7|24|is too big",
+        "10.0.0.0/7|24|",
+        "10.0.0.0/8|26|",
+        "10.0.0.0/12|32|",
+        "10.0.0.0/8|29|is too big for cluster CIDR 10.0.0.0/8: at most 20 bits",
         "10.0.0.0/24|16|must be between",
         "10.0.0.0/24|33|must be between",
         "10.0.0.0/30|32|",
         "fd00::/48|64|",
-        "fd00::/47|64|is too big",
+        "fd00::/47|64|is too big for cluster CIDR fd00::/47: at most 16 bits",
         "fd00::/112|128|",
       })
   void maskSizesMustFitTheClusterCidr(String cidr, int mask, String problem) {
