@@ -514,8 +514,9 @@ public final class FaultsBenchmark {
       if (nameTag != null) {
         search = search.tag("name", nameTag);
       }
-      var counter = search.counter();
-      return counter == null ? 0 : counter.count();
+      // every series of the name (route_controller_route_sync_total has one per outcome and
+      // trigger)
+      return search.counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
     @Override

@@ -44,6 +44,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,8 +76,17 @@ public final class NodeRouteController implements Controller {
    */
   static final int MAX_CONCURRENT_CONDITION_WRITES = 16;
 
-  /** R3: the one key of the watch-based queue. */
-  static final String ROUTES_KEY = "routes";
+  /**
+   * R3: the key of a pass for a node change, and the trigger label of its {@code
+   * route_controller_route_sync_total}.
+   */
+  static final String NODE_CHANGE_KEY = "node_change";
+
+  /**
+   * R3: the key of a pass for an informer resync (upstream's routeCorrectionsKey), and the trigger
+   * label of every periodic pass.
+   */
+  static final String PERIODIC_KEY = "periodic";
 
   /** R3: one pass per this interval at most, and no change waits longer. */
   static final Duration WATCH_MIN_INTERVAL = Duration.ofSeconds(10);
@@ -96,7 +106,10 @@ public final class NodeRouteController implements Controller {
   private final Semaphore inFlight = new Semaphore(MAX_CONCURRENT_ROUTE_OPERATIONS);
   private final Semaphore conditionWrites = new Semaphore(MAX_CONCURRENT_CONDITION_WRITES);
 
-  /** R3 only: the queue of the single key {@value #ROUTES_KEY} and its one worker. */
+  /**
+   * R3 only: the queue of the keys {@value #NODE_CHANGE_KEY} and {@value #PERIODIC_KEY}, each a
+   * whole pass, and its one worker.
+   */
   private final WorkQueue<String> queue;
 
   private final QueueWorkers<String> worker;
@@ -141,26 +154,24 @@ public final class NodeRouteController implements Controller {
               queue,
               key -> {
                 queue.forget(key); // R3: before the pass, so no event is lost while it runs
-                reconcileNodeRoutes();
+                reconcileAndRecord(key);
               },
               1);
       nodes.addEventHandler(
           new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node node) {
-              queue.addRateLimited(ROUTES_KEY);
+              queue.addRateLimited(NODE_CHANGE_KEY);
             }
 
             @Override
             public void onUpdate(Node previous, Node node) {
-              if (routesMayChange(previous, node)) {
-                queue.addRateLimited(ROUTES_KEY);
-              }
+              trigger(previous, node).ifPresent(queue::addRateLimited);
             }
 
             @Override
             public void onDelete(Node node, boolean finalStateUnknown) {
-              queue.addRateLimited(ROUTES_KEY);
+              queue.addRateLimited(NODE_CHANGE_KEY);
             }
           });
     } else {
@@ -192,12 +203,20 @@ public final class NodeRouteController implements Controller {
     };
   }
 
-  /** R3: pod CIDRs or addresses changed, or a resync (same resource version). */
-  static boolean routesMayChange(Node previous, Node node) {
+  /**
+   * R3: the key an update queues, as upstream's handleNodeUpdate: {@value #NODE_CHANGE_KEY} when
+   * pod CIDRs or addresses changed, else {@value #PERIODIC_KEY} for a resync (same resource
+   * version), else none.
+   */
+  static Optional<String> trigger(Node previous, Node node) {
+    if (!Objects.equals(podCidrsOf(previous), podCidrsOf(node))
+        || !Objects.equals(addressesOf(previous), addressesOf(node))) {
+      return Optional.of(NODE_CHANGE_KEY);
+    }
     return Objects.equals(
             previous.getMetadata().getResourceVersion(), node.getMetadata().getResourceVersion())
-        || !Objects.equals(podCidrsOf(previous), podCidrsOf(node))
-        || !Objects.equals(addressesOf(previous), addressesOf(node));
+        ? Optional.of(PERIODIC_KEY)
+        : Optional.empty();
   }
 
   private static Object podCidrsOf(Node node) {
@@ -241,7 +260,7 @@ public final class NodeRouteController implements Controller {
 
   private void reconcileLogged() {
     try {
-      reconcileNodeRoutes();
+      reconcileAndRecord(PERIODIC_KEY);
     } catch (CloudException | RuntimeException e) {
       log.error("Couldn't reconcile node routes: {}", e.getMessage());
     } catch (InterruptedException e) {
@@ -249,9 +268,25 @@ public final class NodeRouteController implements Controller {
     }
   }
 
-  /** R4: one pass; errors of single route operations are logged, not thrown (R9). */
-  void reconcileNodeRoutes() throws CloudException, InterruptedException {
-    metrics.routeSyncs.increment();
+  /** A pass, counted in {@code route_controller_route_sync_total} by outcome and trigger. */
+  private void reconcileAndRecord(String trigger) throws CloudException, InterruptedException {
+    boolean changed;
+    try {
+      changed = reconcileNodeRoutes();
+    } catch (CloudException | RuntimeException e) {
+      metrics.recordSync(true, false, trigger);
+      throw e;
+    }
+    metrics.recordSync(false, changed, trigger);
+  }
+
+  /**
+   * R4: one pass; errors of single route operations are logged, not thrown (R9).
+   *
+   * @return whether a route was created or deleted
+   */
+  boolean reconcileNodeRoutes() throws CloudException, InterruptedException {
+    AtomicBoolean changed = new AtomicBoolean();
     List<Route> existing;
     try {
       existing = routes.listRoutes(clusterName);
@@ -265,7 +300,13 @@ public final class NodeRouteController implements Controller {
 
     List<Future<?>> pending = new ArrayList<>();
     for (Route route : plan.deletions()) {
-      pending.add(operations.submit(() -> deleteRoute(route)));
+      pending.add(
+          operations.submit(
+              () -> {
+                if (deleteRoute(route)) {
+                  changed.set(true);
+                }
+              }));
     }
     // A creation for a destination still being deleted waits for the deletions: a cloud that keys
     // routes by destination (AWS's route tables) refuses it meanwhile. That happens when a pod
@@ -284,6 +325,7 @@ public final class NodeRouteController implements Controller {
           operations.submit(
               () -> {
                 if (createRoute(byName.get(creation.node()), creation)) {
+                  changed.set(true);
                   synchronized (outcome) {
                     outcome
                         .get(creation.node())
@@ -306,21 +348,24 @@ public final class NodeRouteController implements Controller {
       }
     }
     awaitAll(pending);
+    return changed.get();
   }
 
-  private void deleteRoute(Route route) {
+  /** R6: one attempt; a failure is logged and waits for the next pass. */
+  private boolean deleteRoute(Route route) {
     long started = System.nanoTime();
     try {
       inFlight.acquire();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return;
+      return false;
     }
     try {
       log.info("Deleting route {} {}", route.name(), route.destinationCidr());
       routes.deleteRoute(clusterName, route);
       log.info(
           "Deleted route {} {} after {}", route.name(), route.destinationCidr(), since(started));
+      return true;
     } catch (CloudException | RuntimeException e) {
       log.error(
           "Could not delete route {} {} after {}: {}",
@@ -328,6 +373,7 @@ public final class NodeRouteController implements Controller {
           route.destinationCidr(),
           since(started),
           e.getMessage());
+      return false;
     } finally {
       inFlight.release();
     }

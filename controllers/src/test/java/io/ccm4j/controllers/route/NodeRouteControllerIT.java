@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -143,8 +144,21 @@ class NodeRouteControllerIT {
                         }));
   }
 
+  /** Passes so far, of every outcome and trigger. */
   private double syncs() {
-    return harness.metrics().counter("route_controller_route_sync_total").count();
+    return harness.metrics().find("route_controller_route_sync_total").counters().stream()
+        .mapToDouble(Counter::count)
+        .sum();
+  }
+
+  private double syncs(String outcome, String trigger) {
+    Counter counter =
+        harness
+            .metrics()
+            .find("route_controller_route_sync_total")
+            .tags("outcome", outcome, "trigger", trigger)
+            .counter();
+    return counter == null ? 0 : counter.count();
   }
 
   @Test
@@ -351,6 +365,10 @@ class NodeRouteControllerIT {
 
     awaitCondition(name, "False", "RouteCreated", "RouteController created a route");
     assertThat(syncs()).isGreaterThanOrEqualTo(4);
+    // upstream's route_sync_total{outcome, trigger}: the failed passes, then the one that created
+    assertThat(syncs("error", "periodic")).isEqualTo(3);
+    assertThat(syncs("changed", "periodic")).isGreaterThanOrEqualTo(1);
+    await().atMost(10, TimeUnit.SECONDS).until(() -> syncs("noop", "periodic") >= 1);
   }
 
   @Test
