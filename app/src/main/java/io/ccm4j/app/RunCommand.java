@@ -133,7 +133,10 @@ public final class RunCommand implements Callable<Integer> {
         cloud.clusterName(),
         controllers.selection().enabled(),
         NativeCrypto.installed());
-    controllers.selection().ignored().forEach(note -> log.info("--controllers: {}", note));
+    controllers
+        .selection()
+        .providerControllerNotes()
+        .forEach(note -> log.info("--controllers: {}", note));
     manager.start();
     stopped.await();
     return 0;

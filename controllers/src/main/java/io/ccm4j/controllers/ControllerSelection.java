@@ -14,13 +14,13 @@ public final class ControllerSelection {
 
   private final List<String> entries;
   private final Set<String> disabledByDefault;
-  private final List<String> ignored;
+  private final List<String> notes;
 
   private ControllerSelection(
-      List<String> entries, Set<String> disabledByDefault, List<String> ignored) {
+      List<String> entries, Set<String> disabledByDefault, List<String> notes) {
     this.entries = entries;
     this.disabledByDefault = disabledByDefault;
-    this.ignored = ignored;
+    this.notes = notes;
   }
 
   /**
@@ -40,7 +40,7 @@ public final class ControllerSelection {
    */
   public static ControllerSelection parse(List<String> entries, Set<String> disabledByDefault) {
     List<String> canonical = new ArrayList<>();
-    List<String> ignored = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
     for (String raw : entries) {
       String entry = raw.trim();
       if (entry.equals("*")) {
@@ -49,9 +49,10 @@ public final class ControllerSelection {
       }
       boolean disable = entry.startsWith("-");
       String name = disable ? entry.substring(1) : entry;
-      String why = Controllers.ACCEPTED_FROM_OTHER_CCMS.get(name);
-      if (why != null) {
-        ignored.add(name + ": " + why);
+      String what = Controllers.PROVIDER_CONTROLLERS.get(name);
+      if (what != null) {
+        canonical.add(entry);
+        notes.add(name + ": " + what);
         continue;
       }
       String resolved =
@@ -69,15 +70,15 @@ public final class ControllerSelection {
       canonical.add(disable ? "-" + resolved : resolved);
     }
     return new ControllerSelection(
-        List.copyOf(canonical), Set.copyOf(disabledByDefault), List.copyOf(ignored));
+        List.copyOf(canonical), Set.copyOf(disabledByDefault), List.copyOf(notes));
   }
 
   /**
-   * The entries naming another CCM's controller ({@link Controllers#ACCEPTED_FROM_OTHER_CCMS}),
-   * each as {@code name: why nothing runs for it}.
+   * The entries naming a provider's controller ({@link Controllers#PROVIDER_CONTROLLERS}), each as
+   * {@code name: what it is}.
    */
-  public List<String> ignored() {
-    return ignored;
+  public List<String> providerControllerNotes() {
+    return notes;
   }
 
   public boolean isEnabled(String canonicalName) {
@@ -94,7 +95,7 @@ public final class ControllerSelection {
     return star && !disabledByDefault.contains(canonicalName);
   }
 
-  /** The enabled controllers, in start order. */
+  /** The enabled controllers of the manager's own ({@link Controllers#ALL}), in start order. */
   public List<String> enabled() {
     return Controllers.ALL.stream()
         .map(ControllerDescriptor::name)

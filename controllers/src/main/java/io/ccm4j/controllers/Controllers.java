@@ -114,15 +114,16 @@ public final class Controllers {
       List.of(CLOUD_NODE, CLOUD_NODE_LIFECYCLE, SERVICE_LB, NODE_IPAM, NODE_ROUTE, NODE_LIFECYCLE);
 
   /**
-   * Controllers of other CCMs that {@code --controllers} accepts so that their manifests start
-   * ccm4j unchanged, each with why ccm4j has nothing to run for it (logged at start).
+   * Controllers a provider runs itself, which {@code --controllers} names as upstream's table entry
+   * that the cloud's own binary adds (each with what it is, logged at start when named): a provider
+   * asks {@link io.ccm4j.cloudprovider.ProviderContext#controllerEnabled} whether to run it.
    */
-  public static final Map<String, String> ACCEPTED_FROM_OTHER_CCMS =
+  public static final Map<String, String> PROVIDER_CONTROLLERS =
       Map.of(
           "kubevirt_eps_controller",
-          "kubevirt/cloud-provider-kubevirt's EndpointSlice controller: it runs only with the"
-              + " kubevirt cloud config's loadBalancer.enableEPSController: true (K4), which"
-              + " ccm4j's kubevirt provider refuses at start, so there is nothing to run; ignored");
+          "the kubevirt provider's EndpointSlice controller (K4): it runs when the kubevirt cloud"
+              + " config sets loadBalancer.enableEPSController: true; with any other cloud,"
+              + " nothing runs for it");
 
   private Controllers() {}
 

@@ -54,15 +54,35 @@ class ControllerSelectionTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"'*,kubevirt_eps_controller'", "'*,-kubevirt_eps_controller'"})
-  void k4_upstreamKubevirtsEndpointSliceControllerIsAcceptedAndSaidToBeIgnored(String flag) {
+  @CsvSource({
+    "'*', true",
+    "'*,kubevirt_eps_controller', true",
+    "'*,-kubevirt_eps_controller', false",
+    "'-kubevirt_eps_controller,*', false",
+    "'cloud-node', false",
+    "'cloud-node,kubevirt_eps_controller', true"
+  })
+  void k4_upstreamKubevirtsEndpointSliceControllerIsTheProvidersAndEnabledByTheStar(
+      String flag, boolean enabled) {
     ControllerSelection selection = ControllerSelection.parse(Arrays.asList(flag.split(",")));
 
-    assertThat(selection.enabled()).isEqualTo(ControllerSelection.parse(List.of("*")).enabled());
-    assertThat(selection.ignored())
-        .singleElement()
-        .asString()
-        .startsWith("kubevirt_eps_controller: ")
-        .contains("enableEPSController");
+    assertThat(selection.isEnabled("kubevirt_eps_controller")).isEqualTo(enabled);
+    // The manager's own controllers are as without the entry.
+    assertThat(selection.enabled())
+        .isEqualTo(
+            ControllerSelection.parse(
+                    Arrays.stream(flag.split(","))
+                        .filter(e -> !e.endsWith("kubevirt_eps_controller"))
+                        .toList())
+                .enabled());
+    if (flag.contains("kubevirt_eps_controller")) {
+      assertThat(selection.providerControllerNotes())
+          .singleElement()
+          .asString()
+          .startsWith("kubevirt_eps_controller: ")
+          .contains("enableEPSController");
+    } else {
+      assertThat(selection.providerControllerNotes()).isEmpty();
+    }
   }
 }

@@ -373,4 +373,66 @@ class HelmChartTest {
             "ClusterRoleBinding/null/cloud-controller-manager-tenant-a",
             "Deployment/tenant-a/cloud-controller-manager");
   }
+
+  /**
+   * K95, K98: with {@code kubevirt.endpointSliceController} the served cluster's ClusterRole lists
+   * and watches EndpointSlices, and in the infrastructure layout the namespace's extra Role is
+   * exactly {@code providers/kubevirt/deploy/infra-rbac-endpointslices.yaml}'s.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theKubeVirtEndpointSliceControllerGetsItsRightsOnlyWhenOn() throws Exception {
+    Map<String, Object> endpointSlices =
+        Map.of(
+            "apiGroups", List.of("discovery.k8s.io"),
+            "resources", List.of("endpointslices"),
+            "verbs", List.of("list", "watch"));
+    Map<String, Object> on =
+        byKindAndName(
+            render(
+                Map.of("cloudProvider", "kubevirt", "kubevirt.endpointSliceController", "true")));
+    assertThat(
+            (List<Object>)
+                ((Map<String, Object>) on.get("ClusterRole/null/cloud-controller-manager"))
+                    .get("rules"))
+        .contains(endpointSlices);
+    Map<String, Object> off = byKindAndName(render(Map.of("cloudProvider", "kubevirt")));
+    assertThat(
+            (List<Object>)
+                ((Map<String, Object>) off.get("ClusterRole/null/cloud-controller-manager"))
+                    .get("rules"))
+        .doesNotContain(endpointSlices);
+
+    var template =
+        new Helm(CHART)
+            .template()
+            .withName("ccm4j")
+            .withNamespace("tenant-a")
+            .withValuesFile(CHART.resolve("values-kubevirt-infrastructure.yaml"))
+            .set("servedCluster.kubeconfigSecretName", "tenant-a-kubeconfig")
+            .set("cloudConfig.secretName", "kubevirt-cloud-config")
+            .set("kubevirt.endpointSliceController", "true");
+    Path rendered = temp.resolve("kubevirt-infrastructure-eps.yaml");
+    Files.writeString(rendered, template.call());
+    Map<String, Object> objects = byKindAndName(Manifests.read(List.of(rendered)));
+    Map<String, Object> shipped =
+        byKindAndName(
+            Manifests.read(
+                List.of(
+                    Path.of(
+                        "..",
+                        "providers",
+                        "kubevirt",
+                        "deploy",
+                        "infra-rbac-endpointslices.yaml"))));
+    assertThat(
+            ((Map<String, Object>)
+                    objects.get("Role/tenant-a/cloud-controller-manager-endpointslices"))
+                .get("rules"))
+        .isEqualTo(
+            ((Map<String, Object>)
+                    shipped.get("Role/tenant-a/kubevirt-cloud-controller-manager-endpointslices"))
+                .get("rules"));
+    assertThat(objects).containsKey("RoleBinding/tenant-a/cloud-controller-manager-endpointslices");
+  }
 }

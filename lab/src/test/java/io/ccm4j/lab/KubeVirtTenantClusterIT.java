@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -450,6 +452,71 @@ class KubeVirtTenantClusterIT {
     tenant.services().inNamespace(shop).withName("web").delete();
     await().atMost(Duration.ofSeconds(60)).until(() -> infraService(infraName) == null);
     tenant.namespaces().withName(shop).delete();
+  }
+
+  /**
+   * K4, K46, K74: with {@code enableEPSController} and {@code --controllers} naming it, the manager
+   * gives the provider's EndpointSlice controller the tenant cluster: a Service with {@code
+   * externalTrafficPolicy: Local} gets a selectorless infrastructure Service whose endpoints are
+   * the VMIs of the tenant nodes that run its pods.
+   */
+  @Test
+  void k4_k74_theManagerRunsTheEndpointSliceControllerForALocalTrafficService() throws Exception {
+    bed.startManager(
+        bed.cloudConfig(bed.infraAdminKubeconfig(), "  enableEPSController: true"),
+        "service,kubevirt_eps_controller");
+    bed.virt.start(VirtualMachineSpec.worker(node(1), bed.clusterName, infraA, "10.61.0.1"));
+    bed.virt.start(VirtualMachineSpec.worker(node(2), bed.clusterName, infraB, "10.61.0.2"));
+    String shop = bed.tenantNamespace();
+    Service created = bed.createLoadBalancer(shop, "http", 80, "Local");
+    String infraName = LoadBalancer.defaultName(created);
+    await().atMost(Duration.ofSeconds(60)).until(() -> infraService(infraName) != null);
+    assertThat(infraService(infraName).getSpec().getSelector()).isNullOrEmpty();
+
+    // The tenant's pods run on node 2 only (the tenant's own EndpointSlice controller would write
+    // this slice; the test cluster runs none).
+    tenant
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(shop)
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName("web-x1")
+                .addToLabels("kubernetes.io/service-name", "web")
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("10.244.2.7")
+                .withNodeName(node(2))
+                .endEndpoint()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(infraSlices(infraName))
+                    .flatExtracting(EndpointSlice::getEndpoints)
+                    .extracting(e -> e.getAddresses().get(0), e -> e.getNodeName())
+                    .containsExactly(tuple("10.61.0.2", infraB)));
+
+    // The tenant Service goes: its infrastructure Service, then the slices (K72).
+    tenant.services().inNamespace(shop).withName("web").delete();
+    await().atMost(Duration.ofSeconds(60)).until(() -> infraSlices(infraName).isEmpty());
+    tenant.namespaces().withName(shop).delete();
+  }
+
+  private List<EndpointSlice> infraSlices(String infraService) {
+    return infra
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(bed.namespace)
+        .withLabel("kubernetes.io/service-name", infraService)
+        .list()
+        .getItems();
   }
 
   private Service infraService(String name) {

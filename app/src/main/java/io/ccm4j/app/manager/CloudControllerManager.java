@@ -324,7 +324,11 @@ public final class CloudControllerManager implements AutoCloseable {
 
   private void startControllersLocked() {
     try {
-      cloud.initialize(new ProviderContext(settings.clusterName()));
+      cloud.initialize(
+          new ProviderContext(
+              settings.clusterName(),
+              Optional.of(clients.manager()),
+              settings.selection()::isEnabled));
     } catch (CloudException e) {
       log.error("cannot initialise cloud provider {}: {}", cloud.providerName(), e.getMessage());
       exitLater(1);

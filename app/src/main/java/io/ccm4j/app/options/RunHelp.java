@@ -25,9 +25,9 @@ public final class RunHelp extends ListResourceBundle {
             + Controllers.namesForHelp()
             + ". "
             + Controllers.NODE_IPAM.name()
-            + " runs only with --allocate-node-cidrs. Accepted for other CCMs' manifests, and"
-            + " ignored with a log line: "
-            + String.join(", ", new TreeSet<>(Controllers.ACCEPTED_FROM_OTHER_CCMS.keySet()))
+            + " runs only with --allocate-node-cidrs. A provider's own, run by that provider"
+            + " and enabled by '*' too: "
+            + String.join(", ", new TreeSet<>(Controllers.PROVIDER_CONTROLLERS.keySet()))
             + ". Default: ${DEFAULT-VALUE}."
       },
       {

@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param clusterName the tenant cluster's {@code --cluster-name} (K8)
  * @param infraLabels extra labels, winning over the built-in ones (K42)
  * @param selectorless whether the infrastructure Service gets no selector (K46)
+ * @param epsController whether the EndpointSlice controller runs: then a Service with {@code
+ *     externalTrafficPolicy: Local} gets no selector, and the controller its endpoints (K46, §4)
  * @param tenantFields which of the tenant's annotations, externalIPs and loadBalancerIP are copied
  *     (none by default, unlike K43 and K44)
  */
@@ -29,7 +31,10 @@ record InfraServices(
     String clusterName,
     Map<String, String> infraLabels,
     boolean selectorless,
+    boolean epsController,
     TenantFieldAllowList tenantFields) {
+
+  static final String LOCAL_TRAFFIC_POLICY = "Local";
 
   static final String CLUSTER_TRAFFIC_POLICY = "Cluster";
 
@@ -53,7 +58,7 @@ record InfraServices(
             .withType("LoadBalancer")
             .withPorts(ports(tenant))
             .withExternalTrafficPolicy(externalTrafficPolicy(tenant))
-            .withSelector(selector())
+            .withSelector(selector(tenant))
             .endSpec();
     // K44: externalIPs and loadBalancerIP only when the cloud config allows them.
     // healthCheckNodePort never: it is the tenant cluster's port number and means nothing to (or
@@ -110,9 +115,14 @@ record InfraServices(
     return ports;
   }
 
-  /** K46 without the EPS controller: none when selectorless, else the cluster's worker VMIs. */
-  Map<String, String> selector() {
-    if (selectorless) {
+  /**
+   * K46: none for a Service with {@code externalTrafficPolicy: Local} when the EndpointSlice
+   * controller runs (it writes the endpoints: the VMIs of the nodes that have the Service's pods),
+   * none when selectorless, else the cluster's worker VMIs.
+   */
+  Map<String, String> selector(Service tenant) {
+    if (selectorless
+        || (epsController && LOCAL_TRAFFIC_POLICY.equals(externalTrafficPolicy(tenant)))) {
       return null;
     }
     Map<String, String> selector = new LinkedHashMap<>();
@@ -136,7 +146,7 @@ record InfraServices(
    */
   boolean needsUpdate(Service infra, Service tenant) throws CloudException {
     return !portKeys(infra.getSpec().getPorts()).equals(portKeys(ports(tenant)))
-        || !Objects.equals(emptyToNull(infra.getSpec().getSelector()), selector())
+        || !Objects.equals(emptyToNull(infra.getSpec().getSelector()), selector(tenant))
         || !Objects.equals(
             infra.getSpec().getExternalTrafficPolicy(), externalTrafficPolicy(tenant))
         || !Objects.equals(
@@ -167,7 +177,7 @@ record InfraServices(
     }
     labels.putAll(labels(tenant));
     infra.getMetadata().setLabels(labels);
-    infra.getSpec().setSelector(selector());
+    infra.getSpec().setSelector(selector(tenant));
     infra.getSpec().setExternalTrafficPolicy(externalTrafficPolicy(tenant));
     infra.getSpec().setExternalIPs(tenantFields.externalIps(tenant));
     infra.getSpec().setLoadBalancerIP(tenantFields.loadBalancerIp(tenant));

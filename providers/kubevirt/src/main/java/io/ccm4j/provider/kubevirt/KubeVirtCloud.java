@@ -46,6 +46,7 @@ public final class KubeVirtCloud implements CloudProvider {
   private KubernetesClient infra;
   private KubeVirtInstances instances;
   private KubeVirtLoadBalancers loadBalancers;
+  private KubeVirtEndpointSlices endpointSlices;
 
   public KubeVirtCloud(KubeVirtSettings settings) {
     this.settings = settings;
@@ -90,17 +91,48 @@ public final class KubeVirtCloud implements CloudProvider {
                 context.clusterName(),
                 settings.infraLabels(),
                 settings.selectorless(),
+                settings.epsController(),
                 settings.tenantFields()),
             settings.creationPollInterval(),
             settings.creationPollTimeout(),
             Clock.systemUTC());
     log.info(
-        "kubevirt: tenant nodes are VMIs in namespace {} of {}; instances {}, load balancers {};"
-            + " no routes and no zones facet (K90)",
+        "kubevirt: tenant nodes are VMIs in namespace {} of {}; instances {}, load balancers {},"
+            + " EndpointSlice controller {}; no routes and no zones facet (K90)",
         settings.namespace(),
         infra.getMasterUrl(),
         settings.instancesEnabled() ? "on" : "off",
-        settings.loadBalancerEnabled() ? "on" : "off");
+        settings.loadBalancerEnabled() ? "on" : "off",
+        endpointSlicesWanted(context) ? "on" : "off");
+    if (endpointSlicesWanted(context)) {
+      KubernetesClient tenant =
+          context
+              .cluster()
+              .orElseThrow(
+                  () ->
+                      new CloudException(
+                          "loadBalancer.enableEPSController: the EndpointSlice controller needs the"
+                              + " tenant cluster's client, which this manager did not give"));
+      endpointSlices =
+          new KubeVirtEndpointSlices(
+              infra,
+              tenant,
+              settings.namespace(),
+              settings
+                  .infraLabels()
+                  .getOrDefault(KubeVirtApi.CLUSTER_NAME_LABEL, context.clusterName()));
+      endpointSlices.start();
+    }
+  }
+
+  /**
+   * K4: the cloud config turns the controller on, and {@code --controllers} does not turn it off
+   * ({@code *} includes it, as upstream's table entry).
+   */
+  private boolean endpointSlicesWanted(ProviderContext context) {
+    return settings.epsController()
+        && settings.loadBalancerEnabled()
+        && context.controllerEnabled().test(KubeVirtEndpointSlices.CONTROLLER_NAME);
   }
 
   private Config infraConfig() {
@@ -155,6 +187,13 @@ public final class KubeVirtCloud implements CloudProvider {
 
   @Override
   public synchronized void close() {
+    if (endpointSlices != null) {
+      try {
+        endpointSlices.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (infra != null) {
       infra.close();
     }

@@ -17,6 +17,7 @@ import java.util.Map;
  *   creationPollInterval: 5          # seconds between checks for the infrastructure ingress
  *   creationPollTimeout: 300         # seconds before ccm4j stops asking again quickly
  *   selectorless: false              # true: infrastructure Services get no selector
+ *   enableEPSController: false       # true: the EndpointSlice controller for Local traffic
  *   allowedAnnotations: []           # tenant annotations copied: exact keys, or prefixes ending in *
  *   allowExternalIPs: false          # true: a tenant's spec.externalIPs is copied
  *   allowLoadBalancerIP: false       # true: a tenant's spec.loadBalancerIP is copied

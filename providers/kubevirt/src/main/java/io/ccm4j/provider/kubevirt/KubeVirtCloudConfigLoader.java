@@ -54,15 +54,6 @@ final class KubeVirtCloudConfigLoader {
         config.loadBalancer() != null
             ? config.loadBalancer()
             : new KubeVirtCloudConfig.LoadBalancer(null, null, null, null, null, null, null, null);
-    if (Boolean.TRUE.equals(lb.enableEpsController())) {
-      // Refused rather than ignored: with eTP Local the Service would get no selector and no
-      // endpoints, so no traffic at all (K46, K74).
-      throw new CloudConfigException(
-          "%s: field \"loadBalancer.enableEPSController\": the kubevirt EndpointSlice controller"
-                  .formatted(source)
-              + " (kubevirt_eps_controller) is not part of ccm4j; remove the field or set it to"
-              + " false");
-    }
     KubeVirtCloudConfig.InstancesV2 instances =
         config.instancesV2() != null
             ? config.instancesV2()
@@ -76,6 +67,7 @@ final class KubeVirtCloudConfigLoader {
         seconds(lb.creationPollInterval(), DEFAULT_POLL_INTERVAL_SECONDS),
         seconds(lb.creationPollTimeout(), DEFAULT_POLL_TIMEOUT_SECONDS),
         Boolean.TRUE.equals(lb.selectorless()),
+        Boolean.TRUE.equals(lb.enableEpsController()),
         new TenantFieldAllowList(
             allowedAnnotations(lb.allowedAnnotations(), source),
             Boolean.TRUE.equals(lb.allowExternalIps()),

@@ -156,10 +156,11 @@ final class KubeVirtLoadBalancers implements LoadBalancer {
    */
   @Override
   public String fingerprint() {
-    return "kubevirt/cluster=%s/selectorless=%s/infraLabels=%s/tenantFields=%s"
+    return "kubevirt/cluster=%s/selectorless=%s/eps=%s/infraLabels=%s/tenantFields=%s"
         .formatted(
             services.clusterName(),
             services.selectorless(),
+            services.epsController(),
             new TreeMap<>(services.infraLabels()),
             services.tenantFields());
   }

@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param creationPollInterval how soon to look again for an infrastructure ingress (K48)
  * @param creationPollTimeout how long after creation to keep looking that soon (K48)
  * @param selectorless whether infrastructure Services get no selector (K46)
+ * @param epsController whether the EndpointSlice controller runs and a Service with {@code
+ *     externalTrafficPolicy: Local} gets no selector ({@code enableEPSController}, K4, K46, §4)
  * @param tenantFields which tenant Service fields reach the infrastructure Service
  * @param instancesEnabled whether the InstancesV2 facet is offered (K20)
  * @param zoneAndRegionEnabled whether the infrastructure Node is read for zone and region (K30)
@@ -29,6 +31,7 @@ public record KubeVirtSettings(
     Duration creationPollInterval,
     Duration creationPollTimeout,
     boolean selectorless,
+    boolean epsController,
     TenantFieldAllowList tenantFields,
     boolean instancesEnabled,
     boolean zoneAndRegionEnabled) {
@@ -41,8 +44,8 @@ public record KubeVirtSettings(
   @Override
   public String toString() {
     return ("KubeVirtSettings[kubeconfig=%s, namespace=%s, infraLabels=%s, loadBalancerEnabled=%s,"
-            + " creationPollInterval=%s, creationPollTimeout=%s, selectorless=%s, tenantFields=%s,"
-            + " instancesEnabled=%s, zoneAndRegionEnabled=%s]")
+            + " creationPollInterval=%s, creationPollTimeout=%s, selectorless=%s, epsController=%s,"
+            + " tenantFields=%s, instancesEnabled=%s, zoneAndRegionEnabled=%s]")
         .formatted(
             kubeconfig.isPresent() ? "(redacted)" : "(in cluster)",
             namespace,
@@ -51,6 +54,7 @@ public record KubeVirtSettings(
             creationPollInterval,
             creationPollTimeout,
             selectorless,
+            epsController,
             tenantFields,
             instancesEnabled,
             zoneAndRegionEnabled);

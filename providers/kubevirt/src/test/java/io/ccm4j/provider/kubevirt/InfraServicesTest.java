@@ -20,6 +20,7 @@ class InfraServicesTest {
           "tenant-a",
           Map.of(KubeVirtApi.CLUSTER_NAME_LABEL, "x", "team", "blue"),
           false,
+          false,
           TenantFieldAllowList.NONE);
 
   private final InfraServices allowing =
@@ -27,6 +28,7 @@ class InfraServicesTest {
           "infra-ns",
           "tenant-a",
           Map.of(),
+          false,
           false,
           new TenantFieldAllowList(List.of("metallb.universe.tf/*"), true, true));
 
@@ -125,11 +127,38 @@ class InfraServicesTest {
   @Test
   void k46_selectorlessGivesNoSelector() throws CloudException {
     assertThat(
-            new InfraServices("infra-ns", "tenant-a", Map.of(), true, TenantFieldAllowList.NONE)
+            new InfraServices(
+                    "infra-ns", "tenant-a", Map.of(), true, false, TenantFieldAllowList.NONE)
                 .desired(tenant())
                 .getSpec()
                 .getSelector())
         .isNullOrEmpty();
+  }
+
+  @Test
+  void k46_withTheEndpointSliceControllerAServiceWithLocalTrafficGetsNoSelector()
+      throws CloudException {
+    InfraServices eps =
+        new InfraServices("infra-ns", "tenant-a", Map.of(), false, true, TenantFieldAllowList.NONE);
+    Service local = tenant(); // externalTrafficPolicy: Local
+    Service cluster = tenant();
+    cluster.getSpec().setExternalTrafficPolicy("Cluster");
+    Service infraLocal = eps.desired(local);
+    assertThat(infraLocal.getSpec().getSelector()).isNullOrEmpty();
+    assertThat(infraLocal.getSpec().getExternalTrafficPolicy()).isEqualTo("Local");
+    // Cluster traffic keeps the worker selector; without the controller, Local keeps it too.
+    assertThat(eps.desired(cluster).getSpec().getSelector())
+        .containsEntry(KubeVirtApi.ROLE_LABEL, KubeVirtApi.ROLE_WORKER);
+    assertThat(services.desired(local).getSpec().getSelector())
+        .containsEntry(KubeVirtApi.ROLE_LABEL, KubeVirtApi.ROLE_WORKER);
+    // A tenant Service that turns Local loses its selector (ccm4j follows it, unlike K46's
+    // creation-only rule), and one that turns back gets it again.
+    Service infraCluster = eps.desired(cluster);
+    assertThat(eps.needsUpdate(infraCluster, local)).isTrue();
+    eps.update(infraCluster, local);
+    assertThat(infraCluster.getSpec().getSelector()).isNullOrEmpty();
+    eps.update(infraCluster, cluster);
+    assertThat(infraCluster.getSpec().getSelector()).isNotEmpty();
   }
 
   @Test
@@ -172,9 +201,11 @@ class InfraServicesTest {
   void k42_k46_aCorrectedClusterNameReachesTheSelectorAndTheLabelsOfAnExistingService()
       throws CloudException {
     InfraServices wrong =
-        new InfraServices("infra-ns", "kubernetes", Map.of(), false, TenantFieldAllowList.NONE);
+        new InfraServices(
+            "infra-ns", "kubernetes", Map.of(), false, false, TenantFieldAllowList.NONE);
     InfraServices right =
-        new InfraServices("infra-ns", "tenant-a", Map.of(), false, TenantFieldAllowList.NONE);
+        new InfraServices(
+            "infra-ns", "tenant-a", Map.of(), false, false, TenantFieldAllowList.NONE);
     Service infra = wrong.desired(tenant());
     infra.getMetadata().getLabels().put("added-by-someone", "else");
     assertThat(right.needsUpdate(infra, tenant())).isTrue();

@@ -183,12 +183,16 @@ class KubeVirtCloudConfigLoaderTest {
     assertThatThrownBy(() -> KubeVirtCloudConfigLoader.parse("namespace: Not_A_Name\n", "c"))
         .isInstanceOf(CloudConfigException.class)
         .hasMessageContaining("field \"namespace\" must be a namespace name");
-    assertThatThrownBy(
-            () ->
-                KubeVirtCloudConfigLoader.parse(
-                    "namespace: a\nloadBalancer: {enableEPSController: true}\n", "c"))
-        .isInstanceOf(CloudConfigException.class)
-        .hasMessageContaining("loadBalancer.enableEPSController");
+  }
+
+  @Test
+  void k4_enableEpsControllerTurnsTheEndpointSliceControllerOn() throws Exception {
+    assertThat(
+            KubeVirtCloudConfigLoader.parse(
+                    "namespace: a\nloadBalancer: {enableEPSController: true}\n", "c")
+                .epsController())
+        .isTrue();
+    assertThat(KubeVirtCloudConfigLoader.parse("namespace: a\n", "c").epsController()).isFalse();
   }
 
   @Test

@@ -61,7 +61,8 @@ class KubeVirtLoadBalancersTest {
   private static KubeVirtLoadBalancers balancers(String clusterName) {
     return new KubeVirtLoadBalancers(
         null,
-        new InfraServices("infra-ns", clusterName, Map.of(), false, TenantFieldAllowList.NONE),
+        new InfraServices(
+            "infra-ns", clusterName, Map.of(), false, false, TenantFieldAllowList.NONE),
         Duration.ofSeconds(5),
         Duration.ofSeconds(300),
         Clock.systemUTC());

@@ -688,7 +688,8 @@ class KubeVirtProviderIT {
     KubeVirtLoadBalancers balancer =
         new KubeVirtLoadBalancers(
             infra,
-            new InfraServices(namespace, cluster, Map.of(), false, TenantFieldAllowList.NONE),
+            new InfraServices(
+                namespace, cluster, Map.of(), false, false, TenantFieldAllowList.NONE),
             Duration.ofSeconds(5),
             Duration.ofSeconds(300),
             clock);

@@ -1,0 +1,508 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.ccm4j.runtime.client.KubernetesErrors;
+import io.ccm4j.runtime.controller.QueueWorkers;
+import io.ccm4j.runtime.workqueue.RateLimiters;
+import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPortBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Metrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Upstream kubevirt's EndpointSlice controller ({@code kubevirt_eps_controller}, §4): an
+ * infrastructure Service without a selector (a tenant Service with {@code externalTrafficPolicy:
+ * Local}, K46) gets EndpointSlices that name the VMIs of the tenant nodes that run the tenant
+ * Service's endpoints, so the infrastructure load balancer sends traffic only to those and the
+ * client's address is kept (K111).
+ *
+ * <p>Where it deliberately differs from upstream (docs/kubevirt.md lists each):
+ *
+ * <ul>
+ *   <li>only Services of this tenant cluster (their cluster-name label) are touched, so tenants
+ *       that share an infrastructure namespace do not rewrite each other's slices (K71 b, K72);
+ *   <li>every tenant EndpointSlice counts, not only those an earlier pass has seen (K71 b);
+ *   <li>VMIs are watched, so a VMI that stops, migrates or changes address updates the slices
+ *       (K121);
+ *   <li>each address type gets the VMI's addresses of its family, not the primary address in every
+ *       slice (K74);
+ *   <li>a tenant endpoint without a node name is skipped (K74), and slices are filled in order and
+ *       updated in place, so no slice is ever replaced by index (K75);
+ *   <li>only slices this controller manages are deleted (K73);
+ *   <li>a key that keeps failing backs off to 1000 s and is never dropped (K70 drops it after 25).
+ * </ul>
+ */
+final class KubeVirtEndpointSlices implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KubeVirtEndpointSlices.class);
+
+  /** Its name in {@code --controllers} (K4). */
+  static final String CONTROLLER_NAME = "kubevirt_eps_controller";
+
+  static final String MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
+  static final String MANAGED_BY = "kubevirt-eps-controller";
+  static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+  static final String HEADLESS_LABEL = "service.kubernetes.io/headless";
+
+  /** K75. */
+  static final int MAX_ENDPOINTS_PER_SLICE = 100;
+
+  private static final String IPV4 = "IPv4";
+  private static final String IPV6 = "IPv6";
+
+  private final KubernetesClient infra;
+  private final String namespace;
+  private final String clusterLabel;
+  private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<EndpointSlice> slices;
+  private final SharedIndexInformer<GenericKubernetesResource> vmis;
+  private final SharedIndexInformer<EndpointSlice> tenantSlices;
+  private final WorkQueue<String> queue;
+  private final QueueWorkers<String> workers;
+
+  /**
+   * Registers the informers and starts them; the worker starts once every cache has synced.
+   *
+   * @param clusterLabel the cluster-name label's value on this cluster's infrastructure Services
+   *     (K42: {@code --cluster-name}, unless {@code infraLabels} sets it)
+   */
+  KubeVirtEndpointSlices(
+      KubernetesClient infra, KubernetesClient tenant, String namespace, String clusterLabel) {
+    this.infra = infra;
+    this.namespace = namespace;
+    this.clusterLabel = clusterLabel;
+    this.queue =
+        new WorkQueue<>("kubevirt-eps", RateLimiters.controllerDefault(), Metrics.globalRegistry);
+    this.workers = new QueueWorkers<>(CONTROLLER_NAME, queue, this::sync, 1);
+    // K71 a: the infrastructure Services of type LoadBalancer.
+    this.services =
+        infra
+            .services()
+            .inNamespace(namespace)
+            .runnableInformer(0)
+            .addEventHandler(
+                handler(
+                    service -> {
+                      if ("LoadBalancer".equals(service.getSpec().getType())) {
+                        queue.add(service.getMetadata().getName());
+                      }
+                    }));
+    // K71 c: a managed slice changed or deleted by hand is put right.
+    this.slices =
+        infra
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(namespace)
+            .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+            .runnableInformer(0)
+            .addEventHandler(
+                handler(
+                    slice -> {
+                      String service = label(slice, SERVICE_NAME_LABEL);
+                      if (!service.isEmpty()) {
+                        queue.add(service);
+                      }
+                    }));
+    this.vmis =
+        infra
+            .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
+            .inNamespace(namespace)
+            .runnableInformer(0)
+            .addEventHandler(handler(vmi -> enqueueServicesWithEndpoints()));
+    // K71 b: the tenant Service's endpoints moved.
+    this.tenantSlices =
+        tenant
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inAnyNamespace()
+            .runnableInformer(0)
+            .addEventHandler(handler(this::enqueueServicesOf));
+  }
+
+  /**
+   * Starts the informers, and the worker once their caches are filled. An informer that fails (RBAC
+   * not granted yet, an API server that is down) tries again with backoff, as upstream's reflector
+   * does, and says why.
+   */
+  void start() {
+    retrying(services, "infrastructure Services");
+    retrying(slices, "infrastructure EndpointSlices");
+    retrying(vmis, "VMIs");
+    retrying(tenantSlices, "tenant EndpointSlices");
+    CompletableFuture.allOf(
+            services.start().toCompletableFuture(),
+            slices.start().toCompletableFuture(),
+            vmis.start().toCompletableFuture(),
+            tenantSlices.start().toCompletableFuture())
+        .whenComplete(
+            (ignored, failure) -> {
+              if (failure != null) {
+                log.error("{}: informers did not start: {}", CONTROLLER_NAME, failure.toString());
+                return;
+              }
+              workers.start();
+              log.info(
+                  "{}: started for the selectorless load balancers of cluster {} in {}",
+                  CONTROLLER_NAME,
+                  clusterLabel,
+                  namespace);
+            });
+  }
+
+  private static void retrying(SharedIndexInformer<?> informer, String what) {
+    informer.exceptionHandler(
+        (started, failure) -> {
+          log.warn(
+              "{}: cannot list or watch {}, retrying: {}",
+              CONTROLLER_NAME,
+              what,
+              KubernetesErrors.reason(failure));
+          return true;
+        });
+  }
+
+  private static <T extends HasMetadata> ResourceEventHandler<T> handler(Consumer<T> changed) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        changed.accept(object);
+      }
+
+      @Override
+      public void onUpdate(T oldObject, T newObject) {
+        changed.accept(oldObject);
+        changed.accept(newObject);
+      }
+
+      @Override
+      public void onDelete(T object, boolean deletedFinalStateUnknown) {
+        changed.accept(object);
+      }
+    };
+  }
+
+  private void enqueueServicesOf(EndpointSlice tenantSlice) {
+    String tenantService = label(tenantSlice, SERVICE_NAME_LABEL);
+    if (tenantService.isEmpty()) {
+      return;
+    }
+    for (Service service : services.getStore().list()) {
+      if (ours(service)
+          && tenantService.equals(label(service, KubeVirtApi.TENANT_SERVICE_NAME_LABEL))
+          && tenantSlice
+              .getMetadata()
+              .getNamespace()
+              .equals(label(service, KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL))) {
+        queue.add(service.getMetadata().getName());
+      }
+    }
+  }
+
+  private void enqueueServicesWithEndpoints() {
+    for (Service service : services.getStore().list()) {
+      if (ours(service) && !hasSelector(service)) {
+        queue.add(service.getMetadata().getName());
+      }
+    }
+  }
+
+  /** K72: the three labels of K42, the cluster's name among them. */
+  private boolean ours(Service service) {
+    return !label(service, KubeVirtApi.TENANT_SERVICE_NAME_LABEL).isEmpty()
+        && !label(service, KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL).isEmpty()
+        && clusterLabel.equals(label(service, KubeVirtApi.CLUSTER_NAME_LABEL));
+  }
+
+  /** One pass over one infrastructure Service (K72–K76). */
+  void sync(String name) throws Exception {
+    Service service = services.getStore().getByKey(namespace + "/" + name);
+    List<EndpointSlice> existing = managedSlices(name);
+    if (service == null || hasSelector(service)) {
+      // K72: gone, or its endpoints are the infrastructure cluster's own again.
+      for (EndpointSlice slice : existing) {
+        delete(slice);
+      }
+      return;
+    }
+    if (!ours(service) || !"LoadBalancer".equals(service.getSpec().getType())) {
+      return;
+    }
+    Map<String, List<Endpoint>> wanted = desiredEndpoints(service);
+    List<EndpointPort> ports = ports(service);
+    Map<String, String> labels = labels(service);
+    for (EndpointSlice slice : existing) {
+      if (!wanted.containsKey(slice.getAddressType())) {
+        delete(slice); // K73: an address type the Service no longer has
+      }
+    }
+    for (Map.Entry<String, List<Endpoint>> type : wanted.entrySet()) {
+      List<EndpointSlice> ofType =
+          existing.stream().filter(s -> type.getKey().equals(s.getAddressType())).toList();
+      List<Endpoint> endpoints = type.getValue();
+      int needed = (endpoints.size() + MAX_ENDPOINTS_PER_SLICE - 1) / MAX_ENDPOINTS_PER_SLICE;
+      for (int i = 0; i < Math.max(needed, ofType.size()); i++) {
+        if (i >= needed) {
+          delete(ofType.get(i)); // K75: a slice left empty is deleted
+          continue;
+        }
+        List<Endpoint> chunk =
+            endpoints.subList(
+                i * MAX_ENDPOINTS_PER_SLICE,
+                Math.min(endpoints.size(), (i + 1) * MAX_ENDPOINTS_PER_SLICE));
+        if (i < ofType.size()) {
+          update(ofType.get(i), chunk, ports, labels);
+        } else if (service.getMetadata().getDeletionTimestamp() == null) {
+          create(service, type.getKey(), chunk, ports, labels); // K76: not while it is deleted
+        }
+      }
+    }
+  }
+
+  private List<EndpointSlice> managedSlices(String service) {
+    List<EndpointSlice> found = new ArrayList<>();
+    for (EndpointSlice slice : slices.getStore().list()) {
+      if (service.equals(label(slice, SERVICE_NAME_LABEL))) {
+        found.add(slice);
+      }
+    }
+    found.sort((a, b) -> a.getMetadata().getName().compareTo(b.getMetadata().getName()));
+    return found;
+  }
+
+  /**
+   * K73, K74: per address type the Service serves, one endpoint per VMI that runs a node of the
+   * tenant Service's endpoints, in the VMIs' name order.
+   */
+  private Map<String, List<Endpoint>> desiredEndpoints(Service service) {
+    TreeSet<String> nodeNames = new TreeSet<>();
+    String tenantNamespace = label(service, KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL);
+    String tenantName = label(service, KubeVirtApi.TENANT_SERVICE_NAME_LABEL);
+    for (EndpointSlice slice : tenantSlices.getStore().list()) {
+      if (!tenantNamespace.equals(slice.getMetadata().getNamespace())
+          || !tenantName.equals(label(slice, SERVICE_NAME_LABEL))
+          || slice.getEndpoints() == null) {
+        continue;
+      }
+      for (Endpoint endpoint : slice.getEndpoints()) {
+        // K74: an endpoint without a node name (upstream panics) has no VMI to send traffic to.
+        if (endpoint.getNodeName() != null && !endpoint.getNodeName().isEmpty()) {
+          nodeNames.add(endpoint.getNodeName());
+        }
+      }
+    }
+    Map<String, List<Endpoint>> wanted = new TreeMap<>();
+    for (String type : addressTypes(service)) {
+      wanted.put(type, new ArrayList<>());
+    }
+    for (String nodeName : nodeNames) {
+      GenericKubernetesResource resource = vmis.getStore().getByKey(namespace + "/" + nodeName);
+      if (resource == null) {
+        log.info(
+            "{}: Service {}/{}: no VMI {}/{} for tenant node {}; skipped",
+            CONTROLLER_NAME,
+            namespace,
+            service.getMetadata().getName(),
+            namespace,
+            nodeName,
+            nodeName);
+        continue;
+      }
+      VirtualMachineInstance vmi = VirtualMachineInstance.of(resource);
+      for (Map.Entry<String, List<Endpoint>> type : wanted.entrySet()) {
+        address(vmi, type.getKey()).ifPresent(ip -> type.getValue().add(endpoint(vmi, ip)));
+      }
+    }
+    return wanted;
+  }
+
+  /** K73: the Service's IP families, else its cluster IP's, else both. */
+  static List<String> addressTypes(Service service) {
+    List<String> families = service.getSpec().getIpFamilies();
+    if (families != null && !families.isEmpty()) {
+      return families.stream().filter(f -> f.equals(IPV4) || f.equals(IPV6)).distinct().toList();
+    }
+    String clusterIp = service.getSpec().getClusterIP();
+    if (clusterIp != null && !clusterIp.isEmpty() && !clusterIp.equals("None")) {
+      return List.of(clusterIp.contains(":") ? IPV6 : IPV4);
+    }
+    return List.of(IPV4, IPV6);
+  }
+
+  /** The default interface's first address of the family (K74, by family rather than first). */
+  static Optional<String> address(VirtualMachineInstance vmi, String type) {
+    return vmi.interfaces().stream()
+        .filter(i -> KubeVirtApi.DEFAULT_INTERFACE.equals(i.name()))
+        .flatMap(i -> i.ipAddresses().stream())
+        .filter(ip -> ip.contains(":") == type.equals(IPV6))
+        .findFirst();
+  }
+
+  /** K74: ready and serving while Running; terminating once Failed or Succeeded. */
+  private static Endpoint endpoint(VirtualMachineInstance vmi, String ip) {
+    boolean running = KubeVirtApi.PHASE_RUNNING.equals(vmi.phase());
+    boolean terminating =
+        KubeVirtApi.PHASE_FAILED.equals(vmi.phase())
+            || KubeVirtApi.PHASE_SUCCEEDED.equals(vmi.phase());
+    EndpointBuilder builder =
+        new EndpointBuilder()
+            .withAddresses(ip)
+            .withNewConditions()
+            .withReady(running)
+            .withServing(running)
+            .withTerminating(terminating)
+            .endConditions();
+    if (!vmi.nodeName().isEmpty()) {
+      builder.withNodeName(vmi.nodeName());
+    }
+    return builder.build();
+  }
+
+  /** K75: one port per infrastructure Service port, to its target port (the tenant node port). */
+  private static List<EndpointPort> ports(Service service) {
+    List<EndpointPort> ports = new ArrayList<>();
+    for (ServicePort port : service.getSpec().getPorts()) {
+      EndpointPortBuilder builder =
+          new EndpointPortBuilder()
+              .withProtocol(Objects.requireNonNullElse(port.getProtocol(), "TCP"))
+              .withPort(
+                  port.getTargetPort() != null && port.getTargetPort().getIntVal() != null
+                      ? port.getTargetPort().getIntVal()
+                      : port.getPort());
+      if (port.getName() != null && !port.getName().isEmpty()) {
+        builder.withName(port.getName());
+      }
+      ports.add(builder.build());
+    }
+    return ports;
+  }
+
+  /** K76: the Service's labels, its name, this controller, and headless when it is. */
+  private static Map<String, String> labels(Service service) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (service.getMetadata().getLabels() != null) {
+      labels.putAll(service.getMetadata().getLabels());
+    }
+    labels.put(SERVICE_NAME_LABEL, service.getMetadata().getName());
+    labels.put(MANAGED_BY_LABEL, MANAGED_BY);
+    String clusterIp = service.getSpec().getClusterIP();
+    if (clusterIp == null || clusterIp.isEmpty() || clusterIp.equals("None")) {
+      labels.put(HEADLESS_LABEL, "");
+    }
+    return labels;
+  }
+
+  private void create(
+      Service service,
+      String addressType,
+      List<Endpoint> endpoints,
+      List<EndpointPort> ports,
+      Map<String, String> labels) {
+    EndpointSlice slice =
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withGenerateName(service.getMetadata().getName())
+            .withNamespace(namespace)
+            .withLabels(labels)
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Service")
+                    .withName(service.getMetadata().getName())
+                    .withUid(service.getMetadata().getUid())
+                    .withController(true)
+                    .build())
+            .endMetadata()
+            .withAddressType(addressType)
+            .withEndpoints(endpoints)
+            .withPorts(ports)
+            .build();
+    try {
+      infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create();
+    } catch (KubernetesClientException e) {
+      if (namespaceTerminating(e)) {
+        return; // K76
+      }
+      throw e;
+    }
+  }
+
+  /** K75: in place, and only when something differs. */
+  private void update(
+      EndpointSlice slice,
+      List<Endpoint> endpoints,
+      List<EndpointPort> ports,
+      Map<String, String> labels) {
+    if (Objects.equals(slice.getEndpoints(), endpoints)
+        && Objects.equals(slice.getPorts(), ports)
+        && Objects.equals(slice.getMetadata().getLabels(), labels)) {
+      return;
+    }
+    EndpointSlice updated =
+        new EndpointSliceBuilder(slice)
+            .editMetadata()
+            .withLabels(labels)
+            .endMetadata()
+            .withEndpoints(endpoints)
+            .withPorts(ports)
+            .build();
+    infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(updated).update();
+  }
+
+  private void delete(EndpointSlice slice) {
+    infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).delete();
+  }
+
+  private static boolean namespaceTerminating(KubernetesClientException e) {
+    if (e.getStatus() == null || e.getStatus().getDetails() == null) {
+      return false;
+    }
+    List<StatusCause> causes = e.getStatus().getDetails().getCauses();
+    return causes != null
+        && causes.stream().anyMatch(c -> "NamespaceTerminating".equals(c.getReason()));
+  }
+
+  private static boolean hasSelector(Service service) {
+    return service.getSpec().getSelector() != null && !service.getSpec().getSelector().isEmpty();
+  }
+
+  private static String label(HasMetadata object, String key) {
+    Map<String, String> labels = object.getMetadata().getLabels();
+    return labels == null ? "" : Objects.requireNonNullElse(labels.get(key), "");
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    workers.close();
+    services.close();
+    slices.close();
+    vmis.close();
+    tenantSlices.close();
+  }
+}

@@ -1,0 +1,432 @@
+package io.ccm4j.provider.kubevirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.ProviderContext;
+import io.ccm4j.cloudprovider.RetryAfterException;
+import io.ccm4j.controlplane.LocalControlPlane;
+import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.simulator.virt.SimulatedVirt;
+import io.ccm4j.simulator.virt.VirtualMachineSpec;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The EndpointSlice controller (§4) against a real API server that plays both clusters: the tenant
+ * cluster's EndpointSlices live in a namespace of their own, the VMIs, infrastructure Services and
+ * their slices in the infrastructure namespace.
+ */
+@WithControlPlane
+class KubeVirtEndpointSlicesIT {
+
+  private final LocalControlPlane plane;
+  private final KubernetesClient client;
+  private final String id = UUID.randomUUID().toString().substring(0, 8);
+  private final String infraNamespace = "infra-" + id;
+  private final String tenantNamespace = "shop-" + id;
+  private final String cluster = "tenant-" + id;
+  private SimulatedVirt virt;
+  private KubeVirtCloud cloud;
+
+  @TempDir Path temp;
+
+  KubeVirtEndpointSlicesIT(LocalControlPlane plane, KubernetesClient client) {
+    this.plane = plane;
+    this.client = client;
+  }
+
+  @BeforeEach
+  void start() {
+    for (String namespace : List.of(infraNamespace, tenantNamespace)) {
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+          .create();
+    }
+    virt = new SimulatedVirt(client, infraNamespace);
+    SimulatedVirt.addNode(client, "infra-a-" + id, "eu-west", "eu-west-a");
+    SimulatedVirt.addNode(client, "infra-b-" + id, "eu-west", "eu-west-b");
+  }
+
+  @AfterEach
+  void stop() {
+    if (cloud != null) {
+      cloud.close();
+    }
+    client.namespaces().withName(infraNamespace).delete();
+    client.namespaces().withName(tenantNamespace).delete();
+    client.nodes().withName("infra-a-" + id).delete();
+    client.nodes().withName("infra-b-" + id).delete();
+  }
+
+  private KubeVirtCloud cloud(boolean enabledByControllersFlag) throws Exception {
+    return cloud(enabledByControllersFlag, plane.kubeconfigPath());
+  }
+
+  private KubeVirtCloud cloud(boolean enabledByControllersFlag, Path kubeconfig) throws Exception {
+    Path config = temp.resolve("cloud.yaml");
+    Files.writeString(
+        config,
+        "kubeconfig: %s\nnamespace: %s\nloadBalancer: {enableEPSController: true}\n"
+            .formatted(kubeconfig, infraNamespace));
+    KubeVirtCloud created =
+        (KubeVirtCloud) new KubeVirtCloudProviderFactory().create(Optional.of(config));
+    created.initialize(
+        new ProviderContext(
+            cluster,
+            Optional.of(client),
+            name -> enabledByControllersFlag && name.equals("kubevirt_eps_controller")));
+    return created;
+  }
+
+  private Service tenantService(String trafficPolicy) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withName("web")
+        .withNamespace(tenantNamespace)
+        .withUid(UUID.randomUUID().toString())
+        .endMetadata()
+        .withNewSpec()
+        .withType("LoadBalancer")
+        .withExternalTrafficPolicy(trafficPolicy)
+        .addNewPort()
+        .withName("http")
+        .withProtocol("TCP")
+        .withPort(80)
+        .withNodePort(30080)
+        .endPort()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * The load balancer facet creates the infrastructure Service, as the service controller would.
+   */
+  private String ensure(LoadBalancer balancer, Service tenant) {
+    assertThatThrownBy(() -> balancer.ensureLoadBalancer(cluster, tenant, List.of()))
+        .isInstanceOf(RetryAfterException.class);
+    return LoadBalancer.defaultName(tenant);
+  }
+
+  private void tenantEndpoints(String... nodeNames) {
+    List<Endpoint> endpoints =
+        Arrays.stream(nodeNames)
+            .map(
+                node ->
+                    node.isEmpty()
+                        ? new EndpointBuilder().withAddresses("10.244.9.9").build()
+                        : new EndpointBuilder()
+                            .withAddresses("10.244." + node.length() + ".1")
+                            .withNodeName(node)
+                            .build())
+            .toList();
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(tenantNamespace)
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName("web-abcde")
+                .withNamespace(tenantNamespace)
+                .addToLabels(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, "web")
+                .endMetadata()
+                .withAddressType("IPv4")
+                .withEndpoints(endpoints)
+                .addNewPort()
+                .withName("http")
+                .withPort(8080)
+                .withProtocol("TCP")
+                .endPort()
+                .build())
+        .createOr(existing -> existing.update());
+  }
+
+  private List<EndpointSlice> managed(String infraService) {
+    return client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(infraNamespace)
+        .withLabel(KubeVirtEndpointSlices.MANAGED_BY_LABEL, KubeVirtEndpointSlices.MANAGED_BY)
+        .withLabel(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, infraService)
+        .list()
+        .getItems();
+  }
+
+  private List<String> addresses(String infraService) {
+    return managed(infraService).stream()
+        .flatMap(s -> s.getEndpoints() == null ? null : s.getEndpoints().stream())
+        .map(
+            e ->
+                e.getAddresses().get(0)
+                    + "@"
+                    + e.getNodeName()
+                    + ":"
+                    + e.getConditions().getReady())
+        .sorted()
+        .toList();
+  }
+
+  @Test
+  void k72_k74_k75_k76_theVmisOfTheNodesWithEndpointsBackALocalTrafficService() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    virt.start(VirtualMachineSpec.worker("worker-33", cluster, "infra-b-" + id, "10.60.0.33"));
+    cloud = cloud(true);
+    LoadBalancer balancer = cloud.loadBalancer().orElseThrow();
+    Service tenant = tenantService("Local");
+    String name = ensure(balancer, tenant);
+    Service infraService = client.services().inNamespace(infraNamespace).withName(name).get();
+    // K46: no selector, so the infrastructure cluster writes no endpoints of its own.
+    assertThat(infraService.getSpec().getSelector()).isNullOrEmpty();
+
+    // Two tenant nodes run the Service's pods; an endpoint without a node name is skipped (K74).
+    tenantEndpoints("worker-1", "worker-2", "");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(name))
+                    .containsExactly(
+                        "10.60.0.11@infra-a-" + id + ":true",
+                        "10.60.0.12@infra-b-" + id + ":true"));
+    EndpointSlice slice = managed(name).get(0);
+    assertThat(slice.getAddressType()).isEqualTo("IPv4");
+    assertThat(slice.getMetadata().getName()).startsWith(name);
+    assertThat(slice.getMetadata().getLabels())
+        .containsEntry(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, name)
+        .containsEntry(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, "web")
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, cluster);
+    assertThat(slice.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            owner -> {
+              assertThat(owner.getKind()).isEqualTo("Service");
+              assertThat(owner.getUid()).isEqualTo(infraService.getMetadata().getUid());
+              assertThat(owner.getController()).isTrue();
+            });
+    // K75: the infrastructure target port, the tenant node port.
+    assertThat(slice.getPorts())
+        .singleElement()
+        .satisfies(
+            port -> {
+              assertThat(port.getName()).isEqualTo("http");
+              assertThat(port.getPort()).isEqualTo(30080);
+              assertThat(port.getProtocol()).isEqualTo("TCP");
+            });
+    // Nothing changed: no write (no update loop between the controller and its own informer).
+    String version = managed(name).get(0).getMetadata().getResourceVersion();
+    Thread.sleep(2_000);
+    assertThat(managed(name).get(0).getMetadata().getResourceVersion()).isEqualTo(version);
+
+    // The pods moved to another node: none of the slice's endpoints is still wanted, and the slice
+    // is updated in place (K75 Quirk: upstream crashes here).
+    tenantEndpoints("worker-33");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(name)).containsExactly("10.60.0.33@infra-b-" + id + ":true"));
+    assertThat(managed(name))
+        .singleElement()
+        .extracting(s -> s.getMetadata().getName())
+        .isEqualTo(slice.getMetadata().getName());
+
+    // The VMI fails: its endpoint is no longer ready but terminating (VMIs are watched, K121).
+    virt.setVmiPhase("worker-33", KubeVirtApi.PHASE_FAILED);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              Endpoint endpoint = managed(name).get(0).getEndpoints().get(0);
+              assertThat(endpoint.getConditions().getReady()).isFalse();
+              assertThat(endpoint.getConditions().getTerminating()).isTrue();
+            });
+    virt.setVmiPhase("worker-33", KubeVirtApi.PHASE_RUNNING);
+    // A new address of the VMI reaches the slice.
+    virt.setVmiAddresses("worker-33", List.of("10.60.0.34"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(name)).containsExactly("10.60.0.34@infra-b-" + id + ":true"));
+
+    // A managed slice deleted by hand comes back (K71 c).
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(infraNamespace)
+        .withName(managed(name).get(0).getMetadata().getName())
+        .delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(name)).containsExactly("10.60.0.34@infra-b-" + id + ":true"));
+
+    // The tenant Service goes back to Cluster traffic: the infrastructure Service gets its
+    // selector again, and the managed slices go (K72).
+    balancer.updateLoadBalancer(cluster, tenantWithUid(tenant, "Cluster"), List.of());
+    assertThat(
+            client
+                .services()
+                .inNamespace(infraNamespace)
+                .withName(name)
+                .get()
+                .getSpec()
+                .getSelector())
+        .containsEntry(KubeVirtApi.ROLE_LABEL, KubeVirtApi.ROLE_WORKER);
+    await().atMost(Duration.ofSeconds(30)).until(() -> managed(name).isEmpty());
+  }
+
+  private static Service tenantWithUid(Service tenant, String trafficPolicy) {
+    Service copy = new ServiceBuilder(tenant).build();
+    copy.getSpec().setExternalTrafficPolicy(trafficPolicy);
+    return copy;
+  }
+
+  @Test
+  void k72_anotherClustersServiceInTheSameNamespaceIsLeftAlone() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(true);
+    // Another tenant cluster's selectorless Service for a tenant Service of the same name.
+    Service other =
+        client
+            .services()
+            .inNamespace(infraNamespace)
+            .resource(
+                new ServiceBuilder()
+                    .withNewMetadata()
+                    .withName("other-cluster-web")
+                    .addToLabels(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, "web")
+                    .addToLabels(KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL, tenantNamespace)
+                    .addToLabels(KubeVirtApi.CLUSTER_NAME_LABEL, "another-cluster")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withType("LoadBalancer")
+                    .addNewPort()
+                    .withPort(80)
+                    .withNewTargetPort(30080)
+                    .endPort()
+                    .endSpec()
+                    .build())
+            .create();
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> managed(name).size() == 1);
+    assertThat(managed(other.getMetadata().getName())).isEmpty();
+  }
+
+  /**
+   * K95: the shipped infrastructure rights, {@code infra-rbac.yaml} and {@code
+   * infra-rbac-endpointslices.yaml}, are all the controller needs there; started before the second
+   * is granted, it waits and then works.
+   */
+  @Test
+  void k95_theShippedInfrastructureRightsAreEnoughAndMayComeLater() throws Exception {
+    List<HasMetadata> clusterScoped = new ArrayList<>();
+    try {
+      clusterScoped.addAll(applyShipped("infra-rbac.yaml"));
+      String token =
+          client
+              .serviceAccounts()
+              .inNamespace(infraNamespace)
+              .withName("kubevirt-cloud-controller-manager")
+              .tokenRequest(
+                  new TokenRequestBuilder()
+                      .withNewSpec()
+                      .withExpirationSeconds(3600L)
+                      .endSpec()
+                      .build())
+              .getStatus()
+              .getToken();
+      Path kubeconfig = temp.resolve("account-kubeconfig");
+      Files.writeString(kubeconfig, plane.kubeconfig("kubevirt-ccm", token));
+      virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+      virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+      cloud = cloud(true, kubeconfig);
+      LoadBalancer balancer = cloud.loadBalancer().orElseThrow();
+      Service tenant = tenantService("Local");
+      String name = ensure(balancer, tenant);
+      tenantEndpoints("worker-1");
+      Thread.sleep(2_000);
+      assertThat(managed(name)).isEmpty(); // it cannot list or watch yet
+
+      clusterScoped.addAll(applyShipped("infra-rbac-endpointslices.yaml"));
+      await() // create
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () ->
+                  assertThat(addresses(name))
+                      .containsExactly("10.60.0.11@infra-a-" + id + ":true"));
+      tenantEndpoints("worker-2"); // update
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(addresses(name))
+                      .containsExactly("10.60.0.12@infra-b-" + id + ":true"));
+      balancer.updateLoadBalancer(cluster, tenantWithUid(tenant, "Cluster"), List.of()); // delete
+      await().atMost(Duration.ofSeconds(30)).until(() -> managed(name).isEmpty());
+    } finally {
+      clusterScoped.forEach(o -> client.resource(o).delete());
+    }
+  }
+
+  /** A file of deploy/ for this test's namespace; returns its cluster-scoped objects. */
+  private List<HasMetadata> applyShipped(String file) throws Exception {
+    List<HasMetadata> clusterScoped = new ArrayList<>();
+    String manifest = Files.readString(Path.of("deploy", file)).replace("tenant-a", infraNamespace);
+    try (InputStream in = new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))) {
+      for (HasMetadata object : client.load(in).items()) {
+        client.resource(object).create();
+        if (object.getMetadata().getNamespace() == null) {
+          clusterScoped.add(object);
+        }
+      }
+    }
+    return clusterScoped;
+  }
+
+  @Test
+  void k4_offWhenControllersLeavesItOut() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(false);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1");
+
+    Thread.sleep(3_000);
+    assertThat(managed(name)).isEmpty();
+  }
+}
