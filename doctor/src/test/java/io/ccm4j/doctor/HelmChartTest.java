@@ -309,6 +309,23 @@ class HelmChartTest {
         .hasMessageContaining("cloudProvider is required: name your cloud");
   }
 
+  /** values-kubevirt-infrastructure.yaml in namespace tenant-a, with the tenant's kubeconfig. */
+  private List<ManifestDocument> renderKubeVirtInfrastructure(Map<String, String> values)
+      throws Exception {
+    var template =
+        new Helm(CHART)
+            .template()
+            .withName("ccm4j")
+            .withNamespace("tenant-a")
+            .withValuesFile(CHART.resolve("values-kubevirt-infrastructure.yaml"))
+            .set("servedCluster.kubeconfigSecretName", "tenant-a-kubeconfig")
+            .set("cloudConfig.secretName", "kubevirt-cloud-config");
+    values.forEach(template::set);
+    Path rendered = temp.resolve("kubevirt-infrastructure-" + values.hashCode() + ".yaml");
+    Files.writeString(rendered, template.call());
+    return Manifests.read(List.of(rendered));
+  }
+
   /**
    * Upstream kubevirt's default layout: the manager in the infrastructure cluster, in the VMs'
    * namespace, the tenant reached through {@code --kubeconfig}; its ServiceAccount has exactly the
@@ -317,18 +334,7 @@ class HelmChartTest {
   @Test
   @SuppressWarnings("unchecked")
   void theKubeVirtInfrastructureLayoutReachesTheTenantThroughItsKubeconfig() throws Exception {
-    var template =
-        new Helm(CHART)
-            .template()
-            .withName("ccm4j")
-            .withNamespace("tenant-a")
-            .withValuesFile(CHART.resolve("values-kubevirt-infrastructure.yaml"))
-            .set("servedCluster.kubeconfigSecretName", "tenant-a-kubeconfig")
-            .set("cloudConfig.secretName", "kubevirt-cloud-config")
-            .set("clusterName", "tenant-a");
-    Path rendered = temp.resolve("kubevirt-infrastructure.yaml");
-    Files.writeString(rendered, template.call());
-    List<ManifestDocument> chart = Manifests.read(List.of(rendered));
+    List<ManifestDocument> chart = renderKubeVirtInfrastructure(Map.of("clusterName", "tenant-a"));
 
     var pod = Doctor.workloads(chart).getFirst().pod();
     assertThat(pod.getContainers().getFirst().getArgs())
@@ -403,18 +409,9 @@ class HelmChartTest {
                     .get("rules"))
         .doesNotContain(endpointSlices);
 
-    var template =
-        new Helm(CHART)
-            .template()
-            .withName("ccm4j")
-            .withNamespace("tenant-a")
-            .withValuesFile(CHART.resolve("values-kubevirt-infrastructure.yaml"))
-            .set("servedCluster.kubeconfigSecretName", "tenant-a-kubeconfig")
-            .set("cloudConfig.secretName", "kubevirt-cloud-config")
-            .set("kubevirt.endpointSliceController", "true");
-    Path rendered = temp.resolve("kubevirt-infrastructure-eps.yaml");
-    Files.writeString(rendered, template.call());
-    Map<String, Object> objects = byKindAndName(Manifests.read(List.of(rendered)));
+    Map<String, Object> objects =
+        byKindAndName(
+            renderKubeVirtInfrastructure(Map.of("kubevirt.endpointSliceController", "true")));
     Map<String, Object> shipped =
         byKindAndName(
             Manifests.read(
