@@ -58,6 +58,7 @@ public final class CloudNodeLifecycleController implements Controller {
   private final EventRecorder events;
   private final SharedIndexInformer<Node> nodes;
   private final Duration period;
+  private final CloudNodeLifecycleMetrics metrics;
   private final ScheduledExecutorService loop;
   private volatile PeriodicPass pass;
 
@@ -77,6 +78,7 @@ public final class CloudNodeLifecycleController implements Controller {
     this.events = context.events();
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     this.period = settings.monitorPeriod();
+    this.metrics = new CloudNodeLifecycleMetrics(context.metrics());
     this.loop =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> Thread.ofPlatform().name("cloud-node-lifecycle").unstarted(runnable));
@@ -109,6 +111,16 @@ public final class CloudNodeLifecycleController implements Controller {
    * pass; it is never taken for "gone".
    */
   void monitorNodes() {
+    long started = System.nanoTime();
+    try {
+      monitorNodesOnce();
+    } finally {
+      metrics.monitorNodesDuration.record(
+          System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void monitorNodesOnce() {
     List<Node> notReady = new ArrayList<>();
     for (Node node : nodes.getStore().list()) {
       try {
@@ -149,6 +161,8 @@ public final class CloudNodeLifecycleController implements Controller {
       return false;
     }
     if (asked.isEmpty()) {
+      batch.forEach(
+          node -> metrics.observe(CloudNodeLifecycleMetrics.OPERATION_EXISTS, FAILED, false));
       return true; // logged once for the batch; none of its nodes is gone
     }
     BulkAnswers<Boolean> exist = asked.get();
@@ -159,6 +173,10 @@ public final class CloudNodeLifecycleController implements Controller {
       if (failure.isPresent() && failure.get() instanceof NotLeadingException) {
         return false;
       }
+      metrics.observe(
+          CloudNodeLifecycleMetrics.OPERATION_EXISTS,
+          failure.orElse(null),
+          failure.isEmpty() && !exist.value(name).orElseThrow());
       if (failure.isPresent()) {
         log.error(
             "node {}: error checking if the instance exists, skipping: {}",
@@ -180,6 +198,8 @@ public final class CloudNodeLifecycleController implements Controller {
       return false;
     }
     if (askedShutdown.isEmpty()) {
+      existing.forEach(
+          node -> metrics.observe(CloudNodeLifecycleMetrics.OPERATION_SHUTDOWN, FAILED, false));
       return true;
     }
     BulkAnswers<Boolean> shutdown = askedShutdown.get();
@@ -189,6 +209,7 @@ public final class CloudNodeLifecycleController implements Controller {
       if (failure.isPresent() && failure.get() instanceof NotLeadingException) {
         return false;
       }
+      metrics.observe(CloudNodeLifecycleMetrics.OPERATION_SHUTDOWN, failure.orElse(null), false);
       if (failure.isPresent()) {
         log.error(
             "node {}: error checking if the instance is shut down: {}",
@@ -205,6 +226,9 @@ public final class CloudNodeLifecycleController implements Controller {
     }
     return true;
   }
+
+  /** What a bulk call that failed as a whole counts as, for each of its nodes. */
+  private static final CloudException FAILED = new CloudException("the bulk call failed");
 
   @FunctionalInterface
   private interface BulkQuestion {

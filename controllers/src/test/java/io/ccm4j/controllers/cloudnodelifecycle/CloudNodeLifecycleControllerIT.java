@@ -269,4 +269,55 @@ class CloudNodeLifecycleControllerIT {
         .until(() -> node(name) != null && !Taints.hasKey(node(name), WellKnownTaints.SHUTDOWN));
     assertThat(cloud.calls().getOrDefault("InstanceShutdown", 0L)).isPositive();
   }
+
+  /**
+   * Upstream's two metrics of this controller (v1.37): the pass duration, with its buckets, and the
+   * cloud's answers by operation and result.
+   */
+  @Test
+  void theMetricsAreUpstreams() {
+    String gone = prefix + "0";
+    String running = prefix + "1";
+    kubelets.register(NodeSpec.named(gone)).setReady(false, "network down");
+    kubelets.register(NodeSpec.named(running)).setReady(false, "network down");
+    cloud.delete(gone);
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> node(gone) == null);
+    io.micrometer.core.instrument.MeterRegistry metrics = harness.metrics();
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () -> {
+              assertThat(calls(metrics, "instance_exists", "instance_not_found")).isPositive();
+              assertThat(calls(metrics, "instance_exists", "success")).isPositive();
+              assertThat(calls(metrics, "instance_shutdown", "success")).isPositive();
+            });
+    assertThat(calls(metrics, "instance_exists", "error")).isZero();
+
+    io.micrometer.core.instrument.Timer duration =
+        metrics.find("cloud_node_lifecycle_controller_monitor_nodes_duration").timer();
+    assertThat(duration).isNotNull();
+    io.micrometer.core.instrument.distribution.HistogramSnapshot snapshot = duration.takeSnapshot();
+    io.micrometer.core.instrument.distribution.CountAtBucket[] buckets = snapshot.histogramCounts();
+    assertThat(buckets)
+        .extracting(bucket -> bucket.bucket(TimeUnit.SECONDS))
+        .containsExactly(
+            0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048,
+            4.096, 8.192, 16.384);
+    // A pass over two nodes of the sim cloud takes milliseconds: every one is below half a
+    // second, in the bucket its duration says.
+    long passes = snapshot.count();
+    assertThat(passes).isPositive();
+    assertThat(buckets[9].count()).as("passes within 0.512 s").isEqualTo(passes);
+  }
+
+  private static double calls(
+      io.micrometer.core.instrument.MeterRegistry metrics, String operation, String result) {
+    io.micrometer.core.instrument.Counter counter =
+        metrics
+            .find("cloud_node_lifecycle_controller_cloud_provider_calls")
+            .tags("operation", operation, "result", result)
+            .counter();
+    return counter == null ? 0 : counter.count();
+  }
 }
