@@ -5,9 +5,11 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.ThrottledException;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A cloud provider whose calls are counted, in the style of the upstream providers' {@code
@@ -25,9 +27,24 @@ public final class MeasuredCloudProvider extends InterceptedCloudProvider {
   static final String THROTTLED = "cloud_provider_api_throttled_requests";
   static final String RATE_LIMIT = "cloud_provider_api_rate_limit_qps";
 
-  /** From 5 ms to 30 s: the span of a cloud call's latency. */
-  private static final double[] BUCKETS = {
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
+  /**
+   * From 5 ms to 30 s: the span of a cloud call's latency. A {@link Timer}'s: a {@code
+   * DistributionSummary}'s histogram rounds each value up to a whole number before finding its
+   * bucket, which put every call under a second in the 1 s bucket.
+   */
+  private static final Duration[] BUCKETS = {
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30)
   };
 
   private final MeterRegistry registry;
@@ -79,13 +96,12 @@ public final class MeasuredCloudProvider extends InterceptedCloudProvider {
           .tag("outcome", outcome)
           .register(registry)
           .increment();
-      DistributionSummary.builder(DURATION)
-          .baseUnit("seconds")
+      Timer.builder(DURATION)
           .description("Latency of cloud API calls by SPI method")
           .tag("request", request)
           .serviceLevelObjectives(BUCKETS)
           .register(registry)
-          .record((System.nanoTime() - started) / 1e9);
+          .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
   }
 }

@@ -90,7 +90,7 @@ class MeasuredCloudProviderTest {
             registry
                 .get(MeasuredCloudProvider.DURATION)
                 .tag("request", "InstanceExists")
-                .summary()
+                .timer()
                 .count())
         .isEqualTo(4);
     // The throttle sits in front of the measured calls, so it saw the throttled one too: halved
@@ -116,6 +116,25 @@ class MeasuredCloudProviderTest {
             "cloud_provider_api_throttled_requests_total{request=\"InstanceExists\"} 1.0",
             "cloud_provider_api_request_duration_seconds_count{request=\"InstanceExists\"} 2",
             "cloud_provider_api_rate_limit_qps ");
+  }
+
+  /**
+   * A call's latency lands in the bucket it belongs to: both calls here return at once, well within
+   * the 5 ms bucket and any larger one (a histogram that rounded them up to a whole second showed
+   * every fast call as taking up to 1 s).
+   */
+  @Test
+  void aFastCallIsInTheSubSecondBuckets() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    InstancesV2 instances =
+        MeasuredCloudProvider.measure(CLOUD, registry).instancesV2().orElseThrow();
+    instances.instanceExists(node("a"));
+    instances.instanceExists(node("b"));
+
+    assertThat(registry.scrape())
+        .contains(
+            "cloud_provider_api_request_duration_seconds_bucket{request=\"InstanceExists\",le=\"0.5\"} 2",
+            "cloud_provider_api_request_duration_seconds_bucket{request=\"InstanceExists\",le=\"2.5\"} 2");
   }
 
   private static double count(SimpleMeterRegistry registry, String request, String outcome) {
