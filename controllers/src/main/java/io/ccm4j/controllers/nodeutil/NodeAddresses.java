@@ -51,7 +51,10 @@ public final class NodeAddresses {
     return result;
   }
 
-  /** One IP, or two of different families; neither unspecified in a pair (N12.1). */
+  /**
+   * One IP, or two of different families; neither unspecified in a pair (N12.1). Read strictly, as
+   * upstream's {@code ParseNodeIPAnnotation}: no space is trimmed (the kubelet writes none).
+   */
   static List<InetAddress> parseProvidedNodeIps(String annotation) {
     String[] tokens = annotation.split(",", -1);
     if (tokens.length > 2) {
@@ -61,7 +64,7 @@ public final class NodeAddresses {
     }
     List<InetAddress> ips = new ArrayList<>();
     for (String token : tokens) {
-      ips.add(parseIp(token.trim(), annotation));
+      ips.add(parseIp(token, annotation));
     }
     if (ips.size() == 2) {
       if (ips.get(0).getClass() == ips.get(1).getClass()) {

@@ -48,6 +48,11 @@ class NodeAddressesTest {
         "node-a                    | \"node-a\" is not a valid IP address",
         "''                        | is not a valid IP address",
         "010.0.0.1                 | \"010.0.0.1\" is not a valid IP address: octet \"010\" has a leading zero",
+        // Upstream reads the annotation strictly (ParseNodeIPAnnotation, not the kubelet's sloppy
+        // --node-ip): a space is part of the token, and the token is no IP.
+        "' 10.0.0.1'               | \" 10.0.0.1\" is not a valid IP address",
+        "'10.0.0.1 '               | \"10.0.0.1 \" is not a valid IP address",
+        "'10.0.0.1, fd00::1'       | \" fd00::1\" is not a valid IP address",
       })
   void N12_invalidAnnotationsAreErrors(String nodeIp, String message) {
     assertThatThrownBy(() -> NodeAddresses.pinToProvidedNodeIp(nodeIp, CLOUD))
