@@ -38,20 +38,29 @@ public final class Taints {
   }
 
   /**
-   * The taints with {@code taint} added, replacing one of the same key and effect (H1); the same
-   * list when an identical taint is present.
+   * The taints with {@code taint} added (H1, upstream's {@code AddOrUpdateTaint}): a taint of the
+   * same key and effect is replaced where it stands, unless it is identical (value and time added
+   * too), in which case the same list is returned; else the taint goes last.
    */
   public static List<Taint> withTaint(List<Taint> taints, Taint taint) {
+    List<Taint> result = new java.util.ArrayList<>(taints.size() + 1);
+    boolean replaced = false;
     for (Taint existing : taints) {
       if (Objects.equals(existing.getKey(), taint.getKey())
-          && Objects.equals(existing.getEffect(), taint.getEffect())
-          && Objects.equals(existing.getValue(), taint.getValue())) {
-        return taints;
+          && Objects.equals(existing.getEffect(), taint.getEffect())) {
+        if (Objects.equals(existing.getValue(), taint.getValue())
+            && Objects.equals(existing.getTimeAdded(), taint.getTimeAdded())) {
+          return taints;
+        }
+        result.add(taint);
+        replaced = true;
+      } else {
+        result.add(existing);
       }
     }
-    List<Taint> result =
-        new java.util.ArrayList<>(without(taints, taint.getKey(), taint.getEffect()));
-    result.add(taint);
+    if (!replaced) {
+      result.add(taint);
+    }
     return result;
   }
 }
