@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,9 +24,10 @@ import java.util.function.Supplier;
  * maxNodesPerCall()}, and keeps their answers for their own syncs; a worker whose node is in a call
  * in flight waits for that call. A size cap and no batching window: the cache already tells which
  * nodes wait, so a lone node's initialisation waits for nothing but its own call. An answer is used
- * once, and only while it is younger than {@link #MAX_AGE}; an error in it fails that node's sync
- * only (retried with backoff, N6). A provider without bulk calls is asked node by node, as upstream
- * does.
+ * once, only while it is younger than {@link #MAX_AGE}, and only for the Node object it was asked
+ * for (same UID and provider ID: a Node deleted and registered again under its name may be another
+ * instance's); an error in it fails that node's sync only (retried with backoff, N6). A provider
+ * without bulk calls is asked node by node, as upstream does.
  */
 final class InitialMetadataLookups {
 
@@ -34,10 +36,19 @@ final class InitialMetadataLookups {
 
   private record Lookup(CompletableFuture<BulkAnswers<Optional<InstanceMetadata>>> call, long at) {}
 
+  /** A call asked about a node: the Node object it asked with, by UID and provider ID. */
+  private record Prefetched(Lookup lookup, String uid, String providerId) {
+
+    boolean isFor(Node node) {
+      return Objects.equals(uid, node.getMetadata().getUid())
+          && Objects.equals(providerId, InitialMetadataLookups.providerId(node));
+    }
+  }
+
   private final InstancesV2 instances;
   private final Supplier<List<Node>> waiting;
   private final LongSupplier nanoTime;
-  private final Map<String, Lookup> prefetched = new HashMap<>();
+  private final Map<String, Prefetched> prefetched = new HashMap<>();
 
   /**
    * Nodes whose answer was used lately, by when: not prefetched again while their initialisation
@@ -66,19 +77,23 @@ final class InitialMetadataLookups {
     CompletableFuture<BulkAnswers<Optional<InstanceMetadata>>> call;
     synchronized (prefetched) {
       long now = nanoTime.getAsLong();
-      prefetched.values().removeIf(lookup -> now - lookup.at() > MAX_AGE.toNanos());
+      prefetched.values().removeIf(entry -> now - entry.lookup().at() > MAX_AGE.toNanos());
       used.values().removeIf(at -> now - at > MAX_AGE.toNanos());
       used.put(name, now);
-      Lookup lookup = prefetched.remove(name);
-      if (lookup != null) {
-        call = lookup.call();
+      Prefetched entry = prefetched.remove(name);
+      if (entry != null && entry.isFor(node)) {
+        call = entry.lookup().call();
       } else {
         call = new CompletableFuture<>();
         batch = batch(node, max);
         Lookup started = new Lookup(call, now);
         batch.stream()
             .skip(1)
-            .forEach(other -> prefetched.put(InstancesV2.nodeName(other), started));
+            .forEach(
+                other ->
+                    prefetched.put(
+                        InstancesV2.nodeName(other),
+                        new Prefetched(started, other.getMetadata().getUid(), providerId(other))));
       }
     }
     if (batch != null) {
@@ -133,6 +148,10 @@ final class InitialMetadataLookups {
       }
     }
     return batch;
+  }
+
+  private static String providerId(Node node) {
+    return node.getSpec() == null ? null : node.getSpec().getProviderID();
   }
 
   private static List<String> names(List<Node> nodes) {

@@ -80,13 +80,44 @@ class InitialMetadataLookupsTest {
       return new BulkAnswers<>(values, errors);
     }
 
+    /** The instance type says which Node object (by UID) the answer was asked for. */
     private static InstanceMetadata metadata(Node node) {
+      String uid = node.getMetadata().getUid();
       return new InstanceMetadata(
-          "sim://" + InstancesV2.nodeName(node), "", List.of(), "", "", Map.of());
+          "sim://" + InstancesV2.nodeName(node),
+          uid == null ? "" : uid,
+          List.of(),
+          "",
+          "",
+          Map.of());
     }
   }
 
   private final AtomicLong clock = new AtomicLong();
+
+  private static Node node(String name, String uid) {
+    return new NodeBuilder().withNewMetadata().withName(name).withUid(uid).endMetadata().build();
+  }
+
+  /**
+   * A Node deleted and registered again under its name (an instance replaced by one of the same
+   * hostname) is not given the answer fetched for the Node it replaced: that was about another
+   * instance, and its provider ID would be set for good.
+   */
+  @Test
+  void anAnswerFetchedForANodeIsNotUsedForTheNodeRegisteredAgainUnderItsName() throws Exception {
+    Cloud cloud = new Cloud(1000);
+    List<Node> cache = List.of(node("a", "a-1"), node("x", "x-old"));
+    InitialMetadataLookups lookups = new InitialMetadataLookups(cloud, () -> cache, clock::get);
+    lookups.metadata(node("a", "a-1")); // asks for x too
+    assertThat(cloud.bulkCalls).containsExactly(List.of("a", "x"));
+
+    InstanceMetadata answer = lookups.metadata(node("x", "x-new")).orElseThrow();
+
+    assertThat(answer.instanceType()).isEqualTo("x-new");
+    assertThat(cloud.bulkCalls).hasSize(2);
+    assertThat(cloud.bulkCalls.get(1)).first().isEqualTo("x");
+  }
 
   private static List<Node> waiting(int n) {
     return IntStream.range(0, n).mapToObj(i -> node("n" + i)).toList();
