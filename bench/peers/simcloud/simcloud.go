@@ -2,7 +2,10 @@
 // (listed or generated), with the same names, zones, instance types and addresses, behind the same
 // per-call latency, so that the upstream cloud-controller-manager can be measured on the load
 // ccm4j is measured on. The instances facet and a minimal load balancer facet (it keeps each load
-// balancer's backends and counts the calls) exist; it is a measuring peer, not a provider.
+// balancer's backends and counts the calls) exist; it is a measuring peer, not a provider. For
+// side-by-side runs with ccm4j's sim cloud it also reads the instances' labels and state, finds an
+// instance by a provider ID only of its own scheme (else by node name), and its admin endpoint
+// shuts instances down, starts them and sets the fraction of failing calls (POST /error-rate).
 package simcloud
 
 import (
@@ -56,11 +59,13 @@ const Throttled = "throttled"
 
 // Instance is one listed instance.
 type Instance struct {
-	Name         string   `json:"name"`
-	Region       string   `json:"region"`
-	Zone         string   `json:"zone"`
-	InstanceType string   `json:"instanceType"`
-	Addresses    []string `json:"addresses"`
+	Name         string            `json:"name"`
+	Region       string            `json:"region"`
+	Zone         string            `json:"zone"`
+	InstanceType string            `json:"instanceType"`
+	Addresses    []string          `json:"addresses"`
+	Labels       map[string]string `json:"labels"`
+	State        string            `json:"state"`
 }
 
 // Generate makes instances up by rule, as ccm4j's sim cloud does: prefix0..prefix(count-1), zones
@@ -82,6 +87,7 @@ type Cloud struct {
 	loadBalancers map[string]*loadBalancer
 	calls         sync.Map      // method -> *atomic.Int64
 	limit         *rate.Limiter // nil: no account limit
+	errorRate     atomic.Value  // float64: fraction of calls failing
 }
 
 // loadBalancer is what the minimal load balancer facet keeps: an ingress IP and the backends.
@@ -224,6 +230,30 @@ func (c *Cloud) serveAdmin(address string) error {
 		}
 		_, _ = w.Write([]byte("{}"))
 	})
+	for _, action := range []string{"shutdown", "start"} {
+		state := map[string]string{"shutdown": "shutdown", "start": ""}[action]
+		mux.HandleFunc("POST /instances/{name}/"+action, func(w http.ResponseWriter, r *http.Request) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			instance, ok := c.instances[r.PathValue("name")]
+			if !ok {
+				http.Error(w, "{\"error\":\"no instance\"}", http.StatusNotFound)
+				return
+			}
+			instance.State = state
+			c.instances[instance.Name] = instance
+			_, _ = w.Write([]byte("{}"))
+		})
+	}
+	mux.HandleFunc("POST /error-rate", func(w http.ResponseWriter, r *http.Request) {
+		var rate float64
+		if _, err := fmt.Sscanf(r.URL.Query().Get("value"), "%g", &rate); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		c.errorRate.Store(rate)
+		_, _ = w.Write([]byte("{}"))
+	})
 	go func() { _ = http.Serve(listener, mux) }()
 	fmt.Fprintf(os.Stderr, "sim: admin endpoint on %s\n", listener.Addr())
 	return nil
@@ -237,6 +267,10 @@ func (c *Cloud) call(ctx context.Context, method string) error {
 		return fmt.Errorf("sim: RequestLimitExceeded: account API rate limit exceeded in %s", method)
 	}
 	c.count(method)
+	if rate, _ := c.errorRate.Load().(float64); rate > 0 && rand.Float64() < rate {
+		c.count("injectedErrors")
+		return fmt.Errorf("sim: injected error in %s", method)
+	}
 	wait := c.latency
 	if c.jitter > 0 {
 		wait += time.Duration(rand.Int64N(int64(c.jitter)))
@@ -261,7 +295,7 @@ func (c *Cloud) count(name string) {
 
 func (c *Cloud) instance(node *v1.Node) (Instance, bool) {
 	name := node.Name
-	if id := node.Spec.ProviderID; id != "" {
+	if id := node.Spec.ProviderID; strings.HasPrefix(id, ProviderName+"://") {
 		name = strings.TrimPrefix(id, ProviderName+"://")
 	}
 	c.mu.RLock()
@@ -304,12 +338,13 @@ func (c *Cloud) InstanceExists(ctx context.Context, node *v1.Node) (bool, error)
 	return ok, nil
 }
 
-// InstanceShutdown is always false: the peer's instances run.
+// InstanceShutdown reports whether the instance's state is "shutdown".
 func (c *Cloud) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
 	if err := c.call(ctx, "InstanceShutdown"); err != nil {
 		return false, err
 	}
-	return false, nil
+	instance, ok := c.instance(node)
+	return ok && instance.State == "shutdown", nil
 }
 
 // InstanceMetadata gives the provider ID, type, addresses, zone and region.
@@ -327,11 +362,12 @@ func (c *Cloud) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprov
 	}
 	addresses = append(addresses, v1.NodeAddress{Type: v1.NodeHostName, Address: instance.Name})
 	return &cloudprovider.InstanceMetadata{
-		ProviderID:    ProviderName + "://" + instance.Name,
-		InstanceType:  instance.InstanceType,
-		NodeAddresses: addresses,
-		Zone:          instance.Zone,
-		Region:        instance.Region,
+		ProviderID:       ProviderName + "://" + instance.Name,
+		InstanceType:     instance.InstanceType,
+		NodeAddresses:    addresses,
+		Zone:             instance.Zone,
+		Region:           instance.Region,
+		AdditionalLabels: instance.Labels,
 	}, nil
 }
 
