@@ -62,6 +62,23 @@ public final class WorkQueue<T> implements AutoCloseable {
   }
 
   /**
+   * client-go's buckets for the queue latency and work duration histograms, 1e-8·10^k s for k =
+   * 0..9 ({@code ExponentialBuckets(10e-9, 10, 10)}).
+   */
+  private static final Duration[] DURATION_BUCKETS = {
+    Duration.ofNanos(10),
+    Duration.ofNanos(100),
+    Duration.ofNanos(1_000),
+    Duration.ofNanos(10_000),
+    Duration.ofNanos(100_000),
+    Duration.ofMillis(1),
+    Duration.ofMillis(10),
+    Duration.ofMillis(100),
+    Duration.ofSeconds(1),
+    Duration.ofSeconds(10)
+  };
+
+  /**
    * @param name the queue's name, as upstream names it ({@code Nodes}, {@code service}, ...): the
    *     {@code name} tag of the {@code workqueue_*} metrics
    */
@@ -86,11 +103,13 @@ public final class WorkQueue<T> implements AutoCloseable {
         Timer.builder("workqueue.queue.duration")
             .tag("name", name)
             .description("How long an item waits in the queue before a worker takes it")
+            .serviceLevelObjectives(DURATION_BUCKETS)
             .register(registry);
     this.workDuration =
         Timer.builder("workqueue.work.duration")
             .tag("name", name)
             .description("How long processing an item takes")
+            .serviceLevelObjectives(DURATION_BUCKETS)
             .register(registry);
     this.delayThread =
         Thread.ofPlatform()

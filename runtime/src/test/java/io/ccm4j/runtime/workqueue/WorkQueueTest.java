@@ -189,4 +189,37 @@ class WorkQueueTest {
       assertThat(registry.get("workqueue.depth").tag("name", "slow").gauge().value()).isEqualTo(1);
     }
   }
+
+  /**
+   * Upstream's client-go queue latency and work duration are histograms with buckets 1e-8·10^k s, k
+   * = 0..9: dashboards take quantiles from their buckets.
+   */
+  @Test
+  void durationsAreHistogramsWithUpstreamsBuckets() throws InterruptedException {
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
+        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    try (WorkQueue<String> nodes =
+        new WorkQueue<>(
+            "Nodes",
+            RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)),
+            prometheus)) {
+      nodes.add("a");
+      String item = nodes.take().orElseThrow();
+      nodes.done(item);
+
+      String scrape = prometheus.scrape();
+      assertThat(scrape)
+          .contains(
+              "# TYPE workqueue_queue_duration_seconds histogram",
+              "# TYPE workqueue_work_duration_seconds histogram",
+              "workqueue_queue_duration_seconds_bucket{name=\"Nodes\",le=\"10.0\"} 1",
+              "workqueue_work_duration_seconds_bucket{name=\"Nodes\",le=\"10.0\"} 1");
+      assertThat(scrape.lines().filter(l -> l.startsWith("workqueue_work_duration_seconds_bucket")))
+          .extracting(l -> l.substring(l.indexOf("le=\"") + 4, l.lastIndexOf('"')))
+          .containsExactly(
+              "1.0E-8", "1.0E-7", "1.0E-6", "1.0E-5", "1.0E-4", "0.001", "0.01", "0.1", "1.0",
+              "10.0", "+Inf");
+    }
+  }
 }
