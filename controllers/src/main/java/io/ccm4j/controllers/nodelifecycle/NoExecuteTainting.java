@@ -119,16 +119,17 @@ final class NoExecuteTainting {
   }
 
   /**
-   * §2.5 B: what the pass does for a node whose Ready it observed as {@code observed}: a node not
-   * Ready is queued for its taint unless it has it, a taint of the other kind is swapped at once,
-   * and a Ready node (or any other status) has both lifted.
+   * §2.5 B: what the pass does for a node whose Ready is {@code ready} once the pass has judged it
+   * (Unknown when the pass has just marked it so): a node not Ready is queued for its taint unless
+   * it has it, a taint of the other kind is swapped at once, and a Ready node (or any other status)
+   * has both lifted.
    */
-  static Action decide(String observed, Node node) {
+  static Action decide(String ready, Node node) {
     boolean notReady =
         Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE);
     boolean unreachable =
         Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE);
-    return switch (observed) {
+    return switch (ready) {
       case ConditionStatus.FALSE ->
           unreachable ? Action.SWAP_TO_NOT_READY : notReady ? Action.NONE : Action.QUEUE_NOT_READY;
       case ConditionStatus.UNKNOWN ->
@@ -140,15 +141,15 @@ final class NoExecuteTainting {
   }
 
   /** §2.5 B: queues the node for its NoExecute taint, swaps the taint, or lifts both. */
-  void process(Node node, String observed) {
-    Action action = decide(observed, node);
+  void process(Node node, String ready) {
+    Action action = decide(ready, node);
     switch (action) {
       case QUEUE_NOT_READY, QUEUE_UNREACHABLE -> markNodeForTainting(node);
       case SWAP_TO_NOT_READY, SWAP_TO_UNREACHABLE -> swapNoExecute(node, action);
       case LIFT -> markNodeAsReachable(node);
       case NONE -> {}
     }
-    log.trace("node {} observed {}: {}", node.getMetadata().getName(), observed, action);
+    log.trace("node {} Ready {}: {}", node.getMetadata().getName(), ready, action);
   }
 
   private void markNodeForTainting(Node node) {

@@ -272,7 +272,9 @@ public final class NodeLifecycleController implements Controller {
         continue;
       }
       try {
-        tainting.process(node, result.observed().getStatus());
+        // Ready as it is after this pass, as upstream's (1.37) passes it: a node this pass
+        // marked Unknown is queued for its NoExecute taint now, not a monitor period later.
+        tainting.process(node, result.current().getStatus());
       } catch (KubernetesClientException e) {
         // One node's taint write (a webhook's 403, a node deleted meanwhile) must not end the
         // pass: the nodes after it and the zone decisions still need it. Retried next pass.
@@ -432,6 +434,12 @@ public final class NodeLifecycleController implements Controller {
   /** For tests: whether a deletion of the pod is pending. */
   boolean isEvictionPending(String podKey) {
     return taintEviction.isEvictionPending(podKey);
+  }
+
+  /** For tests: whether the node waits in its zone's queue for its NoExecute taint. */
+  boolean isQueuedForNoExecuteTaint(String node) {
+    Node cached = nodes.getStore().getByKey(node);
+    return cached != null && tainting.tainter(zoneKey(cached)).contains(node);
   }
 
   /** For tests: a zone's state. */

@@ -96,6 +96,11 @@ final class ZoneTainter {
     tokens = hadToken && newQps > 0 ? 1 : 0;
   }
 
+  /** Whether the node waits in the queue. */
+  synchronized boolean contains(String node) {
+    return queue.stream().anyMatch(entry -> entry.node().equals(node));
+  }
+
   synchronized double rate() {
     return qps;
   }

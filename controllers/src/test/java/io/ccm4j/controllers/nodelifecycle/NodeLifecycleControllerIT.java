@@ -145,6 +145,37 @@ class NodeLifecycleControllerIT {
   }
 
   @Test
+  void aNodeIsQueuedForItsNoExecuteTaintInThePassThatMarksItUnknown() throws Exception {
+    // Passes only when called here (the periodic one runs once, at start), and a zone rate of 0
+    // keeps a queued node in its queue, so what one pass queued can be seen.
+    harness.close();
+    harness =
+        new ControllerHarness(
+                client,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults()
+                    .withNodeHealth(
+                        FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0)))
+            .start(Controllers.NODE_LIFECYCLE);
+    controller = (NodeLifecycleController) harness.controllers().getFirst();
+    String name = prefix + "queued";
+    SimulatedKubelet kubelet = kubelet(name, "r", "q");
+    kubelet(prefix + "queued-peer", "r", "q");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    kubelet.stopHeartbeats();
+    Thread.sleep(HEARTBEAT.toMillis() * 2); // the last heartbeat reaches the cache
+    controller.monitorNodeHealth();
+    assertThat(controller.isQueuedForNoExecuteTaint(name)).isFalse();
+    Thread.sleep(GRACE.toMillis() + 500);
+    controller.monitorNodeHealth();
+
+    assertThat(ready(name)).isEqualTo("Unknown");
+    // Upstream (1.37) queues it on the Ready this pass wrote, not on the True it read before.
+    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+  }
+
+  @Test
   void aNodeThatNeverReportedBecomesUnknownAfterTheStartupGracePeriod() {
     String name = prefix + "mute";
     long created = System.nanoTime();
