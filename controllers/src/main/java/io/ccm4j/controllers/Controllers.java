@@ -103,7 +103,7 @@ public final class Controllers {
           List.of(
               core("nodes", "get", "list", "watch", "patch"),
               core("nodes/status", "patch"),
-              new Access("coordination.k8s.io", "leases", List.of("list", "watch")),
+              new Access("coordination.k8s.io", "leases", List.of("get", "list", "watch")),
               core("pods", "list", "watch", "delete"),
               core("pods/status", "patch"),
               EVENTS),

@@ -171,7 +171,7 @@ class HelmChartTest {
     assertThat(podRules(withControllers("*,-node-lifecycle,node-lifecycle"))).isEmpty();
     assertThat(podRules(withControllers("*, node-lifecycle")))
         .containsExactly(
-            "leases:[list, watch]", "pods:[list, watch, delete]", "pods/status:[patch]");
+            "leases:[get, list, watch]", "pods:[list, watch, delete]", "pods/status:[patch]");
     assertThat(podRules(withControllers("node-lifecycle-controller"))).hasSize(3);
   }
 

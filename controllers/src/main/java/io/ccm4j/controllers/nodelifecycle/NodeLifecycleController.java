@@ -29,6 +29,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -79,6 +80,14 @@ public final class NodeLifecycleController implements Controller {
 
   /** Nodes with pods whose NotReady mark failed: retried on the next passes. */
   private final Set<String> podsToRetry = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The Lease cache's circuit breaker (upstream's NodeControllerLeaseCircuitBreaker, on by default
+   * since 1.37): the resource version of a Lease found newer on the API server than in the cache
+   * when its node was about to be marked Unknown; no node is judged until the cache has caught up
+   * with it. Null when the cache is not known to be behind. Only the pass touches it.
+   */
+  private String leaseVersionToCatchUp;
 
   private final NoExecuteTainting tainting;
   private final WorkQueue<String> noScheduleQueue;
@@ -257,13 +266,19 @@ public final class NodeLifecycleController implements Controller {
       String name = node.getMetadata().getName();
       HealthEvaluation.Result result;
       try {
-        result = evaluateAndWrite(node, now);
+        result = leaseCacheIsBehind() ? null : evaluateAndWrite(node, now);
       } catch (KubernetesClientException e) {
         log.warn(
             "node {}: cannot update health, skipping - no pods will be evicted: {}",
             name,
             e.getMessage());
         continue;
+      }
+      if (result == null) {
+        // A stale Lease cache would make live nodes look silent: judge none of the others, and
+        // leave the zones as the last complete pass left them.
+        log.debug("the Lease cache is behind the API server: this pass judges no more nodes");
+        return;
       }
       if (!isExcluded(node)) {
         zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());
@@ -381,6 +396,10 @@ public final class NodeLifecycleController implements Controller {
     return namespace;
   }
 
+  /**
+   * §2.3 for one node, its Unknown conditions written when it is silent; null, with nothing written
+   * or remembered, when its Lease shows the Lease cache is behind ({@link #isNewerOnTheServer}).
+   */
   private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
     String name = node.getMetadata().getName();
     Lease lease =
@@ -400,6 +419,9 @@ public final class NodeLifecycleController implements Controller {
             settings.monitorGracePeriod(),
             settings.startupGracePeriod());
     if (result.conditionsToWrite().isPresent()) {
+      if (isNewerOnTheServer(name, lease)) {
+        return null;
+      }
       NodePatches.replaceConditions(
           client, name, node.getMetadata().getResourceVersion(), result.conditionsToWrite().get());
       log.info(
@@ -409,6 +431,70 @@ public final class NodeLifecycleController implements Controller {
     }
     health.record(name, result.health());
     return result;
+  }
+
+  /**
+   * Whether the node's Lease, which the cache says expired, is newer on the API server: then the
+   * cache is behind (a stalled watch), and marking the node Unknown would act on a heartbeat it
+   * missed. Remembers the version the cache must reach. A Lease gone from the server is not newer.
+   */
+  private boolean isNewerOnTheServer(String name, Lease cached) {
+    Lease live;
+    try {
+      live = client.leases().inNamespace(WellKnownNamespaces.KUBE_NODE_LEASE).withName(name).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e; // the node is skipped this pass, as upstream's
+      }
+      // A role written before this check: a node must still become Unknown.
+      log.warn(
+          "node {}: cannot read its Lease to check the Lease cache (grant get on leases): {}",
+          name,
+          e.getMessage());
+      return false;
+    }
+    if (live == null) {
+      return false;
+    }
+    String liveVersion = live.getMetadata().getResourceVersion();
+    String cachedVersion = cached == null ? null : cached.getMetadata().getResourceVersion();
+    if (liveVersion == null || liveVersion.equals(cachedVersion)) {
+      return false;
+    }
+    leaseVersionToCatchUp = liveVersion;
+    log.warn(
+        "node {}: its Lease looks expired in the cache (resourceVersion {}) but is at {} on the API"
+            + " server: no node is marked Unknown until the Lease cache catches up",
+        name,
+        cachedVersion,
+        liveVersion);
+    return true;
+  }
+
+  /**
+   * Whether the Lease cache has not yet reached the version {@link #isNewerOnTheServer} found;
+   * resource versions that do not read as numbers are not compared.
+   */
+  private boolean leaseCacheIsBehind() {
+    if (leaseVersionToCatchUp == null) {
+      return false;
+    }
+    String read = leases.lastSyncResourceVersion();
+    if (read != null && isAfter(leaseVersionToCatchUp, read)) {
+      return true;
+    }
+    log.info("the Lease cache has caught up (resourceVersion {}): judging nodes again", read);
+    leaseVersionToCatchUp = null;
+    return false;
+  }
+
+  /** Whether resource version {@code a} is after {@code b}; false when either is not a number. */
+  private static boolean isAfter(String a, String b) {
+    try {
+      return new BigInteger(a).compareTo(new BigInteger(b)) > 0;
+    } catch (NumberFormatException e) {
+      return false; // not comparable: trust the cache, as upstream's does
+    }
   }
 
   /** §2.5 A: runs on every node event, not rate limited. */

@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
@@ -24,6 +25,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -173,6 +175,31 @@ class NodeLifecycleControllerIT {
     assertThat(ready(name)).isEqualTo("Unknown");
     // Upstream (1.37) queues it on the Ready this pass wrote, not on the True it read before.
     assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+  }
+
+  @Test
+  void aNodeIsNotMarkedUnknownWhileTheLeaseCacheMissesItsRenewals() {
+    // A kubelet that renews its Lease and posts its status only at registration, as real ones do
+    // between their status reports (every 5 minutes).
+    try (KubeletFleet leaseOnly =
+        new KubeletFleet(client, new KubeletFleet.Options(HEARTBEAT, Duration.ofHours(1), true))) {
+      String name = prefix + "lease-only";
+      leaseOnly.register(
+          NodeSpec.named(name)
+              .withLabels(Map.of(WellKnownLabels.REGION, "r", WellKnownLabels.ZONE, "l")));
+      kubelet(prefix + "lease-only-peer", "r", "l");
+      await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+      // The manager's Lease watch stalls: its cache keeps the last renewal it saw, the API server
+      // has newer ones.
+      SharedInformers.of(harness.context(Controllers.NODE_LIFECYCLE).informers(), Lease.class)
+          .stop();
+
+      await()
+          .during(GRACE.multipliedBy(3))
+          .atMost(GRACE.multipliedBy(4))
+          .until(() -> "True".equals(ready(name)));
+    }
   }
 
   @Test
