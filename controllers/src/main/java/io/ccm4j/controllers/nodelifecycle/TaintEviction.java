@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.micrometer.core.instrument.Counter;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -41,6 +42,13 @@ import org.slf4j.LoggerFactory;
 final class TaintEviction {
 
   private static final Logger log = LoggerFactory.getLogger(TaintEviction.class);
+
+  /**
+   * The longest wait taken as written: 10,000 years. The API server takes any int64 {@code
+   * tolerationSeconds}, more than a clock can add; a longer one waits this long (upstream's
+   * overflows its Duration beyond about 292 years and may evict at once).
+   */
+  static final long MAX_TOLERATION_SECONDS = Duration.ofDays(365L * 10_000).toSeconds();
 
   /** A scheduled (or, with a null future, already executed) deletion. */
   private record Work(Instant createdAt, ScheduledFuture<?> future) {}
@@ -151,7 +159,7 @@ final class TaintEviction {
       schedule(pod, now, now);
       return;
     }
-    long seconds = Tolerations.minTolerationSeconds(used.get());
+    long seconds = Math.min(Tolerations.minTolerationSeconds(used.get()), MAX_TOLERATION_SECONDS);
     if (seconds < 0) {
       cancel(pod, true);
       return;

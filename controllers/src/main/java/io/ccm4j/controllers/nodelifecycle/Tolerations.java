@@ -54,13 +54,14 @@ public final class Tolerations {
   /**
    * How long the pod may stay, in seconds: 0 if any used toleration has {@code tolerationSeconds <=
    * 0} (or none is used), the least of the given seconds otherwise, and -1 (forever) when none
-   * gives seconds.
+   * gives seconds. As upstream's, whose "none" is the int64 maximum, a least of exactly {@link
+   * Long#MAX_VALUE} seconds is forever too.
    */
   public static long minTolerationSeconds(List<Toleration> used) {
     if (used.isEmpty()) {
       return 0;
     }
-    long min = -1;
+    long min = Long.MAX_VALUE;
     for (Toleration toleration : used) {
       Long seconds = toleration.getTolerationSeconds();
       if (seconds == null) {
@@ -69,11 +70,9 @@ public final class Tolerations {
       if (seconds <= 0) {
         return 0;
       }
-      if (min < 0 || seconds < min) {
-        min = seconds;
-      }
+      min = Math.min(min, seconds);
     }
-    return min;
+    return min == Long.MAX_VALUE ? -1 : min;
   }
 
   private static boolean isEmpty(String value) {

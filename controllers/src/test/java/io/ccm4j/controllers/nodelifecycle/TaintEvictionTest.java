@@ -182,6 +182,23 @@ class TaintEvictionTest {
   }
 
   @Test
+  void tolerationsLongerThanAnyClockCanAddNeitherFailNorHoldBackTheOtherPods() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    // The API server takes any int64; the maximum is upstream's "forever".
+    String endless = pod("endless", "n", Long.MAX_VALUE);
+    String patient = pod("patient", "n", Long.MAX_VALUE - 1);
+    String untolerated = pod("untolerated", "n", -1L);
+
+    manager.handleNodeUpdate("n");
+
+    assertThat(manager.isEvictionPending(endless)).isFalse();
+    assertThat(manager.isEvictionPending(patient)).isTrue();
+    assertThat(manager.isEvictionPending(untolerated)).isTrue();
+    assertThat(timers.delays)
+        .containsExactly(Duration.ofSeconds(TaintEviction.MAX_TOLERATION_SECONDS), Duration.ZERO);
+  }
+
+  @Test
   void aPodThatToleratesForeverStays() {
     node("n", WellKnownTaints.NODE_UNREACHABLE);
     String key = pod("p", "n", null);
