@@ -173,6 +173,18 @@ class RunCommandTest {
             List.of("--cloud-provider=fake", "--secondary-node-eviction-rate=-0.5"),
             "--node-eviction-rate and --secondary-node-eviction-rate must not be negative"),
         Arguments.of(
+            "eviction rate not a number",
+            List.of("--cloud-provider=fake", "--node-eviction-rate=NaN"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must be finite numbers"),
+        Arguments.of(
+            "secondary eviction rate infinite",
+            List.of("--cloud-provider=fake", "--secondary-node-eviction-rate=Infinity"),
+            "--node-eviction-rate and --secondary-node-eviction-rate must be finite numbers"),
+        Arguments.of(
+            "unhealthy zone threshold not a number",
+            List.of("--cloud-provider=fake", "--unhealthy-zone-threshold=NaN"),
+            "--unhealthy-zone-threshold must be in (0, 1], got NaN"),
+        Arguments.of(
             "content type other than protobuf or JSON",
             List.of("--cloud-provider=fake", "--kube-api-content-type=application/yaml"),
             "--kube-api-content-type must be one of application/vnd.kubernetes.protobuf,"

@@ -41,7 +41,13 @@ public record NodeHealthSettings(
       throw new IllegalArgumentException(
           "--node-eviction-rate and --secondary-node-eviction-rate must not be negative");
     }
-    if (unhealthyZoneThreshold <= 0 || unhealthyZoneThreshold > 1) {
+    // NaN and Infinity parse as numbers, but a token bucket of either never fills: no node would
+    // ever be tainted.
+    if (!Double.isFinite(evictionRate) || !Double.isFinite(secondaryEvictionRate)) {
+      throw new IllegalArgumentException(
+          "--node-eviction-rate and --secondary-node-eviction-rate must be finite numbers");
+    }
+    if (!(unhealthyZoneThreshold > 0 && unhealthyZoneThreshold <= 1)) {
       throw new IllegalArgumentException(
           "--unhealthy-zone-threshold must be in (0, 1], got " + unhealthyZoneThreshold);
     }
