@@ -87,9 +87,9 @@ final class NodeLifecycleControllerMetrics {
               .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
               .tag("zone", zone)
               .register(registry));
-      // Counted for good, as upstream's evictions total (not deleted with the zone).
-      evictions =
-          Counter.builder("node_collector_evictions_number").tag("zone", zone).register(registry);
+      // Counted for good, as upstream's evictions total (not deleted with the zone). Exported as
+      // node_collector_evictions_total, upstream's modern name (a counter gains "_total").
+      evictions = Counter.builder("node_collector_evictions").tag("zone", zone).register(registry);
     }
 
     void unregister(MeterRegistry registry) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,19 @@ class NodeLifecycleControllerMetricsTest {
     assertThat(gauge("node_collector_zone_size", "r/a")).isEqualTo(4);
     assertThat(gauge("node_collector_unhealthy_nodes_in_zone", "r/a")).isEqualTo(3);
     assertThat(gauge("node_collector_zone_health", "r/a")).isEqualTo(25);
+  }
+
+  @Test
+  void theCountersAreServedUnderUpstreamsNames() {
+    PrometheusMeterRegistry served = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    NodeLifecycleControllerMetrics exported = new NodeLifecycleControllerMetrics(served);
+
+    exported.zone("r:\u0000:a").evictions.increment();
+    exported.podDeletions.increment();
+
+    assertThat(served.scrape())
+        .contains("node_collector_evictions_total{zone=\"r/a\"} 1.0")
+        .contains("taint_eviction_controller_pod_deletions_total 1.0");
   }
 
   @Test
