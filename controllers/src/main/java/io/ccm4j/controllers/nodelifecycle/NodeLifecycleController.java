@@ -497,7 +497,10 @@ public final class NodeLifecycleController implements Controller {
     }
   }
 
-  /** §2.5 A: runs on every node event, not rate limited. */
+  /**
+   * §2.5 A: runs on every node event, not rate limited; with it, as upstream's worker, the beta OS
+   * and architecture labels are made to follow the GA ones.
+   */
   private void doNoScheduleTaintingPass(String name) {
     Node node = nodes.getStore().getByKey(name);
     if (node == null) {
@@ -506,6 +509,10 @@ public final class NodeLifecycleController implements Controller {
     Set<String> desired = ConditionTaints.desiredKeys(node);
     NodePatches.updateTaints(
         client, node, taints -> ConditionTaints.reconcile(taints, desired, clock.instant()));
+    Map<String, String> labels = BetaLabels.toSet(node.getMetadata().getLabels());
+    if (!labels.isEmpty()) {
+      NodePatches.patchLabels(client, name, labels);
+    }
   }
 
   private boolean isExcluded(Node node) {

@@ -491,6 +491,30 @@ class NodeLifecycleControllerIT {
   }
 
   @Test
+  void theBetaOsAndArchLabelsFollowTheGaOnes() {
+    String name = prefix + "labels";
+    kubelet(name, "r", "c");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    client
+        .nodes()
+        .withName(name)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"kubernetes.io/os\":\"linux\","
+                + "\"beta.kubernetes.io/os\":\"windows\",\"kubernetes.io/arch\":\"arm64\","
+                + "\"beta.kubernetes.io/arch\":null}}}");
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(node(name).getMetadata().getLabels())
+                    .containsEntry("beta.kubernetes.io/os", "linux")
+                    .containsEntry("beta.kubernetes.io/arch", "arm64"));
+  }
+
+  @Test
   void aPartiallyDisruptedZoneSlowsToTheSecondaryRateWhenLargeAndStopsWhenSmall() {
     // Large-cluster threshold 5: a zone of 6 is "large", a zone of 5 is not.
     List<SimulatedKubelet> large = new ArrayList<>();
