@@ -61,6 +61,9 @@ public final class NodeLifecycleController implements Controller {
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
 
+  /** Threads deleting pods for taint eviction, apart from the passes' {@link #loops}. */
+  private static final int EVICTION_THREADS = 4;
+
   private final KubernetesClient client;
   private final NodeHealthSettings settings;
   private final InstantSource clock;
@@ -97,6 +100,7 @@ public final class NodeLifecycleController implements Controller {
   private final TaintEviction taintEviction;
   private final PodReadiness podReadiness;
   private final ScheduledExecutorService loops;
+  private final ScheduledExecutorService evictions;
   private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
 
   public NodeLifecycleController(ControllerContext context, NodeHealthSettings settings) {
@@ -126,8 +130,16 @@ public final class NodeLifecycleController implements Controller {
     this.loops =
         Executors.newScheduledThreadPool(
             3, runnable -> Thread.ofPlatform().name("node-lifecycle").unstarted(runnable));
+    // Deletions on threads of their own: a burst of them (a node's pods all due at once, each
+    // waiting for the client's rate limit) must not hold up the health and tainting passes, as
+    // upstream's taint-eviction controller runs apart from its node-lifecycle controller.
+    this.evictions =
+        Executors.newScheduledThreadPool(
+            EVICTION_THREADS,
+            runnable -> Thread.ofPlatform().name("node-lifecycle-eviction").unstarted(runnable));
     this.taintEviction =
-        new TaintEviction(client, nodes, pods, events, clock, loops, lifecycleMetrics.podDeletions);
+        new TaintEviction(
+            client, nodes, pods, events, clock, evictions, lifecycleMetrics.podDeletions);
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(
@@ -543,8 +555,10 @@ public final class NodeLifecycleController implements Controller {
   @Override
   public void close() throws InterruptedException {
     loops.shutdownNow();
+    evictions.shutdownNow();
     noScheduleWorkers.close();
     taintEvictionWorkers.close();
     loops.awaitTermination(10, TimeUnit.SECONDS);
+    evictions.awaitTermination(10, TimeUnit.SECONDS);
   }
 }

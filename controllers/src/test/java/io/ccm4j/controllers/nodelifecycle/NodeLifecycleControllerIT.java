@@ -13,6 +13,7 @@ import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
+import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
@@ -26,6 +27,7 @@ import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -79,10 +81,16 @@ class NodeLifecycleControllerIT {
     controller = (NodeLifecycleController) harness.controllers().getFirst();
   }
 
+  /** A client a test made for the controller; closed after it. */
+  private KubernetesClient controllerClient;
+
   @AfterEach
   void stop() throws Exception {
     harness.close();
     kubelets.close();
+    if (controllerClient != null) {
+      controllerClient.close();
+    }
   }
 
   private Node node(String name) {
@@ -786,6 +794,42 @@ class NodeLifecycleControllerIT {
                             assertThat(e.getMessage())
                                 .isEqualTo(
                                     "Marking for deletion Pod " + namespace() + "/three-seconds")));
+  }
+
+  @Test
+  void aBurstOfEvictionsDoesNotHoldUpTheHealthPass() throws Exception {
+    // The controller's client throttled as the manager's is (--kube-api-qps), here to 5 requests
+    // a second: 30 pods evicted at once are some 90 requests, 18 s of that budget.
+    harness.close();
+    controllerClient =
+        KubeClients.create(new ConfigBuilder(client.getConfiguration()).build(), 5, 5);
+    harness =
+        new ControllerHarness(
+                controllerClient,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults().withNodeHealth(FAST))
+            .start(Controllers.NODE_LIFECYCLE);
+    String drained = prefix + "drained";
+    String silent = prefix + "burst-silent";
+    kubelet(drained, "r", "g");
+    SimulatedKubelet silentKubelet = kubelet(silent, "r", "g");
+    kubelet(prefix + "burst-peer", "r", "g");
+    List<String> burst = IntStream.range(0, 30).mapToObj(i -> "burst-" + i).toList();
+    burst.forEach(pod -> pod(pod, drained));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(silent)));
+
+    taintForMaintenance(drained, true); // tolerated by none: every pod is due at once
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> burst.stream().anyMatch(this::markedForDeletion));
+    silentKubelet.stopHeartbeats();
+
+    await()
+        .atMost(GRACE.multipliedBy(4))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> "Unknown".equals(ready(silent)));
+    // Judged while the evictions were still going on, not after them.
+    assertThat(burst).anyMatch(pod -> !markedForDeletion(pod));
   }
 
   @Test
