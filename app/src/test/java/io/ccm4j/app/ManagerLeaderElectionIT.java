@@ -13,6 +13,7 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
@@ -63,6 +64,20 @@ class ManagerLeaderElectionIT {
           .pollInterval(Duration.ofMillis(100))
           .until(follower::isLeader);
       Duration failover = Duration.ofNanos(System.nanoTime() - killedAt);
+      // Each leader says so on the Lease, as upstream's elector does.
+      await("a LeaderElection event from each leader")
+          .atMost(30, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertThat(leaderElectionEvents(client, lease))
+                      .hasSize(2)
+                      .allSatisfy(
+                          event -> {
+                            assertThat(event.getType()).isEqualTo("Normal");
+                            assertThat(event.getMessage()).endsWith(" became leader");
+                            assertThat(event.getSource().getComponent())
+                                .isEqualTo("cloud-controller-manager");
+                          }));
 
       try (ManagerProcess third = ManagerProcess.start(controlPlane, lease)) {
         await().atMost(60, TimeUnit.SECONDS).until(third::isCampaigning);
@@ -352,5 +367,15 @@ class ManagerLeaderElectionIT {
         .endPort()
         .endSpec()
         .build();
+  }
+
+  private static List<Event> leaderElectionEvents(KubernetesClient client, String lease) {
+    return client.v1().events().inNamespace("kube-system").list().getItems().stream()
+        .filter(
+            e ->
+                "LeaderElection".equals(e.getReason())
+                    && "Lease".equals(e.getInvolvedObject().getKind())
+                    && lease.equals(e.getInvolvedObject().getName()))
+        .toList();
   }
 }

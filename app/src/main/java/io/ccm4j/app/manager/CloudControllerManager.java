@@ -10,6 +10,7 @@ import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.runtime.client.InformerWatchdog;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.client.RecordingInformerFactory;
 import io.ccm4j.runtime.cloud.CloudFence;
@@ -19,6 +20,7 @@ import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -194,7 +196,11 @@ public final class CloudControllerManager implements AutoCloseable {
                 starter =
                     Thread.ofPlatform()
                         .name("ccm4j-start-controllers")
-                        .start(CloudControllerManager.this::startControllers);
+                        .start(
+                            () -> {
+                              recordBecameLeader(le);
+                              startControllers();
+                            });
               }
 
               @Override
@@ -217,6 +223,24 @@ public final class CloudControllerManager implements AutoCloseable {
         .description("1 while this instance holds the leader Lease")
         .register(metrics);
     election.start();
+  }
+
+  /**
+   * Upstream's elector records {@code LeaderElection} "{@code <identity> became leader}" on its
+   * Lease (client-go's {@code LeaseLock.RecordEvent}), as the manager's component.
+   */
+  private void recordBecameLeader(LeaderElection.Settings le) {
+    Lease lease;
+    try {
+      lease =
+          clients.leaderElection().leases().inNamespace(le.namespace()).withName(le.name()).get();
+    } catch (KubernetesClientException e) {
+      log.debug("no LeaderElection event: cannot read the Lease: {}", KubernetesErrors.reason(e));
+      return;
+    }
+    if (lease != null) {
+      events.forSource(MANAGER).normal(lease, "LeaderElection", le.identity() + " became leader");
+    }
   }
 
   /**
