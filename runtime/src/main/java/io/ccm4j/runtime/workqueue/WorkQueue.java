@@ -89,6 +89,19 @@ public final class WorkQueue<T> implements AutoCloseable {
         .tag("name", name)
         .description("Current depth of the work queue")
         .register(registry);
+    // client-go's two gauges of work in progress, which show a worker stuck on one item.
+    Gauge.builder("workqueue.unfinished.work", this, q -> q.inProgressSeconds(false))
+        .tag("name", name)
+        .baseUnit("seconds")
+        .description(
+            "How long the items being processed have been processed, summed: a large value with"
+                + " a small work duration means stuck workers")
+        .register(registry);
+    Gauge.builder("workqueue.longest.running.processor", this, q -> q.inProgressSeconds(true))
+        .tag("name", name)
+        .baseUnit("seconds")
+        .description("How long the longest running worker has been processing its item")
+        .register(registry);
     this.adds =
         Counter.builder("workqueue.adds")
             .tag("name", name)
@@ -226,6 +239,23 @@ public final class WorkQueue<T> implements AutoCloseable {
         queue.addLast(item);
         itemAvailable.signal();
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The seconds the items in process have been processed: summed, or the longest. */
+  private double inProgressSeconds(boolean longest) {
+    lock.lock();
+    try {
+      long now = System.nanoTime();
+      long total = 0;
+      long max = 0;
+      for (long startedAt : startedAtNanos.values()) {
+        total += now - startedAt;
+        max = Math.max(max, now - startedAt);
+      }
+      return (longest ? max : total) / 1e9;
     } finally {
       lock.unlock();
     }

@@ -222,4 +222,43 @@ class WorkQueueTest {
               "10.0", "+Inf");
     }
   }
+
+  @Test
+  void workInProgressIsServedAsClientGosTwoGauges() throws InterruptedException {
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
+        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    try (WorkQueue<String> nodes =
+        new WorkQueue<>(
+            "Nodes",
+            RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)),
+            prometheus)) {
+      nodes.add("a");
+      nodes.add("b");
+      String first = nodes.take().orElseThrow();
+      Thread.sleep(200);
+      String second = nodes.take().orElseThrow();
+      Thread.sleep(100);
+
+      double unfinished =
+          prometheus.get("workqueue.unfinished.work").tag("name", "Nodes").gauge().value();
+      double longest =
+          prometheus
+              .get("workqueue.longest.running.processor")
+              .tag("name", "Nodes")
+              .gauge()
+              .value();
+      assertThat(longest).isBetween(0.3, 5.0);
+      assertThat(unfinished).isGreaterThanOrEqualTo(longest + 0.1);
+      assertThat(prometheus.scrape())
+          .contains(
+              "workqueue_unfinished_work_seconds{name=\"Nodes\"}",
+              "workqueue_longest_running_processor_seconds{name=\"Nodes\"}");
+
+      nodes.done(first);
+      nodes.done(second);
+      assertThat(prometheus.get("workqueue.unfinished.work").gauge().value()).isZero();
+      assertThat(prometheus.get("workqueue.longest.running.processor").gauge().value()).isZero();
+    }
+  }
 }
