@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -196,14 +198,8 @@ class WorkQueueTest {
    */
   @Test
   void durationsAreHistogramsWithUpstreamsBuckets() throws InterruptedException {
-    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
-        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
-            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
-    try (WorkQueue<String> nodes =
-        new WorkQueue<>(
-            "Nodes",
-            RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)),
-            prometheus)) {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (WorkQueue<String> nodes = nodesQueue(prometheus)) {
       nodes.add("a");
       String item = nodes.take().orElseThrow();
       nodes.done(item);
@@ -225,14 +221,8 @@ class WorkQueueTest {
 
   @Test
   void workInProgressIsServedAsClientGosTwoGauges() throws InterruptedException {
-    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
-        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
-            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
-    try (WorkQueue<String> nodes =
-        new WorkQueue<>(
-            "Nodes",
-            RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)),
-            prometheus)) {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (WorkQueue<String> nodes = nodesQueue(prometheus)) {
       nodes.add("a");
       nodes.add("b");
       String first = nodes.take().orElseThrow();
@@ -260,5 +250,13 @@ class WorkQueueTest {
       assertThat(prometheus.get("workqueue.unfinished.work").gauge().value()).isZero();
       assertThat(prometheus.get("workqueue.longest.running.processor").gauge().value()).isZero();
     }
+  }
+
+  /** The node controller's queue, as Prometheus scrapes it. */
+  private static WorkQueue<String> nodesQueue(PrometheusMeterRegistry prometheus) {
+    return new WorkQueue<>(
+        "Nodes",
+        RateLimiters.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)),
+        prometheus);
   }
 }
