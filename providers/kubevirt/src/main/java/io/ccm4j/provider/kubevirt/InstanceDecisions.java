@@ -43,14 +43,7 @@ final class InstanceDecisions {
    */
   static List<NodeAddress> addresses(VirtualMachineInstance vmi, Node node) {
     Set<NodeAddress> addresses = new LinkedHashSet<>();
-    vmi.interfaces().stream()
-        .filter(i -> KubeVirtApi.DEFAULT_INTERFACE.equals(i.name()))
-        .findFirst()
-        .ifPresent(
-            i ->
-                i.ipAddresses().stream()
-                    .filter(ip -> !ip.isBlank())
-                    .forEach(ip -> addresses.add(NodeAddress.internalIp(ip))));
+    vmi.defaultInterfaceIps().forEach(ip -> addresses.add(NodeAddress.internalIp(ip)));
     if (addresses.isEmpty()
         && node.getStatus() != null
         && node.getStatus().getAddresses() != null) {

@@ -357,9 +357,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
 
   /** The default interface's first address of the family (K74, by family rather than first). */
   static Optional<String> address(VirtualMachineInstance vmi, String type) {
-    return vmi.interfaces().stream()
-        .filter(i -> KubeVirtApi.DEFAULT_INTERFACE.equals(i.name()))
-        .flatMap(i -> i.ipAddresses().stream())
+    return vmi.defaultInterfaceIps().stream()
         .filter(ip -> ip.contains(":") == type.equals(IPV6))
         .findFirst();
   }

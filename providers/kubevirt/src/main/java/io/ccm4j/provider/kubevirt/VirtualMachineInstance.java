@@ -28,6 +28,15 @@ record VirtualMachineInstance(
   /** One entry of {@code status.interfaces}. */
   record Interface(String name, List<String> ipAddresses) {}
 
+  /** The non-empty IPs of the first {@code default} interface, in order (K27, K74). */
+  List<String> defaultInterfaceIps() {
+    return interfaces.stream()
+        .filter(i -> KubeVirtApi.DEFAULT_INTERFACE.equals(i.name()))
+        .findFirst()
+        .map(i -> i.ipAddresses().stream().filter(ip -> !ip.isBlank()).toList())
+        .orElse(List.of());
+  }
+
   static VirtualMachineInstance of(GenericKubernetesResource vmi) {
     Map<String, String> annotations = vmi.getMetadata().getAnnotations();
     Map<String, Object> spec = map(vmi.getAdditionalProperties().get("spec"));
