@@ -57,9 +57,7 @@ final class NoExecuteTainting {
     /** Not-ready swapped for unreachable at once, not at the zone's rate. */
     SWAP_TO_UNREACHABLE(UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE),
     /** Both lifted, the node taken off its zone's queue. */
-    LIFT(null, null),
-    /** It has the taint its Ready calls for already. */
-    NONE(null, null);
+    LIFT(null, null);
 
     final Taint add;
     final Taint remove;
@@ -120,9 +118,12 @@ final class NoExecuteTainting {
 
   /**
    * §2.5 B: what the pass does for a node whose Ready is {@code ready} once the pass has judged it
-   * (Unknown when the pass has just marked it so): a node not Ready is queued for its taint unless
-   * it has it, a taint of the other kind is swapped at once, and a Ready node (or any other status)
-   * has both lifted.
+   * (Unknown when the pass has just marked it so): a taint of the other kind is swapped at once, a
+   * Ready node (or any other status) has both lifted, and any other node not Ready is queued, even
+   * one that shows its taint already: as upstream's markNodeForTainting, the queue's memory of the
+   * nodes it processed, not the taint, keeps it from being tainted twice. A node that shows a taint
+   * the controller has just lifted (first seen after a restart or a change of leader, its cached
+   * copy older than the lift) is so queued in the same pass, not a monitor period later.
    */
   static Action decide(String ready, Node node) {
     boolean notReady =
@@ -130,12 +131,9 @@ final class NoExecuteTainting {
     boolean unreachable =
         Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE);
     return switch (ready) {
-      case ConditionStatus.FALSE ->
-          unreachable ? Action.SWAP_TO_NOT_READY : notReady ? Action.NONE : Action.QUEUE_NOT_READY;
+      case ConditionStatus.FALSE -> unreachable ? Action.SWAP_TO_NOT_READY : Action.QUEUE_NOT_READY;
       case ConditionStatus.UNKNOWN ->
-          notReady
-              ? Action.SWAP_TO_UNREACHABLE
-              : unreachable ? Action.NONE : Action.QUEUE_UNREACHABLE;
+          notReady ? Action.SWAP_TO_UNREACHABLE : Action.QUEUE_UNREACHABLE;
       default -> Action.LIFT;
     };
   }
@@ -144,20 +142,27 @@ final class NoExecuteTainting {
   void process(Node node, String ready) {
     Action action = decide(ready, node);
     switch (action) {
-      case QUEUE_NOT_READY, QUEUE_UNREACHABLE -> markNodeForTainting(node);
+      case QUEUE_NOT_READY, QUEUE_UNREACHABLE -> markNodeForTainting(node, action);
       case SWAP_TO_NOT_READY, SWAP_TO_UNREACHABLE -> swapNoExecute(node, action);
       case LIFT -> markNodeAsReachable(node);
-      case NONE -> {}
     }
     log.trace("node {} Ready {}: {}", node.getMetadata().getName(), ready, action);
   }
 
-  private void markNodeForTainting(Node node) {
+  /**
+   * Queues the node (a no-op when it is queued or was processed since it was last removed); a node
+   * without the taint is first forgotten, so one the queue processed earlier is queued again.
+   */
+  private void markNodeForTainting(Node node, Action queue) {
     ZoneTainter tainter = tainters.get(NodeLifecycleController.zoneKey(node));
-    if (tainter != null) {
-      tainter.remove(node.getMetadata().getName());
-      tainter.add(node.getMetadata().getName());
+    if (tainter == null) {
+      return;
     }
+    String name = node.getMetadata().getName();
+    if (!Taints.has(node, queue.add.getKey(), queue.add.getEffect())) {
+      tainter.remove(name);
+    }
+    tainter.add(name);
   }
 
   /** {@link #markNodeAsReachable}, a failure logged: one node must not end a pass. */
@@ -195,9 +200,18 @@ final class NoExecuteTainting {
                 WellKnownTaints.EFFECT_NO_EXECUTE));
   }
 
-  private void swapNoExecute(Node node, Action swap) {
+  /** The swap written; whether it added {@code swap}'s taint (false: the node had it). */
+  private boolean swapNoExecute(Node node, Action swap) {
     Instant now = clock.instant();
-    NodePatches.updateTaints(client, node, taints -> swapped(taints, swap, now));
+    boolean[] adds = {false};
+    NodePatches.updateTaints(
+        client,
+        node,
+        taints -> {
+          adds[0] = !Taints.has(nodeWith(taints), swap.add.getKey(), swap.add.getEffect());
+          return swapped(taints, swap, now);
+        });
+    return adds[0];
   }
 
   /**
@@ -259,12 +273,17 @@ final class NoExecuteTainting {
     if (due.isEmpty()) {
       return ZoneTainter.Outcome.DONE;
     }
+    boolean added;
     try {
-      swapNoExecute(node, due.get());
+      added = swapNoExecute(node, due.get());
     } catch (KubernetesClientException e) {
       return ZoneTainter.Outcome.retry(Duration.ofMillis(50));
     }
+    // Counted as upstream counts it, whenever the swap succeeds (the taint may have been there).
     metrics.zone(zone).evictions.increment();
+    if (!added) {
+      return ZoneTainter.Outcome.DONE;
+    }
     ZoneState state = zoneStates.state(zone);
     events.warning(
         node,

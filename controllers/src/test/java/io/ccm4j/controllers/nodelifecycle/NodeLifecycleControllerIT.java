@@ -186,6 +186,56 @@ class NodeLifecycleControllerIT {
   }
 
   @Test
+  void aNodeStillUnknownWhenANewLeaderStartsGetsItsNoExecuteTaintBackWithoutWaitingAPass()
+      throws Exception {
+    String name = prefix + "failover";
+    SimulatedKubelet kubelet = kubelet(name, "r", "f");
+    kubelet(prefix + "failover-peer", "r", "f");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+    kubelet.stopHeartbeats();
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(
+            () ->
+                "Unknown".equals(ready(name))
+                    && hasTaint(
+                        name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE));
+    // The leader goes; its taint stays, stamped long ago so the new leader's own can be told apart.
+    harness.close();
+    String previousLeaders = "2020-01-01T00:00:00Z";
+    editTaints(
+        name,
+        taints ->
+            taints.replaceAll(
+                t ->
+                    WellKnownTaints.NODE_UNREACHABLE.equals(t.getKey())
+                            && WellKnownTaints.EFFECT_NO_EXECUTE.equals(t.getEffect())
+                        ? new TaintBuilder(t).withTimeAdded(previousLeaders).build()
+                        : t));
+
+    // A new leader whose second pass is an hour away: upstream lifts the taint of a node it sees
+    // for the first time and queues the node again in that same first pass.
+    harness =
+        new ControllerHarness(
+                client,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults()
+                    .withNodeHealth(FAST.withMonitorPeriod(Duration.ofHours(1))))
+            .start(Controllers.NODE_LIFECYCLE);
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                Taints.of(node(name)).stream()
+                    .anyMatch(
+                        t ->
+                            WellKnownTaints.NODE_UNREACHABLE.equals(t.getKey())
+                                && WellKnownTaints.EFFECT_NO_EXECUTE.equals(t.getEffect())
+                                && !previousLeaders.equals(t.getTimeAdded())));
+  }
+
+  @Test
   void aNodeIsNotMarkedUnknownWhileTheLeaseCacheMissesItsRenewals() {
     // A kubelet that renews its Lease and posts its status only at registration, as real ones do
     // between their status reports (every 5 minutes).
