@@ -50,8 +50,11 @@ final class TaintEviction {
    */
   static final long MAX_TOLERATION_SECONDS = Duration.ofDays(365L * 10_000).toSeconds();
 
-  /** A scheduled (or, with a null future, already executed) deletion. */
-  private record Work(Instant createdAt, ScheduledFuture<?> future) {}
+  /**
+   * A scheduled (or, with a null future, already executed) deletion of {@code pod}, kept for the
+   * event that cancels it.
+   */
+  private record Work(Instant createdAt, ScheduledFuture<?> future, Pod pod) {}
 
   private final KubernetesClient client;
   private final SharedIndexInformer<Node> nodes;
@@ -120,7 +123,7 @@ final class TaintEviction {
     Instant now = clock.instant();
     for (Pod pod : onNode) {
       if (taints.isEmpty()) {
-        cancel(pod, true);
+        cancel(Cache.metaNamespaceKeyFunc(pod));
       } else {
         processPodOnNode(pod, taints, now);
       }
@@ -131,7 +134,7 @@ final class TaintEviction {
   synchronized void handlePodUpdate(String podKey) {
     Pod pod = pods.getStore().getByKey(podKey);
     if (pod == null) {
-      cancelKey(podKey);
+      cancel(podKey);
       return;
     }
     String nodeName = pod.getSpec().getNodeName();
@@ -145,34 +148,37 @@ final class TaintEviction {
     processPodOnNode(pod, taints, clock.instant());
   }
 
-  /** §4.4 */
+  /**
+   * §4.4; as upstream's processPodOnNode, every pending deletion it replaces or drops is cancelled
+   * with its event.
+   */
   private void processPodOnNode(Pod pod, List<Taint> taints, Instant now) {
+    String key = Cache.metaNamespaceKeyFunc(pod);
     if (taints.isEmpty()) {
-      cancel(pod, true);
+      cancel(key);
       return;
     }
     List<Toleration> tolerations =
         pod.getSpec().getTolerations() == null ? List.of() : pod.getSpec().getTolerations();
     Optional<List<Toleration>> used = Tolerations.matching(taints, tolerations);
     if (used.isEmpty()) {
-      cancel(pod, false);
+      cancel(key);
       schedule(pod, now, now);
       return;
     }
     long seconds = Math.min(Tolerations.minTolerationSeconds(used.get()), MAX_TOLERATION_SECONDS);
     if (seconds < 0) {
-      cancel(pod, true);
+      cancel(key);
       return;
     }
     Instant trigger = now.plusSeconds(seconds);
-    String key = Cache.metaNamespaceKeyFunc(pod);
     Work existing = work.get(key);
     Instant start = now;
     if (existing != null) {
       if (existing.createdAt().plusSeconds(seconds).isBefore(trigger)) {
         return; // an eviction already scheduled keeps its time
       }
-      cancel(pod, false);
+      cancel(key);
       start = existing.createdAt();
     }
     schedule(pod, start, start.plusSeconds(seconds));
@@ -193,27 +199,24 @@ final class TaintEviction {
                     pod.getMetadata().getUid()),
             delayMs,
             TimeUnit.MILLISECONDS);
-    work.put(key, new Work(createdAt, future));
+    work.put(key, new Work(createdAt, future, pod));
   }
 
-  private void cancel(Pod pod, boolean announce) {
-    Work existing = work.remove(Cache.metaNamespaceKeyFunc(pod));
-    if (existing != null
-        && existing.future() != null
-        && existing.future().cancel(false)
-        && announce) {
+  /**
+   * Drops the pod's deletion; one still pending is cancelled with a {@code TaintManagerEviction}
+   * "Cancelling deletion" event, as upstream's cancelWorkWithEvent records it wherever it cancels:
+   * the taints gone, the pod tolerating them forever, deleted, or its deletion replaced by an
+   * earlier one (an untolerated taint).
+   */
+  private void cancel(String key) {
+    Work existing = work.remove(key);
+    if (existing != null && existing.future() != null && existing.future().cancel(false)) {
+      Pod pod = existing.pod();
       events.normal(
           pod,
           NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
           "Cancelling deletion of Pod %s/%s"
               .formatted(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
-    }
-  }
-
-  private void cancelKey(String key) {
-    Work existing = work.remove(key);
-    if (existing != null && existing.future() != null) {
-      existing.future().cancel(false);
     }
   }
 
@@ -254,7 +257,7 @@ final class TaintEviction {
         synchronized (this) {
           Work done = work.get(key);
           if (done != null) {
-            work.put(key, new Work(done.createdAt(), null));
+            work.put(key, new Work(done.createdAt(), null, done.pod()));
           }
         }
         log.info("evicted pod {} from a node with NoExecute taints", key);

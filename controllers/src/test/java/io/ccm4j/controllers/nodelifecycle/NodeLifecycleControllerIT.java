@@ -913,4 +913,46 @@ class NodeLifecycleControllerIT {
                                 .isEqualTo(
                                     "Cancelling deletion of Pod " + namespace() + "/patient")));
   }
+
+  @Test
+  void anUntoleratedTaintCancelsAPendingEvictionWithItsEventAndEvictsAtOnce() {
+    String nodeName = prefix + "replace";
+    kubelet(nodeName, "r", "g");
+    kubelet(prefix + "replace-peer", "r", "g");
+    Pod pod = pod("replaced", nodeName, maintenance(300L));
+    taintForMaintenance(nodeName, true);
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> controller.isEvictionPending(namespace() + "/replaced"));
+
+    editTaints(
+        nodeName,
+        taints ->
+            taints.add(
+                new TaintBuilder().withKey("example.com/fenced").withEffect("NoExecute").build()));
+
+    await().atMost(5, TimeUnit.SECONDS).until(() -> markedForDeletion("replaced"));
+    // Upstream's processPodOnNode cancels the scheduled deletion through cancelWorkWithEvent
+    // before it deletes at once: both TaintManagerEviction events, Normal, on the pod.
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .untilAsserted(
+            () ->
+                assertThat(harness.eventsFor("replaced"))
+                    .filteredOn(e -> "TaintManagerEviction".equals(e.getReason()))
+                    .allSatisfy(
+                        e -> {
+                          assertThat(e.getType()).isEqualTo("Normal");
+                          assertThat(e.getMetadata().getNamespace()).isEqualTo(namespace());
+                          assertThat(e.getInvolvedObject().getKind()).isEqualTo("Pod");
+                          assertThat(e.getInvolvedObject().getApiVersion()).isEqualTo("v1");
+                          assertThat(e.getInvolvedObject().getNamespace()).isEqualTo(namespace());
+                          assertThat(e.getInvolvedObject().getUid())
+                              .isEqualTo(pod.getMetadata().getUid());
+                        })
+                    .extracting(e -> e.getMessage())
+                    .containsExactlyInAnyOrder(
+                        "Cancelling deletion of Pod " + namespace() + "/replaced",
+                        "Marking for deletion Pod " + namespace() + "/replaced"));
+  }
 }

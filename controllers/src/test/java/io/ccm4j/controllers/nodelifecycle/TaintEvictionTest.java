@@ -39,7 +39,11 @@ class TaintEvictionTest {
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final List<String> events = new ArrayList<>();
-  private final RecordingTimers timers = new RecordingTimers();
+
+  /** The events and the scheduled deletions, in the order they happened. */
+  private final List<String> timeline = new ArrayList<>();
+
+  private final RecordingTimers timers = new RecordingTimers(timeline);
   private final TaintEviction manager =
       new TaintEviction(
           null,
@@ -49,6 +53,7 @@ class TaintEvictionTest {
             @Override
             public void normal(HasMetadata object, String reason, String message) {
               events.add(reason + ": " + message);
+              timeline.add(reason + ": " + message);
             }
 
             @Override
@@ -68,14 +73,17 @@ class TaintEvictionTest {
   /** Records each scheduled deletion's delay; nothing ever runs. */
   private static final class RecordingTimers extends ScheduledThreadPoolExecutor {
     final List<Duration> delays = new ArrayList<>();
+    private final List<String> timeline;
 
-    RecordingTimers() {
+    RecordingTimers(List<String> timeline) {
       super(1);
+      this.timeline = timeline;
     }
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       delays.add(Duration.ofMillis(unit.toMillis(delay)));
+      timeline.add("deletion in " + Duration.ofMillis(unit.toMillis(delay)));
       return super.schedule(() -> {}, 1, TimeUnit.DAYS);
     }
   }
@@ -246,7 +254,7 @@ class TaintEvictionTest {
   }
 
   @Test
-  void aDeletedPodsPendingDeletionIsDropped() {
+  void aDeletedPodsPendingDeletionIsCancelledSayingSo() {
     node("n", WellKnownTaints.NODE_UNREACHABLE);
     String key = pod("p", "n", 300L);
     manager.handleNodeUpdate("n");
@@ -255,7 +263,55 @@ class TaintEvictionTest {
     manager.handlePodUpdate(key);
 
     assertThat(manager.isEvictionPending(key)).isFalse();
-    assertThat(events).isEmpty();
+    assertThat(events)
+        .containsExactly("TaintManagerEviction: Cancelling deletion of Pod default/p");
+  }
+
+  @Test
+  void anUntoleratedTaintCancelsThePendingDeletionSayingSoBeforeDeletingAtOnce() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    node("n", WellKnownTaints.NODE_UNREACHABLE, "example.com/untolerated");
+    manager.handleNodeUpdate("n");
+
+    assertThat(timeline)
+        .containsExactly(
+            "deletion in PT5M",
+            "TaintManagerEviction: Cancelling deletion of Pod default/p",
+            "deletion in PT0S");
+    assertThat(manager.isEvictionPending(key)).isTrue();
+  }
+
+  @Test
+  void aPodNoLongerToleratingTheTaintsIsCancelledSayingSoBeforeDeletingAtOnce() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    pods.get(key).getSpec().setTolerations(List.of());
+    manager.handlePodUpdate(key);
+
+    assertThat(timeline)
+        .containsExactly(
+            "deletion in PT5M",
+            "TaintManagerEviction: Cancelling deletion of Pod default/p",
+            "deletion in PT0S");
+  }
+
+  @Test
+  void aPodNowToleratingForeverHasItsDeletionCancelledSayingSo() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    pods.get(key).getSpec().getTolerations().getFirst().setTolerationSeconds(null);
+    manager.handlePodUpdate(key);
+
+    assertThat(manager.isEvictionPending(key)).isFalse();
+    assertThat(events)
+        .containsExactly("TaintManagerEviction: Cancelling deletion of Pod default/p");
   }
 
   @Test
