@@ -19,7 +19,7 @@ import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -49,6 +49,11 @@ final class TaintEviction {
    * overflows its Duration beyond about 292 years and may evict at once).
    */
   static final long MAX_TOLERATION_SECONDS = Duration.ofDays(365L * 10_000).toSeconds();
+
+  /** Tries of an eviction, 10 ms apart (upstream's retries). */
+  private static final int TRIES = 5;
+
+  private static final String DISRUPTION_TARGET = "DisruptionTarget";
 
   /**
    * A scheduled (or, with a null future, already executed) deletion of {@code pod}, kept for the
@@ -221,8 +226,11 @@ final class TaintEviction {
   }
 
   /**
-   * §4.5: mark the pod as a disruption target, record the event, delete it (5 tries): the pod the
-   * deletion was scheduled for, never another one created since under its name.
+   * §4.5, as upstream's deletePodHandler: records the event, then up to {@link #TRIES} times, 10 ms
+   * apart, reads the pod, gives it the {@code DisruptionTarget} condition and deletes it, the pod
+   * the deletion was scheduled for and never another one created since under its name. A try whose
+   * condition write fails deletes nothing (upstream's addConditionAndDeletePod returns the error):
+   * the next try starts again from a fresh read.
    */
   private void evict(String namespace, String name, String uid) {
     String key = Cache.namespaceKeyFunc(namespace, name);
@@ -235,14 +243,10 @@ final class TaintEviction {
         pod,
         NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
         "Marking for deletion Pod %s/%s".formatted(namespace, name));
-    try {
-      markDisruptionTarget(pod);
-    } catch (KubernetesClientException e) {
-      log.warn("pod {}: could not add the DisruptionTarget condition: {}", key, e.getMessage());
-    }
-    for (int attempt = 1; attempt <= 5; attempt++) {
+    for (int attempt = 1; attempt <= TRIES; attempt++) {
       try {
-        PodDeletions.Outcome outcome = PodDeletions.deleteExactly(client, pod);
+        PodDeletions.Outcome outcome =
+            PodDeletions.deleteExactly(client, pod, this::markDisruptionTarget);
         if (outcome != PodDeletions.Outcome.DELETED) {
           log.info(
               "pod {}: not evicted, {}",
@@ -263,7 +267,7 @@ final class TaintEviction {
         log.info("evicted pod {} from a node with NoExecute taints", key);
         return;
       } catch (KubernetesClientException e) {
-        log.warn("pod {}: delete failed (attempt {}): {}", key, attempt, e.getMessage());
+        log.warn("pod {}: eviction failed (try {} of {}): {}", key, attempt, TRIES, e.getMessage());
         try {
           Thread.sleep(10);
         } catch (InterruptedException interrupted) {
@@ -272,25 +276,53 @@ final class TaintEviction {
         }
       }
     }
+    // Given up, as upstream's: evicted again only when a change of the node's taints or of the
+    // pod's tolerations schedules it anew.
     work.remove(key);
   }
 
-  private void markDisruptionTarget(Pod pod) {
-    List<PodCondition> conditions =
-        new ArrayList<>(
-            pod.getStatus() == null || pod.getStatus().getConditions() == null
-                ? List.of()
-                : pod.getStatus().getConditions());
-    conditions.removeIf(c -> "DisruptionTarget".equals(c.getType()));
-    conditions.add(
+  /** The pod, given the {@code DisruptionTarget} condition unless it has it already. */
+  private Pod markDisruptionTarget(Pod pod) {
+    return disruptionTarget(pod, clock.instant())
+        .map(condition -> PodStatusPatches.patchCondition(client, pod, condition))
+        .orElse(pod);
+  }
+
+  /**
+   * The {@code DisruptionTarget} condition taint eviction gives the pod, or empty when the pod has
+   * it already, as upstream's UpdatePodCondition decides: a condition of the same status keeps its
+   * transition time, and only the status, reason, message and probe time count as a change. Its
+   * observed generation is the pod's (PodObservedGenerationTracking, GA in 1.35).
+   */
+  static Optional<PodCondition> disruptionTarget(Pod pod, Instant now) {
+    Optional<PodCondition> existing =
+        pod.getStatus() == null || pod.getStatus().getConditions() == null
+            ? Optional.empty()
+            : pod.getStatus().getConditions().stream()
+                .filter(c -> DISRUPTION_TARGET.equals(c.getType()))
+                .findFirst();
+    PodCondition wanted =
         new PodConditionBuilder()
-            .withType("DisruptionTarget")
+            .withType(DISRUPTION_TARGET)
             .withStatus(ConditionStatus.TRUE)
             .withReason("DeletionByTaintManager")
             .withMessage("Taint manager: deleting due to NoExecute taint")
-            .withLastTransitionTime(clock.instant().toString())
-            .build());
-    PodStatusPatches.patchConditions(client, pod, conditions);
+            .withObservedGeneration(pod.getMetadata().getGeneration())
+            .withLastTransitionTime(now.truncatedTo(ChronoUnit.SECONDS).toString())
+            .build();
+    if (existing.isEmpty()) {
+      return Optional.of(wanted);
+    }
+    PodCondition old = existing.get();
+    if (!Objects.equals(old.getStatus(), wanted.getStatus())) {
+      return Optional.of(wanted);
+    }
+    wanted.setLastTransitionTime(old.getLastTransitionTime());
+    boolean same =
+        Objects.equals(old.getReason(), wanted.getReason())
+            && Objects.equals(old.getMessage(), wanted.getMessage())
+            && old.getLastProbeTime() == null;
+    return same ? Optional.empty() : Optional.of(wanted);
   }
 
   /** Whether a deletion of the pod is pending (not yet executed). */

@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodeutil;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.function.UnaryOperator;
 
 /** Deletes a pod, that very pod: not another one created since under its name. */
 public final class PodDeletions {
@@ -25,6 +26,16 @@ public final class PodDeletions {
    * caller to try again. Upstream deletes by name only.
    */
   public static Outcome deleteExactly(KubernetesClient client, Pod pod) {
+    return deleteExactly(client, pod, UnaryOperator.identity());
+  }
+
+  /**
+   * {@link #deleteExactly(KubernetesClient, Pod)}, with {@code beforeDelete} run on the pod as just
+   * read (this very pod): it returns the pod as it left it (the resource version the deletion is
+   * conditional on), and an exception it throws leaves the pod undeleted.
+   */
+  public static Outcome deleteExactly(
+      KubernetesClient client, Pod pod, UnaryOperator<Pod> beforeDelete) {
     String namespace = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     Pod current = client.pods().inNamespace(namespace).withName(name).get();
@@ -34,12 +45,13 @@ public final class PodDeletions {
     if (!current.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
       return Outcome.REPLACED;
     }
+    Pod toDelete = beforeDelete.apply(current);
     boolean deleted =
         !client
             .pods()
             .inNamespace(namespace)
-            .resource(current)
-            .lockResourceVersion(current.getMetadata().getResourceVersion())
+            .resource(toDelete)
+            .lockResourceVersion(toDelete.getMetadata().getResourceVersion())
             .delete()
             .isEmpty();
     return deleted ? Outcome.DELETED : Outcome.GONE;

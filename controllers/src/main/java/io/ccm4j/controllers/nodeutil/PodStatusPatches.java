@@ -13,6 +13,28 @@ public final class PodStatusPatches {
 
   private PodStatusPatches() {}
 
+  /**
+   * Adds or replaces one condition of the pod's status (a strategic merge by type: the others
+   * stay), on the condition that the pod is still the one with its UID; the pod as patched.
+   */
+  public static Pod patchCondition(KubernetesClient client, Pod pod, PodCondition condition) {
+    return client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .resource(pod) // not withName(): fabric8 would GET the pod before patching
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            client
+                .getKubernetesSerialization()
+                .asJson(
+                    Map.of(
+                        "metadata",
+                        Map.of("uid", pod.getMetadata().getUid()),
+                        "status",
+                        Map.of("conditions", List.of(condition)))));
+  }
+
   /** Replaces the pod's {@code status.conditions} with these. */
   public static void patchConditions(
       KubernetesClient client, Pod pod, List<PodCondition> conditions) {

@@ -10,6 +10,7 @@ import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
+import io.ccm4j.controllers.nodeutil.PodStatusPatches;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
@@ -17,11 +18,13 @@ import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -29,6 +32,7 @@ import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
@@ -954,5 +958,125 @@ class NodeLifecycleControllerIT {
                     .containsExactlyInAnyOrder(
                         "Cancelling deletion of Pod " + namespace() + "/replaced",
                         "Marking for deletion Pod " + namespace() + "/replaced"));
+  }
+
+  @Test
+  void aPodWhoseDisruptionTargetConditionCannotBeWrittenIsNotDeleted() {
+    String nodeName = prefix + "unmarkable";
+    kubelet(nodeName, "r", "h");
+    kubelet(prefix + "unmarkable-peer", "r", "h");
+    pod("unmarkable", nodeName);
+    Pod probe = pod("unmarkable-probe", prefix + "unmarkable-peer");
+    String policy = prefix + "deny-pod-status";
+    denyStatusWritesOfPodsNamedUnmarkable(policy);
+    try {
+      // The policy takes effect once the API server has loaded it: until a probe's write fails.
+      await().atMost(30, TimeUnit.SECONDS).until(() -> !canWriteStatus(probe));
+
+      taintForMaintenance(nodeName, true);
+
+      await()
+          .atMost(10, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertThat(harness.eventsFor("unmarkable"))
+                      .extracting(e -> e.getMessage())
+                      .contains("Marking for deletion Pod " + namespace() + "/unmarkable"));
+      // Upstream's addConditionAndDeletePod returns the patch's error before the delete: each of
+      // its tries fails, and the pod stays.
+      await()
+          .during(Duration.ofSeconds(3))
+          .atMost(5, TimeUnit.SECONDS)
+          .until(() -> !markedForDeletion("unmarkable"));
+    } finally {
+      allowStatusWrites(policy);
+    }
+    await().atMost(30, TimeUnit.SECONDS).until(() -> canWriteStatus(probe));
+
+    // Given up until the pod is scheduled for deletion anew, here by another taint.
+    editTaints(
+        nodeName,
+        taints ->
+            taints.add(
+                new TaintBuilder().withKey("example.com/fenced").withEffect("NoExecute").build()));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> markedForDeletion("unmarkable"));
+  }
+
+  /** Whether a condition can be written to the pod's status; false when a policy denies it. */
+  private boolean canWriteStatus(Pod pod) {
+    try {
+      PodStatusPatches.patchCondition(
+          client,
+          pod,
+          new PodConditionBuilder()
+              .withType("example.com/Probe")
+              .withStatus("True")
+              .withMessage(String.valueOf(System.nanoTime()))
+              .build());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (!e.getMessage().contains("denied request")) {
+        throw e;
+      }
+      return false;
+    }
+  }
+
+  private void denyStatusWritesOfPodsNamedUnmarkable(String policy) {
+    client
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("admissionregistration.k8s.io/v1")
+                .withKind("ValidatingAdmissionPolicy")
+                .withNewMetadata()
+                .withName(policy)
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec",
+                    Map.of(
+                        "failurePolicy",
+                        "Fail",
+                        "matchConstraints",
+                        Map.of(
+                            "resourceRules",
+                            List.of(
+                                Map.of(
+                                    "apiGroups", List.of(""),
+                                    "apiVersions", List.of("v1"),
+                                    "operations", List.of("UPDATE"),
+                                    "resources", List.of("pods/status")))),
+                        "validations",
+                        List.of(
+                            Map.of(
+                                "expression",
+                                "!object.metadata.name.startsWith('unmarkable')",
+                                "message",
+                                "status writes to unmarkable pods are blocked"))))
+                .build())
+        .create();
+    client
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("admissionregistration.k8s.io/v1")
+                .withKind("ValidatingAdmissionPolicyBinding")
+                .withNewMetadata()
+                .withName(policy)
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec", Map.of("policyName", policy, "validationActions", List.of("Deny")))
+                .build())
+        .create();
+  }
+
+  private void allowStatusWrites(String policy) {
+    client
+        .genericKubernetesResources(
+            "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding")
+        .withName(policy)
+        .delete();
+    client
+        .genericKubernetesResources("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
+        .withName(policy)
+        .delete();
   }
 }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
@@ -344,5 +346,69 @@ class TaintEvictionTest {
     Pod moved = new PodBuilder(pod).editSpec().withNodeName("b").endSpec().build();
     assertThat(TaintEviction.podChanged(pod, relabelled)).isFalse();
     assertThat(TaintEviction.podChanged(pod, moved)).isTrue();
+  }
+
+  private static Pod podWith(PodCondition... conditions) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("p")
+        .withGeneration(3L)
+        .endMetadata()
+        .withNewStatus()
+        .withConditions(conditions)
+        .endStatus()
+        .build();
+  }
+
+  private static PodCondition disruptionTarget(String status, String message, String since) {
+    return new PodConditionBuilder()
+        .withType("DisruptionTarget")
+        .withStatus(status)
+        .withReason("DeletionByTaintManager")
+        .withMessage(message)
+        .withLastTransitionTime(since)
+        .build();
+  }
+
+  @Test
+  void aPodIsMarkedAsADisruptionTargetOfItsGenerationUnlessItIsAlready() {
+    String message = "Taint manager: deleting due to NoExecute taint";
+    PodCondition ready = new PodConditionBuilder().withType("Ready").withStatus("True").build();
+    Instant later = NOW.plusMillis(1500);
+
+    assertThat(TaintEviction.disruptionTarget(podWith(ready), later))
+        .as("none yet: stamped now, to the second, with the pod's generation")
+        .hasValueSatisfying(
+            c -> {
+              assertThat(c.getType()).isEqualTo("DisruptionTarget");
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo("DeletionByTaintManager");
+              assertThat(c.getMessage()).isEqualTo(message);
+              assertThat(c.getObservedGeneration()).isEqualTo(3L);
+              assertThat(c.getLastTransitionTime()).isEqualTo("2026-01-01T00:00:01Z");
+            });
+    assertThat(
+            TaintEviction.disruptionTarget(
+                podWith(ready, disruptionTarget("True", message, "2025-01-01T00:00:00Z")), later))
+        .as("there already: nothing to write, whatever its generation")
+        .isEmpty();
+    assertThat(
+            TaintEviction.disruptionTarget(
+                podWith(disruptionTarget("True", "another's", "2025-01-01T00:00:00Z")), later))
+        .as("another message: rewritten, its transition time kept")
+        .hasValueSatisfying(
+            c -> {
+              assertThat(c.getMessage()).isEqualTo(message);
+              assertThat(c.getLastTransitionTime()).isEqualTo("2025-01-01T00:00:00Z");
+            });
+    assertThat(
+            TaintEviction.disruptionTarget(
+                podWith(disruptionTarget("False", message, "2025-01-01T00:00:00Z")), later))
+        .as("False until now: True from now")
+        .hasValueSatisfying(
+            c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getLastTransitionTime()).isEqualTo("2026-01-01T00:00:01Z");
+            });
   }
 }
