@@ -138,8 +138,7 @@ public final class NodeLifecycleController implements Controller {
             EVICTION_THREADS,
             runnable -> Thread.ofPlatform().name("node-lifecycle-eviction").unstarted(runnable));
     this.taintEviction =
-        new TaintEviction(
-            client, nodes, pods, events, clock, evictions, lifecycleMetrics.podDeletions);
+        new TaintEviction(client, nodes, pods, events, clock, evictions, lifecycleMetrics);
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(
@@ -243,6 +242,16 @@ public final class NodeLifecycleController implements Controller {
 
   /** One pass (§2.2); public so a benchmark can time it without the periodic loop. */
   public synchronized void monitorNodeHealth() {
+    long start = System.nanoTime();
+    try {
+      judgeNodes();
+    } finally {
+      lifecycleMetrics.updateAllNodesHealthDuration.record(
+          System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void judgeNodes() {
     List<Node> all = nodes.getStore().list();
     Set<String> listed = new HashSet<>();
     for (Node node : all) {
@@ -275,59 +284,79 @@ public final class NodeLifecycleController implements Controller {
     Map<String, List<NodeCondition>> zoneConditions = new LinkedHashMap<>();
     Instant now = clock.instant();
     for (Node node : all) {
-      String name = node.getMetadata().getName();
-      HealthEvaluation.Result result;
+      long nodeStart = System.nanoTime();
+      boolean goOn;
       try {
-        result = leaseCacheIsBehind() ? null : evaluateAndWrite(node, now);
-      } catch (KubernetesClientException e) {
-        log.warn(
-            "node {}: cannot update health, skipping - no pods will be evicted: {}",
-            name,
-            e.getMessage());
-        continue;
+        goOn = judgeNode(node, now, zoneConditions);
+      } finally {
+        lifecycleMetrics.updateNodeHealthDuration.record(
+            System.nanoTime() - nodeStart, TimeUnit.NANOSECONDS);
       }
-      if (result == null) {
-        // A stale Lease cache would make live nodes look silent: judge none of the others, and
-        // leave the zones as the last complete pass left them.
-        log.debug("the Lease cache is behind the API server: this pass judges no more nodes");
+      if (!goOn) {
         return;
-      }
-      if (!isExcluded(node)) {
-        zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());
-      }
-      if (result.current() == null) {
-        continue;
-      }
-      try {
-        // Ready as it is after this pass, as upstream's (1.37) passes it: a node this pass
-        // marked Unknown is queued for its NoExecute taint now, not a monitor period later.
-        tainting.process(node, result.current().getStatus());
-      } catch (KubernetesClientException e) {
-        // One node's taint write (a webhook's 403, a node deleted meanwhile) must not end the
-        // pass: the nodes after it and the zone decisions still need it. Retried next pass.
-        log.warn("node {}: cannot update its NoExecute taints: {}", name, e.getMessage());
-      }
-      boolean becameNotReady =
-          !ConditionStatus.TRUE.equals(result.current().getStatus())
-              && ConditionStatus.TRUE.equals(result.observed().getStatus());
-      if (becameNotReady) {
-        events.normal(
-            node,
-            NodeLifecycleEvents.NODE_NOT_READY,
-            "Node %s status is now: NodeNotReady".formatted(name));
-      }
-      // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
-      // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
-      if ((becameNotReady
-              || podsToRetry.contains(name)
-                  && !ConditionStatus.TRUE.equals(result.observed().getStatus()))
-          && !podReadiness.markPodsNotReady(name)) {
-        podsToRetry.add(name);
-      } else {
-        podsToRetry.remove(name);
       }
     }
     applyZoneDecisions(zoneConditions, all);
+  }
+
+  /**
+   * §2.2 for one node: its health judged and written, its taints and pods seen to; false when the
+   * Lease cache is behind and the pass must stop.
+   */
+  private boolean judgeNode(
+      Node node, Instant now, Map<String, List<NodeCondition>> zoneConditions) {
+    String name = node.getMetadata().getName();
+    HealthEvaluation.Result result;
+    try {
+      result = leaseCacheIsBehind() ? null : evaluateAndWrite(node, now);
+    } catch (KubernetesClientException e) {
+      log.warn(
+          "node {}: cannot update health, skipping - no pods will be evicted: {}",
+          name,
+          e.getMessage());
+      return true;
+    }
+    if (result == null) {
+      // A stale Lease cache would make live nodes look silent: judge none of the others, and
+      // leave the zones as the last complete pass left them.
+      log.debug("the Lease cache is behind the API server: this pass judges no more nodes");
+      return false;
+    }
+    if (!isExcluded(node)) {
+      zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());
+    }
+    if (result.current() == null) {
+      return true;
+    }
+    try {
+      // Ready as it is after this pass, as upstream's (1.37) passes it: a node this pass
+      // marked Unknown is queued for its NoExecute taint now, not a monitor period later.
+      tainting.process(node, result.current().getStatus());
+    } catch (KubernetesClientException e) {
+      // One node's taint write (a webhook's 403, a node deleted meanwhile) must not end the
+      // pass: the nodes after it and the zone decisions still need it. Retried next pass.
+      log.warn("node {}: cannot update its NoExecute taints: {}", name, e.getMessage());
+    }
+    boolean becameNotReady =
+        !ConditionStatus.TRUE.equals(result.current().getStatus())
+            && ConditionStatus.TRUE.equals(result.observed().getStatus());
+    if (becameNotReady) {
+      events.normal(
+          node,
+          NodeLifecycleEvents.NODE_NOT_READY,
+          "Node %s status is now: NodeNotReady".formatted(name));
+    }
+    // §2.2: pods whose NotReady mark failed are retried on later passes while the node stays
+    // not Ready (upstream's nodesToRetry); a node that is Ready again needs none.
+    if ((becameNotReady
+            || podsToRetry.contains(name)
+                && !ConditionStatus.TRUE.equals(result.observed().getStatus()))
+        && !podReadiness.markPodsNotReady(name)) {
+      podsToRetry.add(name);
+    } else {
+      podsToRetry.remove(name);
+    }
+    return true;
   }
 
   /**

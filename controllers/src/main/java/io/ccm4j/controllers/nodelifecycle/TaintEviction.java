@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -69,7 +68,7 @@ final class TaintEviction {
   private final ScheduledExecutorService timers;
   private final Map<String, List<Taint>> taintedNodes = new ConcurrentHashMap<>();
   private final Map<String, Work> work = new ConcurrentHashMap<>();
-  private final Counter evictions;
+  private final NodeLifecycleControllerMetrics metrics;
 
   TaintEviction(
       KubernetesClient client,
@@ -78,14 +77,14 @@ final class TaintEviction {
       EventRecorder events,
       InstantSource clock,
       ScheduledExecutorService timers,
-      Counter evictions) {
+      NodeLifecycleControllerMetrics metrics) {
     this.client = client;
     this.nodes = nodes;
     this.pods = pods;
     this.events = events;
     this.clock = clock;
     this.timers = timers;
-    this.evictions = evictions;
+    this.metrics = metrics;
   }
 
   static List<Taint> noExecuteTaints(Node node) {
@@ -201,7 +200,8 @@ final class TaintEviction {
                 evict(
                     pod.getMetadata().getNamespace(),
                     pod.getMetadata().getName(),
-                    pod.getMetadata().getUid()),
+                    pod.getMetadata().getUid(),
+                    fireAt),
             delayMs,
             TimeUnit.MILLISECONDS);
     work.put(key, new Work(createdAt, future, pod));
@@ -232,7 +232,7 @@ final class TaintEviction {
    * condition write fails deletes nothing (upstream's addConditionAndDeletePod returns the error):
    * the next try starts again from a fresh read.
    */
-  private void evict(String namespace, String name, String uid) {
+  private void evict(String namespace, String name, String uid, Instant fireAt) {
     String key = Cache.namespaceKeyFunc(namespace, name);
     Pod pod = pods.getStore().getByKey(key);
     if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
@@ -257,7 +257,9 @@ final class TaintEviction {
           work.remove(key);
           return;
         }
-        evictions.increment();
+        metrics.podDeletions.increment();
+        Duration latency = Duration.between(fireAt, clock.instant());
+        metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
         synchronized (this) {
           Work done = work.get(key);
           if (done != null) {

@@ -848,6 +848,24 @@ class NodeLifecycleControllerIT {
                             assertThat(e.getMessage())
                                 .isEqualTo(
                                     "Marking for deletion Pod " + namespace() + "/three-seconds")));
+    assertThat(harness.metrics().get("taint_eviction_controller_pod_deletions").counter().count())
+        .isGreaterThanOrEqualTo(2);
+    assertThat(
+            harness
+                .metrics()
+                .get("taint_eviction_controller_pod_deletion_duration")
+                .timer()
+                .count())
+        .isGreaterThanOrEqualTo(2);
+    assertThat(
+            harness
+                .metrics()
+                .get("node_collector_update_all_nodes_health_duration")
+                .timer()
+                .count())
+        .isPositive();
+    assertThat(harness.metrics().get("node_collector_update_node_health_duration").timer().count())
+        .isPositive();
   }
 
   @Test

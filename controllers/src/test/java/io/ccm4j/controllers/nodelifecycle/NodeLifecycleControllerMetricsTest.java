@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,28 @@ class NodeLifecycleControllerMetricsTest {
     assertThat(served.scrape())
         .contains("node_collector_evictions_total{zone=\"r/a\"} 1.0")
         .contains("taint_eviction_controller_pod_deletions_total 1.0");
+  }
+
+  @Test
+  void theHistogramsAreServedUnderUpstreamsNamesWithItsBuckets() {
+    PrometheusMeterRegistry served = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    NodeLifecycleControllerMetrics exported = new NodeLifecycleControllerMetrics(served);
+
+    exported.podDeletionDuration.record(Duration.ofMillis(20));
+    exported.updateNodeHealthDuration.record(Duration.ofMillis(3));
+    exported.updateAllNodesHealthDuration.record(Duration.ofMillis(50));
+
+    assertThat(served.scrape())
+        .contains("taint_eviction_controller_pod_deletion_duration_seconds_bucket{le=\"0.005\"} 0")
+        .contains("taint_eviction_controller_pod_deletion_duration_seconds_bucket{le=\"0.025\"} 1")
+        .contains("taint_eviction_controller_pod_deletion_duration_seconds_bucket{le=\"240.0\"} 1")
+        .contains("node_collector_update_node_health_duration_seconds_bucket{le=\"0.001\"} 0")
+        .contains("node_collector_update_node_health_duration_seconds_bucket{le=\"0.004\"} 1")
+        .contains("node_collector_update_node_health_duration_seconds_bucket{le=\"16.384\"} 1")
+        .contains("node_collector_update_all_nodes_health_duration_seconds_bucket{le=\"0.04\"} 0")
+        .contains("node_collector_update_all_nodes_health_duration_seconds_bucket{le=\"0.16\"} 1")
+        .contains(
+            "node_collector_update_all_nodes_health_duration_seconds_bucket{le=\"163.84\"} 1");
   }
 
   @Test

@@ -65,7 +65,7 @@ class TaintEvictionTest {
           },
           () -> NOW,
           timers,
-          new SimpleMeterRegistry().counter("deletions"));
+          new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()));
 
   @AfterEach
   void stopTimers() {
