@@ -29,7 +29,8 @@ final class NodeLifecycleControllerMetrics {
   /**
    * Taint eviction's time from a deletion's due time to the pod's deletion. Upstream's observes
    * {@code float64(time.Since(fireAt) * time.Second)}, a duration multiplied by a duration, so its
-   * values are nanoseconds times 10^9 and fall in the +Inf bucket; this one is in seconds.
+   * values are nanoseconds times 10^9 (wrapping around past 9.2 s) and land in no bucket they
+   * belong to; this one is in seconds.
    */
   final Timer podDeletionDuration;
 
