@@ -12,8 +12,6 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,30 +61,23 @@ final class PodReadiness {
   }
 
   /**
-   * The pod's conditions with Ready set to False (its transition at {@code now}); empty when there
-   * is nothing to write: Ready is False already, or the pod has no Ready condition (§2.4).
+   * The pod's Ready condition set to False (its transition at {@code now}); empty when there is
+   * nothing to write: Ready is False already, or the pod has no Ready condition (§2.4).
    */
-  static Optional<List<PodCondition>> notReadyConditions(Pod pod, Instant now) {
-    List<PodCondition> conditions =
-        pod.getStatus() == null || pod.getStatus().getConditions() == null
-            ? List.of()
-            : pod.getStatus().getConditions();
-    boolean changed = false;
-    List<PodCondition> updated = new ArrayList<>();
-    for (PodCondition condition : conditions) {
-      if ("Ready".equals(condition.getType())
-          && !ConditionStatus.FALSE.equals(condition.getStatus())) {
-        updated.add(
-            new PodConditionBuilder(condition)
-                .withStatus(ConditionStatus.FALSE)
-                .withLastTransitionTime(now.toString())
-                .build());
-        changed = true;
-      } else {
-        updated.add(condition);
-      }
+  static Optional<PodCondition> notReadyCondition(Pod pod, Instant now) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return Optional.empty();
     }
-    return changed ? Optional.of(updated) : Optional.empty();
+    return pod.getStatus().getConditions().stream()
+        .filter(condition -> "Ready".equals(condition.getType()))
+        .findFirst()
+        .filter(ready -> !ConditionStatus.FALSE.equals(ready.getStatus()))
+        .map(
+            ready ->
+                new PodConditionBuilder(ready)
+                    .withStatus(ConditionStatus.FALSE)
+                    .withLastTransitionTime(now.toString())
+                    .build());
   }
 
   /** The pod's node, or null when it is not bound. */
@@ -107,14 +98,19 @@ final class PodReadiness {
     return all;
   }
 
-  /** Sets the pod's Ready condition to False (no write when it is False already), with an event. */
-  private boolean markPodNotReady(Pod pod) {
-    Optional<List<PodCondition>> updated = notReadyConditions(pod, clock.instant());
-    if (updated.isEmpty()) {
+  /**
+   * Sets the pod's Ready condition to False (no write when it is False already), with an event.
+   * Only that condition is written (a strategic merge by type), so a condition another writer added
+   * since the pod was cached is kept, where upstream's whole-status update would fail on the newer
+   * version and wait for the next pass.
+   */
+  boolean markPodNotReady(Pod pod) {
+    Optional<PodCondition> notReady = notReadyCondition(pod, clock.instant());
+    if (notReady.isEmpty()) {
       return true;
     }
     try {
-      PodStatusPatches.patchConditions(client, pod, updated.get());
+      PodStatusPatches.patchCondition(client, pod, notReady.get());
       events.warning(pod, NodeLifecycleEvents.NODE_NOT_READY, "Node is not ready");
       return true;
     } catch (KubernetesClientException e) {

@@ -34,19 +34,4 @@ public final class PodStatusPatches {
                         "status",
                         Map.of("conditions", List.of(condition)))));
   }
-
-  /** Replaces the pod's {@code status.conditions} with these. */
-  public static void patchConditions(
-      KubernetesClient client, Pod pod, List<PodCondition> conditions) {
-    client
-        .pods()
-        .inNamespace(pod.getMetadata().getNamespace())
-        .resource(pod) // not withName(): fabric8 would GET the pod before patching
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            client
-                .getKubernetesSerialization()
-                .asJson(Map.of("status", Map.of("conditions", conditions))));
-  }
 }

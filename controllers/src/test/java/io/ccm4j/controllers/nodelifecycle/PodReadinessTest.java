@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,16 +50,14 @@ class PodReadinessTest {
     PodCondition scheduled = condition("PodScheduled", "True");
     Pod pod = pod("n", scheduled, condition("Ready", ready));
 
-    Optional<List<PodCondition>> updated = PodReadiness.notReadyConditions(pod, NOW);
+    Optional<PodCondition> updated = PodReadiness.notReadyCondition(pod, NOW);
 
     if (written) {
       assertThat(updated)
           .contains(
-              List.of(
-                  scheduled,
-                  new PodConditionBuilder(condition("Ready", "False"))
-                      .withLastTransitionTime(NOW.toString())
-                      .build()));
+              new PodConditionBuilder(condition("Ready", "False"))
+                  .withLastTransitionTime(NOW.toString())
+                  .build());
     } else {
       assertThat(updated).isEmpty();
     }
@@ -68,9 +65,9 @@ class PodReadinessTest {
 
   @Test
   void aPodWithoutAReadyConditionOrStatusIsLeftAlone() {
-    assertThat(PodReadiness.notReadyConditions(pod("n", condition("PodScheduled", "True")), NOW))
+    assertThat(PodReadiness.notReadyCondition(pod("n", condition("PodScheduled", "True")), NOW))
         .isEmpty();
-    assertThat(PodReadiness.notReadyConditions(new Pod(), NOW)).isEmpty();
+    assertThat(PodReadiness.notReadyCondition(new Pod(), NOW)).isEmpty();
   }
 
   @ParameterizedTest(name = "nodeName \"{0}\" -> {1}")
