@@ -91,6 +91,11 @@ public final class PeriodicPass {
     try {
       pass.run();
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        // The executor is shutting down: the pass was cut short, nothing failed.
+        log.debug("{} stopped by the shutdown: {}", name, e.toString());
+        return;
+      }
       log.error("{} failed, next pass as scheduled: {}", name, e.toString());
     } catch (StackOverflowError e) {
       log.error("{}: bug, next pass as scheduled", name, e);

@@ -3,14 +3,20 @@ package io.ccm4j.runtime.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class PeriodicPassTest {
 
@@ -127,6 +133,76 @@ class PeriodicPassTest {
           .isGreaterThanOrEqualTo(Duration.ofMillis(100));
     } finally {
       loop.shutdownNow();
+    }
+  }
+
+  /**
+   * A pass cut short by the executor's shutdown (its thread interrupted, a retry's sleep ended) is
+   * no failure: an operator stopping the manager sees no ERROR line for it. A pass that fails
+   * otherwise still logs one.
+   */
+  @Test
+  void aPassInterruptedByTheShutdownLogsNoError() throws InterruptedException {
+    Logger logger = (Logger) LoggerFactory.getLogger(PeriodicPass.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.DEBUG);
+    CountDownLatch started = new CountDownLatch(1);
+    ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+    try {
+      PeriodicPass.withFixedDelay(
+          loop,
+          "test pass",
+          () -> {
+            started.countDown();
+            try {
+              Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException("interrupted while retrying a conflicting write", e);
+            }
+          },
+          Duration.ZERO,
+          Duration.ofMillis(10));
+      assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+      loop.shutdownNow();
+      assertThat(loop.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(logged.list)
+          .extracting(event -> event.getLevel() + " " + event.getFormattedMessage())
+          .containsExactly(
+              "DEBUG test pass stopped by the shutdown: java.lang.IllegalStateException:"
+                  + " interrupted while retrying a conflicting write");
+
+      logged.list.clear();
+      ScheduledExecutorService failing = Executors.newSingleThreadScheduledExecutor();
+      try {
+        PeriodicPass.withFixedDelay(
+            failing,
+            "test pass",
+            () -> {
+              throw new IllegalStateException("informer cache broken");
+            },
+            Duration.ZERO,
+            Duration.ofHours(1));
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .untilAsserted(
+                () ->
+                    assertThat(logged.list)
+                        .extracting(ILoggingEvent::getFormattedMessage)
+                        .contains(
+                            "test pass failed, next pass as scheduled:"
+                                + " java.lang.IllegalStateException: informer cache broken"));
+      } finally {
+        failing.shutdownNow();
+      }
+    } finally {
+      loop.shutdownNow();
+      logger.setLevel(level);
+      logger.detachAppender(logged);
     }
   }
 }
