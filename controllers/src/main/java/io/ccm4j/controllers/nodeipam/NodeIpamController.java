@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * Node IPAM with upstream's range allocator: gives every Node one pod CIDR per cluster CIDR ({@code
  * spec.podCIDR}, {@code spec.podCIDRs}) out of {@code --cluster-cidr}, cut at {@code
  * --node-cidr-mask-size(-ipv4|-ipv6)}. At start it first records the pod CIDRs the Nodes already
- * have, so a restart never hands one out twice; a deleted Node's CIDRs go back to the pool. When
- * the range is exhausted the Node gets a Warning event {@code CIDRNotAvailable} and is retried with
- * backoff, and at once when a CIDR is freed.
+ * have, so a restart never hands one out twice; a Node being deleted gets none, and a deleted
+ * Node's CIDRs go back to the pool. When the range is exhausted the Node gets a Warning event
+ * {@code CIDRNotAvailable} and is retried with backoff, and at once when a CIDR is freed.
  */
 public final class NodeIpamController implements Controller {
 
@@ -142,7 +142,10 @@ public final class NodeIpamController implements Controller {
     waiting.forEach(queue::add);
   }
 
-  /** Level-triggered: the node's CIDRs recorded, given, or released when it is gone. */
+  /**
+   * Level-triggered: the node's CIDRs recorded, given (not to a node being deleted), or released
+   * when it is gone.
+   */
   void syncNode(String name) {
     Node node = nodes.getStore().getByKey(name);
     if (node == null) {
@@ -158,6 +161,13 @@ public final class NodeIpamController implements Controller {
     if (!existing.isEmpty()) {
       waiting.remove(name);
       report(node, allocator.adopt(name, uid(node), existing));
+      return;
+    }
+    if (node.getMetadata().getDeletionTimestamp() != null) {
+      // Being deleted (a finalizer holds it): no CIDR for it, as upstream's syncNode returns
+      // before allocating; what it holds goes back to the pool when it is gone.
+      waiting.remove(name);
+      log.debug("node {} is being deleted: no pod CIDR for it", name);
       return;
     }
     Optional<List<Cidr>> allocated = allocator.allocate(name, uid(node));

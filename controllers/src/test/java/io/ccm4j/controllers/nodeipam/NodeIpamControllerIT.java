@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -233,6 +235,51 @@ class NodeIpamControllerIT {
         .until(() -> waiting.stream().anyMatch(name -> podCidrs(name).equals(freed)));
     assertThat(flatten(holdersIn(range))).hasSize(4).doesNotHaveDuplicates();
     assertThat(harness.controllers().get(0).health()).isEmpty();
+  }
+
+  @Test
+  void aNodeBeingDeletedGetsNoCidr() throws Exception {
+    String terminating = prefix + "terminating";
+    String finalizer = "test.ccm4j.io/hold";
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(terminating)
+                .withFinalizers(finalizer)
+                .endMetadata()
+                .build())
+        .create();
+    try {
+      client.nodes().withName(terminating).delete();
+      await()
+          .atMost(10, TimeUnit.SECONDS)
+          .until(
+              () ->
+                  client.nodes().withName(terminating).get().getMetadata().getDeletionTimestamp()
+                      != null);
+
+      startIpam("10.105.0.0/16", "", 24);
+      // A node the controller serves, so the terminating one has surely been synced too; and an
+      // update of the terminating one, which requeues it.
+      String served = prefix + "served";
+      createNode(served);
+      mergePatch(terminating, "{\"metadata\":{\"labels\":{\"touched\":\"yes\"}}}");
+      await().atMost(30, TimeUnit.SECONDS).until(() -> podCidrs(served).size() == 1);
+
+      await()
+          .during(Duration.ofSeconds(3))
+          .atMost(10, TimeUnit.SECONDS)
+          .until(() -> podCidrs(terminating).isEmpty());
+    } finally {
+      mergePatch(terminating, "{\"metadata\":{\"finalizers\":null}}");
+    }
+  }
+
+  /** A merge patch without a resourceVersion: the controller's own writes cannot conflict. */
+  private void mergePatch(String node, String patch) {
+    client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   @Test
