@@ -184,7 +184,7 @@ class DeployRbacIT {
         // grants create and patch on events, not get.
         try (KubernetesEventRecorder recorder =
             new KubernetesEventRecorder(
-                client, Controllers.CLOUD_NODE.name(), "rbac-test", KubeApiContentType.DEFAULT)) {
+                client, Controllers.CLOUD_NODE.name(), KubeApiContentType.DEFAULT)) {
           Node involved = admin.nodes().withName(node).get();
           recorder.warning(involved, "RbacRepeated", "the same event twice");
           recorder.warning(involved, "RbacRepeated", "the same event twice");

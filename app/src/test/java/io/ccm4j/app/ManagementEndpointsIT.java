@@ -79,6 +79,26 @@ class ManagementEndpointsIT {
           .contains("leader_election_master_status{name=\"" + lease + "\"} 1")
           .contains("jvm_memory_used_bytes");
       assertThat(cloud.initializedWith.get().clusterName()).isEqualTo("kubernetes");
+
+      // The manager's events name their component alone, as upstream's EventSource: no host.
+      await("the manager's LeaderElection event")
+          .atMost(10, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          client.v1().events().inNamespace("kube-system").list().getItems().stream()
+                              .filter(event -> lease.equals(event.getInvolvedObject().getName()))
+                              .toList())
+                      .singleElement()
+                      .satisfies(
+                          event -> {
+                            assertThat(event.getSource().getComponent())
+                                .isEqualTo("cloud-controller-manager");
+                            assertThat(event.getSource().getHost()).isNullOrEmpty();
+                            assertThat(event.getReportingComponent())
+                                .isEqualTo("cloud-controller-manager");
+                            assertThat(event.getReportingInstance()).isNullOrEmpty();
+                          }));
     }
   }
 

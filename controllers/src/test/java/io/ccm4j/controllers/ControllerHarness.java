@@ -46,7 +46,7 @@ public final class ControllerHarness implements AutoCloseable {
         metrics,
         recorders.computeIfAbsent(
             descriptor.eventSource(),
-            c -> new KubernetesEventRecorder(client, c, "test", KubeApiContentType.DEFAULT)),
+            c -> new KubernetesEventRecorder(client, c, KubeApiContentType.DEFAULT)),
         KubeApiContentType.DEFAULT); // the Node writes and events in protobuf, as the manager's
   }
 

@@ -29,7 +29,7 @@ public final class BenchContext implements AutoCloseable {
             new SimpleMeterRegistry(),
             recorders.computeIfAbsent(
                 descriptor.eventSource(),
-                c -> new KubernetesEventRecorder(client, c, "bench", KubeApiContentType.JSON)),
+                c -> new KubernetesEventRecorder(client, c, KubeApiContentType.JSON)),
             KubeApiContentType.JSON); // as its informers (the client's own, JSON)
   }
 

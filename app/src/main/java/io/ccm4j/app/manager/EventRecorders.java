@@ -1,7 +1,6 @@
 package io.ccm4j.app.manager;
 
 import io.ccm4j.cloudprovider.CloudProvider;
-import io.ccm4j.cloudprovider.net.Hostname;
 import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.events.KubernetesEventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,7 +33,7 @@ final class EventRecorders {
   }
 
   private KubernetesEventRecorder newRecorder(String component) {
-    return new KubernetesEventRecorder(client, component, Hostname.get(), contentType);
+    return new KubernetesEventRecorder(client, component, contentType);
   }
 
   /**

@@ -50,7 +50,6 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
   private final ApiWrites protobuf;
 
   private final String component;
-  private final String host;
 
   private final ThreadPoolExecutor writer;
 
@@ -70,16 +69,16 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
 
   /**
    * @param component the event source, as upstream names it per controller ({@code
-   *     cloud-node-controller})
-   * @param host the reporting instance, usually the host name
+   *     cloud-node-controller}): {@code source.component} and {@code reportingComponent}. As
+   *     upstream's recorders (an {@code EventSource} with a component alone), no {@code
+   *     source.host} and no {@code reportingInstance}.
    * @param contentType the wire format of the writes
    */
   public KubernetesEventRecorder(
-      KubernetesClient client, String component, String host, KubeApiContentType contentType) {
+      KubernetesClient client, String component, KubeApiContentType contentType) {
     this.client = client;
     this.protobuf = contentType == KubeApiContentType.PROTOBUF ? new ApiWrites(client) : null;
     this.component = component;
-    this.host = host;
     this.writer =
         new ThreadPoolExecutor(
             1,
@@ -193,10 +192,8 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
             .withMessage(message)
             .withNewSource()
             .withComponent(component)
-            .withHost(host)
             .endSource()
             .withReportingComponent(component)
-            .withReportingInstance(host)
             .withFirstTimestamp(first)
             .withLastTimestamp(now)
             .withCount(count)

@@ -10,11 +10,11 @@ import java.util.function.Function;
 
 /**
  * This machine's host name as the kernel has it, read as Go's {@code os.Hostname()} reads it
- * (upstream names its leader-election identity and its events' source host so): from {@code
- * /proc/sys/kernel/hostname}, without a DNS lookup. {@code InetAddress.getLocalHost()} resolves the
- * name, which on a node whose DNS does not answer yet (a cluster bootstrapping, before its DNS pods
- * can run) takes the resolver's 10 s, and again after the JVM's 10 s negative cache: it held a
- * manager's start for a minute on the lab's real kubelets.
+ * (upstream names its leader-election identity so): from {@code /proc/sys/kernel/hostname}, without
+ * a DNS lookup. {@code InetAddress.getLocalHost()} resolves the name, which on a node whose DNS
+ * does not answer yet (a cluster bootstrapping, before its DNS pods can run) takes the resolver's
+ * 10 s, and again after the JVM's 10 s negative cache: it held a manager's start for a minute on
+ * the lab's real kubelets.
  */
 public final class Hostname {
 
