@@ -7,6 +7,9 @@ import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.runtime.client.KubeApiContentType;
+import io.ccm4j.runtime.client.ManagerClients;
+import io.ccm4j.runtime.client.RestClientMetrics;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
 import io.ccm4j.runtime.serving.DelegatedAccess;
@@ -100,6 +103,75 @@ class ManagementEndpointsIT {
                             assertThat(event.getReportingInstance()).isNullOrEmpty();
                           }));
     }
+  }
+
+  /**
+   * client-go's {@code rest_client_*} metrics of the manager's own clients (one per concern, as
+   * {@code ccm4j run} makes them), the events written in protobuf among them.
+   */
+  @Test
+  void restClientMetricsCountTheManagersRequests(KubernetesClient client) throws Exception {
+    String lease = "ccm-rest-" + UUID.randomUUID().toString().substring(0, 8);
+    var settings =
+        CloudControllerManager.settings()
+            .cloud(new FakeCloudProvider())
+            .selection(ControllerSelection.parse(List.of("*"), Set.of()))
+            .controllers(ControllerSettings.defaults())
+            .leaderElection(
+                LeaderElection.Settings.defaults("test_" + UUID.randomUUID()).withName(lease))
+            .serving(new InetSocketAddress("127.0.0.1", 0), ServingKeys.selfSigned())
+            .servingAccess(ServingAccess.allowing(List.of("/metrics")))
+            .buildSettings();
+    String host = RestClientMetrics.host(client.getConfiguration().getMasterUrl());
+    try (ManagerClients clients =
+            ManagerClients.create(
+                client.getConfiguration(), 20, 30, false, KubeApiContentType.PROTOBUF);
+        CloudControllerManager manager =
+            CloudControllerManager.builder(clients).settings(settings).exit(code -> {}).build()) {
+      manager.start();
+      await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
+      var endpoint = management(manager.servingAddress().orElseThrow());
+      String gets = "rest_client_requests_total{code=\"200\",host=\"%s\",method=\"GET\"}";
+      // The Lease's create and the LeaderElection event's (a protobuf body).
+      String creates = "rest_client_requests_total{code=\"201\",host=\"%s\",method=\"POST\"}";
+
+      await("the Lease and the LeaderElection event counted")
+          .atMost(20, TimeUnit.SECONDS)
+          .untilAsserted(
+              () -> {
+                String body = endpoint.get("/metrics").body();
+                assertThat(sample(body, gets.formatted(host))).isPositive();
+                assertThat(sample(body, creates.formatted(host))).isGreaterThanOrEqualTo(2);
+                assertThat(
+                        sample(
+                            body,
+                            "rest_client_request_duration_seconds_count{host=\"%s\",verb=\"GET\"}"
+                                .formatted(host)))
+                    .isPositive();
+                assertThat(
+                        sample(
+                            body,
+                            "rest_client_rate_limiter_duration_seconds_count{host=\"%s\",verb=\"POST\"}"
+                                .formatted(host)))
+                    .isGreaterThanOrEqualTo(2);
+              });
+      // Upstream's buckets, up to 60 s.
+      String body = endpoint.get("/metrics").body();
+      assertThat(body)
+          .contains(
+              "rest_client_request_duration_seconds_bucket{host=\"%s\",verb=\"GET\",le=\"60.0\"}"
+                  .formatted(host));
+    }
+  }
+
+  /** The value of the sample {@code series} (name and labels) in a Prometheus scrape, else 0. */
+  private static double sample(String scrape, String series) {
+    return scrape
+        .lines()
+        .filter(line -> line.startsWith(series + " "))
+        .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1).trim()))
+        .findFirst()
+        .orElse(0);
   }
 
   /**

@@ -165,6 +165,7 @@ public final class CloudControllerManager implements AutoCloseable {
     this.cloud = cloudFence.guard(MeasuredCloudProvider.measure(settings.cloud(), metrics));
     this.controllers = controllers;
     this.exit = exit;
+    clients.restClientMetrics().bindTo(metrics);
     new JvmMemoryMetrics().bindTo(metrics);
     new JvmThreadMetrics().bindTo(metrics);
     new ProcessorMetrics().bindTo(metrics);

@@ -71,7 +71,14 @@ final class ManagementServing implements AutoCloseable {
       return clients.reviews();
     }
     KubernetesClient client =
-        KubeClients.create(config.get(), ManagerClients.REVIEW_QPS, ManagerClients.REVIEW_BURST);
+        KubeClients.create(
+            config.get(),
+            KubeClients.USER_AGENT,
+            ManagerClients.REVIEW_QPS,
+            ManagerClients.REVIEW_BURST,
+            null,
+            null,
+            clients.restClientMetrics());
     own.add(client);
     return client;
   }

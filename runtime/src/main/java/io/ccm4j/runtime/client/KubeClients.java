@@ -64,8 +64,24 @@ public final class KubeClients {
       int burst,
       Fence fence,
       SharedTransport transport) {
+    return create(config, userAgent, qps, burst, fence, transport, null);
+  }
+
+  /**
+   * The same, its requests counted in {@code metrics} when given (client-go's {@code
+   * rest_client_*}, {@link RestClientMetrics}).
+   */
+  public static KubernetesClient create(
+      Config config,
+      String userAgent,
+      double qps,
+      int burst,
+      Fence fence,
+      SharedTransport transport,
+      RestClientMetrics metrics) {
     config.setUserAgent(userAgent);
-    RequestRateLimiter limiter = new RequestRateLimiter(qps, burst);
+    String host = RestClientMetrics.host(config.getMasterUrl());
+    RequestRateLimiter limiter = new RequestRateLimiter(qps, burst, metrics, host);
     KubernetesClientBuilder builder =
         new KubernetesClientBuilder().withConfig(config).withKubernetesSerialization(SERIALIZATION);
     HttpClient.Factory httpClients =
@@ -76,6 +92,11 @@ public final class KubeClients {
             http -> {
               ClusterTrust.apply(http, config);
               CredentialRefresh.install(http, config, httpClients);
+              // Counted from before the throttle, as client-go's request duration.
+              if (metrics != null) {
+                http.addOrReplaceInterceptor(
+                    MeasuredRequests.NAME, new MeasuredRequests(metrics, host));
+              }
               // The fence before the throttle, so a fenced request does not take a token, and
               // after it: a request that waited for its token past the fence is not sent.
               if (fence != null) {

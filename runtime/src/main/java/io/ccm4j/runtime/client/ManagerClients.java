@@ -41,6 +41,7 @@ public final class ManagerClients implements AutoCloseable {
   private boolean closesControllerClients;
   private SharedTransport transport;
   private final Fence fence;
+  private final RestClientMetrics metrics;
   private KubeApiContentType contentType = KubeApiContentType.DEFAULT;
 
   private ManagerClients(
@@ -48,12 +49,14 @@ public final class ManagerClients implements AutoCloseable {
       KubernetesClient leaderElection,
       KubernetesClient reviews,
       Function<String, KubernetesClient> controllers,
-      Fence fence) {
+      Fence fence,
+      RestClientMetrics metrics) {
     this.manager = manager;
     this.leaderElection = leaderElection;
     this.reviews = reviews;
     this.controllers = controllers;
     this.fence = fence;
+    this.metrics = metrics;
   }
 
   /**
@@ -78,18 +81,21 @@ public final class ManagerClients implements AutoCloseable {
       boolean serviceAccountCredentials,
       KubeApiContentType contentType) {
     SharedTransport transport = new SharedTransport();
-    KubernetesClient manager = concern(config, "shared-informers", qps, burst, null, transport);
+    RestClientMetrics metrics = new RestClientMetrics();
+    KubernetesClient manager =
+        concern(config, "shared-informers", qps, burst, null, transport, metrics);
     KubernetesClient leaderElection =
-        concern(config, "leader-election", qps, burst, null, transport);
+        concern(config, "leader-election", qps, burst, null, transport, metrics);
     KubernetesClient reviews =
-        concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST, null, transport);
+        concern(config, "delegated-auth", REVIEW_QPS, REVIEW_BURST, null, transport, metrics);
     ManagerClients clients;
     Fence fence = new Fence();
     if (serviceAccountCredentials) {
       ServiceAccountClients accounts =
-          new ServiceAccountClients(manager, qps, burst, fence, transport);
+          new ServiceAccountClients(manager, qps, burst, fence, transport, metrics);
       clients =
-          new ManagerClients(manager, leaderElection, reviews, accounts::forController, fence);
+          new ManagerClients(
+              manager, leaderElection, reviews, accounts::forController, fence, metrics);
       clients.owned.add(accounts);
     } else {
       clients =
@@ -97,8 +103,9 @@ public final class ManagerClients implements AutoCloseable {
               manager,
               leaderElection,
               reviews,
-              name -> concern(config, name, qps, burst, fence, transport),
-              fence);
+              name -> concern(config, name, qps, burst, fence, transport, metrics),
+              fence,
+              metrics);
       clients.closesControllerClients = true;
     }
     // Closed in this order, the transport after every client on it (the controllers' go first).
@@ -116,7 +123,8 @@ public final class ManagerClients implements AutoCloseable {
    * their own process.
    */
   public static ManagerClients sharing(KubernetesClient client) {
-    return new ManagerClients(client, client, client, name -> client, new Fence());
+    return new ManagerClients(
+        client, client, client, name -> client, new Fence(), new RestClientMetrics());
   }
 
   /**
@@ -125,7 +133,8 @@ public final class ManagerClients implements AutoCloseable {
    */
   public static ManagerClients sharing(
       KubernetesClient client, Function<String, KubernetesClient> controllers) {
-    return new ManagerClients(client, client, client, controllers, new Fence());
+    return new ManagerClients(
+        client, client, client, controllers, new Fence(), new RestClientMetrics());
   }
 
   /**
@@ -138,14 +147,16 @@ public final class ManagerClients implements AutoCloseable {
       double qps,
       int burst,
       Fence fence,
-      SharedTransport transport) {
+      SharedTransport transport,
+      RestClientMetrics metrics) {
     return KubeClients.create(
         new ConfigBuilder(config).build(),
         KubeClients.USER_AGENT + "/" + concern,
         qps,
         burst,
         fence,
-        transport);
+        transport,
+        metrics);
   }
 
   /**
@@ -155,6 +166,14 @@ public final class ManagerClients implements AutoCloseable {
    */
   public void fenceControllers() {
     fence.close();
+  }
+
+  /**
+   * client-go's {@code rest_client_*} metrics of the clients {@link #create} makes, counted once
+   * bound to a registry; shared clients ({@link #sharing}) are the caller's and not counted.
+   */
+  public RestClientMetrics restClientMetrics() {
+    return metrics;
   }
 
   /** The wire format of {@code --kube-api-content-type}. */

@@ -26,20 +26,44 @@ public final class RequestRateLimiter implements Interceptor {
 
   private final TokenBucketRateLimiter<Object> bucket;
 
+  /** Where the waits are recorded ({@code rest_client_rate_limiter_duration_seconds}), or null. */
+  private final RestClientMetrics metrics;
+
+  private final String host;
+
   public RequestRateLimiter(double qps, int burst) {
+    this(qps, burst, null, null);
+  }
+
+  /**
+   * @param metrics where each request's wait is recorded, or null
+   * @param host the requests' {@code host} label ({@link RestClientMetrics#host})
+   */
+  public RequestRateLimiter(double qps, int burst, RestClientMetrics metrics, String host) {
     this.bucket = new TokenBucketRateLimiter<>(qps, burst);
+    this.metrics = metrics;
+    this.host = host;
   }
 
   @Override
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     Duration wait = bucket.when(request);
     if (wait.isZero() || onSharedThread()) {
+      throttled(request, 0);
       return;
     }
+    long start = System.nanoTime();
     try {
       Thread.sleep(wait);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    throttled(request, System.nanoTime() - start);
+  }
+
+  private void throttled(HttpRequest request, long nanos) {
+    if (metrics != null) {
+      metrics.throttled(host, request.method(), nanos);
     }
   }
 

@@ -42,6 +42,7 @@ public final class ServiceAccountClients implements AutoCloseable {
   private final Map<String, KubernetesClient> clients = new LinkedHashMap<>();
   private final Fence fence;
   private final SharedTransport transport;
+  private final RestClientMetrics metrics;
   private final ScheduledExecutorService renewer =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> Thread.ofPlatform().daemon().name("ccm4j-token-renewal").unstarted(runnable));
@@ -51,20 +52,27 @@ public final class ServiceAccountClients implements AutoCloseable {
    * @param qps the rate limit of each controller's client, as the manager's
    */
   public ServiceAccountClients(KubernetesClient root, double qps, int burst) {
-    this(root, qps, burst, null, null);
+    this(root, qps, burst, null, null, null);
   }
 
   /**
    * @param fence what the controllers' requests pass, or null
    * @param transport what the controllers' clients are built on, or null for their own
+   * @param metrics where the controllers' requests are counted, or null
    */
   public ServiceAccountClients(
-      KubernetesClient root, double qps, int burst, Fence fence, SharedTransport transport) {
+      KubernetesClient root,
+      double qps,
+      int burst,
+      Fence fence,
+      SharedTransport transport,
+      RestClientMetrics metrics) {
     this.root = root;
     this.qps = qps;
     this.burst = burst;
     this.fence = fence;
     this.transport = transport;
+    this.metrics = metrics;
   }
 
   /**
@@ -105,7 +113,13 @@ public final class ServiceAccountClients implements AutoCloseable {
     config.setOauthTokenProvider(token);
     KubernetesClient client =
         KubeClients.create(
-            config, KubeClients.USER_AGENT + "/" + serviceAccount, qps, burst, fence, transport);
+            config,
+            KubeClients.USER_AGENT + "/" + serviceAccount,
+            qps,
+            burst,
+            fence,
+            transport,
+            metrics);
     clients.put(serviceAccount, client);
     log.info("controller credentials: ServiceAccount {}/{}", NAMESPACE, serviceAccount);
     return client;
