@@ -386,17 +386,17 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private static List<EndpointPort> ports(Service service) {
     List<EndpointPort> ports = new ArrayList<>();
     for (ServicePort port : service.getSpec().getPorts()) {
-      EndpointPortBuilder builder =
+      // The name and protocol as the API server stores them (a missing name is ""), so that an
+      // unchanged slice compares equal and is not written again.
+      ports.add(
           new EndpointPortBuilder()
+              .withName(Objects.requireNonNullElse(port.getName(), ""))
               .withProtocol(Objects.requireNonNullElse(port.getProtocol(), "TCP"))
               .withPort(
                   port.getTargetPort() != null && port.getTargetPort().getIntVal() != null
                       ? port.getTargetPort().getIntVal()
-                      : port.getPort());
-      if (port.getName() != null && !port.getName().isEmpty()) {
-        builder.withName(port.getName());
-      }
-      ports.add(builder.build());
+                      : port.getPort())
+              .build());
     }
     return ports;
   }
