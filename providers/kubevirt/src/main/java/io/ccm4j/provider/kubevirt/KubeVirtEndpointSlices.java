@@ -4,6 +4,7 @@ import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.workqueue.RateLimiters;
 import io.ccm4j.runtime.workqueue.WorkQueue;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -69,6 +70,17 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
   static final String HEADLESS_LABEL = "service.kubernetes.io/headless";
 
+  /**
+   * The infrastructure cluster's kube-controller-manager: the slices its EndpointSlice controller
+   * writes for a Service's selector, those its mirroring controller copies from the Endpoints of a
+   * Service without one, and the Endpoints its Endpoints controller writes for a selector.
+   */
+  static final String SELECTOR_SLICES_MANAGER = "endpointslice-controller.k8s.io";
+
+  static final String MIRRORED_SLICES_MANAGER = "endpointslicemirroring-controller.k8s.io";
+  static final String ENDPOINTS_MANAGED_BY_LABEL = "endpoints.kubernetes.io/managed-by";
+  static final String SELECTOR_ENDPOINTS_MANAGER = "endpoint-controller";
+
   /** K75. */
   static final int MAX_ENDPOINTS_PER_SLICE = 100;
 
@@ -112,20 +124,24 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
                         queue.add(service.getMetadata().getName());
                       }
                     }));
-    // K71 c: a managed slice changed or deleted by hand is put right.
+    // K71 c: a managed slice changed or deleted by hand is put right; and the slices the
+    // kube-controller-manager left from a selector the Service has lost are seen (K72).
     this.slices =
         infra
             .discovery()
             .v1()
             .endpointSlices()
             .inNamespace(namespace)
-            .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+            .withLabelIn(
+                MANAGED_BY_LABEL, MANAGED_BY, SELECTOR_SLICES_MANAGER, MIRRORED_SLICES_MANAGER)
             .runnableInformer(0)
             .addEventHandler(
                 handler(
                     slice -> {
                       String service = label(slice, SERVICE_NAME_LABEL);
-                      if (!service.isEmpty()) {
+                      if (!service.isEmpty()
+                          && (MANAGED_BY.equals(label(slice, MANAGED_BY_LABEL))
+                              || selectorless(service))) {
                         queue.add(service);
                       }
                     }));
@@ -225,6 +241,12 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
     }
   }
 
+  /** Whether the cached infrastructure Service {@code name} is one of ours without a selector. */
+  private boolean selectorless(String name) {
+    Service service = services.getStore().getByKey(namespace + "/" + name);
+    return service != null && ours(service) && !hasSelector(service);
+  }
+
   private void enqueueServicesWithEndpoints() {
     for (Service service : services.getStore().list()) {
       if (ours(service) && !hasSelector(service)) {
@@ -243,7 +265,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   /** One pass over one infrastructure Service (K72–K76). */
   void sync(String name) throws Exception {
     Service service = services.getStore().getByKey(namespace + "/" + name);
-    List<EndpointSlice> existing = managedSlices(name);
+    List<EndpointSlice> existing = slicesOf(name, MANAGED_BY);
     if (service == null || hasSelector(service)) {
       // K72: gone, or its endpoints are the infrastructure cluster's own again.
       for (EndpointSlice slice : existing) {
@@ -283,17 +305,56 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
         }
       }
     }
+    // Last, so that a right missing for it (Endpoints) does not keep the slices above unwritten.
+    removeEndpointsOfTheLostSelector(name);
   }
 
-  private List<EndpointSlice> managedSlices(String service) {
+  /** The cached slices of the Service {@code service} that {@code manager} manages, by name. */
+  private List<EndpointSlice> slicesOf(String service, String manager) {
     List<EndpointSlice> found = new ArrayList<>();
     for (EndpointSlice slice : slices.getStore().list()) {
-      if (service.equals(label(slice, SERVICE_NAME_LABEL))) {
+      if (service.equals(label(slice, SERVICE_NAME_LABEL))
+          && manager.equals(label(slice, MANAGED_BY_LABEL))) {
         found.add(slice);
       }
     }
     found.sort((a, b) -> a.getMetadata().getName().compareTo(b.getMetadata().getName()));
     return found;
+  }
+
+  /**
+   * K72: a Service of ours without a selector gets its endpoints from this controller only. When it
+   * had a selector before (ccm4j follows a tenant Service switched to {@code externalTrafficPolicy:
+   * Local}, K47, where upstream keeps the selector of its creation), the infrastructure cluster's
+   * kube-controller-manager leaves what it wrote for that selector: its EndpointSlice controller
+   * and Endpoints controller write nothing for a Service without a selector, and delete nothing
+   * either, and its mirroring controller copies those Endpoints into slices. The load balancer
+   * would keep sending traffic to every worker VM. Its slices go, and its Endpoints, whose mirrored
+   * slices the mirroring controller then deletes; nobody else's.
+   */
+  private void removeEndpointsOfTheLostSelector(String name) {
+    for (EndpointSlice slice : slicesOf(name, SELECTOR_SLICES_MANAGER)) {
+      log.info(
+          "{}: Service {}/{} has no selector: deleting EndpointSlice {} its selector left",
+          CONTROLLER_NAME,
+          namespace,
+          name,
+          slice.getMetadata().getName());
+      delete(slice);
+    }
+    if (slicesOf(name, MIRRORED_SLICES_MANAGER).isEmpty()) {
+      return;
+    }
+    Endpoints endpoints = infra.endpoints().inNamespace(namespace).withName(name).get();
+    if (endpoints != null
+        && SELECTOR_ENDPOINTS_MANAGER.equals(label(endpoints, ENDPOINTS_MANAGED_BY_LABEL))) {
+      log.info(
+          "{}: Service {}/{} has no selector: deleting the Endpoints its selector left",
+          CONTROLLER_NAME,
+          namespace,
+          name);
+      infra.endpoints().inNamespace(namespace).resource(endpoints).delete();
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.simulator.virt.SimulatedVirt;
 import io.ccm4j.simulator.virt.VirtualMachineSpec;
+import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
@@ -480,6 +481,108 @@ class KubeVirtEndpointSlicesIT {
       syncAfter(() -> virt.setVmiPhase("worker-1", KubeVirtApi.PHASE_RUNNING));
     }
     assertThat(endpointSliceRequests("PUT")).isEqualTo(updates);
+  }
+
+  /**
+   * K72: when the infrastructure Service loses its selector (the tenant Service switched to
+   * externalTrafficPolicy Local), the infrastructure cluster's kube-controller-manager leaves its
+   * EndpointSlices and Endpoints of the old selector behind (it writes none for a Service without a
+   * selector, and mirrors the stale Endpoints into slices), so every worker VM kept receiving the
+   * traffic. They go; a slice of anyone else stays.
+   */
+  @Test
+  void k72_theSelectorsEndpointsGoWhenTheServiceLosesIt() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    cloud = cloud(true);
+    LoadBalancer balancer = cloud.loadBalancer().orElseThrow();
+    Service tenant = tenantService("Cluster");
+    String name = ensure(balancer, tenant);
+    // What the infrastructure cluster's controllers wrote for the selector: every worker's pod.
+    EndpointSlice selected = foreignSlice(name, "endpointslice-controller.k8s.io");
+    EndpointSlice someoneElses = foreignSlice(name, "lb-agent.example.com");
+    client
+        .endpoints()
+        .inNamespace(infraNamespace)
+        .resource(
+            new EndpointsBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("endpoints.kubernetes.io/managed-by", "endpoint-controller")
+                .endMetadata()
+                .addNewSubset()
+                .addNewAddress()
+                .withIp("10.60.0.11")
+                .endAddress()
+                .addNewAddress()
+                .withIp("10.60.0.12")
+                .endAddress()
+                .addNewPort()
+                .withName("http")
+                .withPort(30080)
+                .endPort()
+                .endSubset()
+                .build())
+        .create();
+    foreignSlice(name + "-mirrored", name, "endpointslicemirroring-controller.k8s.io");
+    // While the Service has its selector, they are the infrastructure cluster's endpoints.
+    syncAfter(() -> tenantEndpoints("worker-1"));
+    assertThat(sliceNamed(selected)).isNotNull();
+    assertThat(client.endpoints().inNamespace(infraNamespace).withName(name).get()).isNotNull();
+
+    balancer.updateLoadBalancer(cluster, tenantWithUid(tenant, "Local"), List.of());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(addresses(name)).containsExactly("10.60.0.11@infra-a-" + id + ":true");
+              assertThat(sliceNamed(selected)).isNull();
+              // The mirroring controller then removes the slices it mirrored from it.
+              assertThat(client.endpoints().inNamespace(infraNamespace).withName(name).get())
+                  .isNull();
+            });
+    assertThat(sliceNamed(someoneElses)).isNotNull();
+  }
+
+  private EndpointSlice foreignSlice(String service, String managedBy) {
+    return foreignSlice(null, service, managedBy);
+  }
+
+  private EndpointSlice foreignSlice(String name, String service, String managedBy) {
+    EndpointSliceBuilder slice =
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withGenerateName(service)
+            .withName(name)
+            .addToLabels(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, service)
+            .addToLabels(KubeVirtEndpointSlices.MANAGED_BY_LABEL, managedBy)
+            .endMetadata()
+            .withAddressType("IPv4")
+            .withEndpoints(
+                new EndpointBuilder().withAddresses("10.60.0.11").build(),
+                new EndpointBuilder().withAddresses("10.60.0.12").build())
+            .addNewPort()
+            .withName("http")
+            .withPort(30080)
+            .withProtocol("TCP")
+            .endPort();
+    return client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(infraNamespace)
+        .resource(slice.build())
+        .create();
+  }
+
+  private EndpointSlice sliceNamed(EndpointSlice slice) {
+    return client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(infraNamespace)
+        .withName(slice.getMetadata().getName())
+        .get();
   }
 
   @Test
