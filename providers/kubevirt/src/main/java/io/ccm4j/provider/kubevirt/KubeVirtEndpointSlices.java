@@ -1,5 +1,6 @@
 package io.ccm4j.provider.kubevirt;
 
+import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.workqueue.RateLimiters;
@@ -7,6 +8,7 @@ import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -31,6 +33,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +91,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private static final String IPV6 = "IPv6";
 
   private final KubernetesClient infra;
+  private final KubernetesClient tenant;
   private final String namespace;
   private final String clusterLabel;
   private final SharedIndexInformer<Service> services;
@@ -96,6 +100,9 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private final SharedIndexInformer<EndpointSlice> tenantSlices;
   private final WorkQueue<String> queue;
   private final QueueWorkers<String> workers;
+
+  /** Tenant node name to the name of its VMI, as its providerID said (see {@link #vmiOf}). */
+  private final Map<String, String> vmiOfNode = new ConcurrentHashMap<>();
 
   /**
    * Registers the informers and starts them; the worker starts once every cache has synced.
@@ -106,6 +113,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   KubeVirtEndpointSlices(
       KubernetesClient infra, KubernetesClient tenant, String namespace, String clusterLabel) {
     this.infra = infra;
+    this.tenant = tenant;
     this.namespace = namespace;
     this.clusterLabel = clusterLabel;
     this.queue =
@@ -361,7 +369,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
    * K73, K74: per address type the Service serves, one endpoint per VMI that runs a node of the
    * tenant Service's endpoints, in the VMIs' name order.
    */
-  private Map<String, List<Endpoint>> desiredEndpoints(Service service) {
+  private Map<String, List<Endpoint>> desiredEndpoints(Service service) throws CloudException {
     TreeSet<String> nodeNames = new TreeSet<>();
     String tenantNamespace = label(service, KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL);
     String tenantName = label(service, KubeVirtApi.TENANT_SERVICE_NAME_LABEL);
@@ -383,15 +391,14 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       wanted.put(type, new ArrayList<>());
     }
     for (String nodeName : nodeNames) {
-      GenericKubernetesResource resource = vmis.getStore().getByKey(namespace + "/" + nodeName);
+      GenericKubernetesResource resource = vmiOf(nodeName);
       if (resource == null) {
         log.info(
-            "{}: Service {}/{}: no VMI {}/{} for tenant node {}; skipped",
+            "{}: Service {}/{}: no VMI in {} for tenant node {}; skipped",
             CONTROLLER_NAME,
             namespace,
             service.getMetadata().getName(),
             namespace,
-            nodeName,
             nodeName);
         continue;
       }
@@ -401,6 +408,42 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       }
     }
     return wanted;
+  }
+
+  /**
+   * K74 2: the VMI of a tenant node: the one the node's providerID names (K21), else the one named
+   * as the node, upstream's only rule. ccm4j binds nodes named otherwise than their VMI (an FQDN,
+   * the instance-id label, K26), and its node controller sets the providerID before the node takes
+   * pods. A providerID never changes once set, so each node is read once, and again only when the
+   * VMI it led to is not there.
+   */
+  private GenericKubernetesResource vmiOf(String nodeName) throws CloudException {
+    String vmiName = vmiOfNode.get(nodeName);
+    if (vmiName == null) {
+      Node node;
+      try {
+        node = tenant.nodes().withName(nodeName).get();
+      } catch (KubernetesClientException e) {
+        throw new CloudException(
+            "reading tenant node %s: %s".formatted(nodeName, KubernetesErrors.reason(e)), e);
+      }
+      String providerId =
+          node == null || node.getSpec() == null ? null : node.getSpec().getProviderID();
+      vmiName = nodeName;
+      if (providerId != null && !providerId.isEmpty()) {
+        try {
+          vmiName = ProviderIds.instanceId(providerId);
+        } catch (CloudException e) {
+          log.warn("{}: tenant node {}: {}", CONTROLLER_NAME, nodeName, e.getMessage());
+        }
+      }
+      vmiOfNode.put(nodeName, vmiName);
+    }
+    GenericKubernetesResource vmi = vmis.getStore().getByKey(namespace + "/" + vmiName);
+    if (vmi == null) {
+      vmiOfNode.remove(nodeName);
+    }
+    return vmi;
   }
 
   /** K73: the Service's IP families, else its cluster IP's, else both. */

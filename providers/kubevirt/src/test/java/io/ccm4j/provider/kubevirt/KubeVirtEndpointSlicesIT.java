@@ -14,6 +14,7 @@ import io.ccm4j.simulator.virt.VirtualMachineSpec;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -583,6 +584,45 @@ class KubeVirtEndpointSlicesIT {
         .inNamespace(infraNamespace)
         .withName(slice.getMetadata().getName())
         .get();
+  }
+
+  /**
+   * K74 2: a tenant node named otherwise than its VMI (an FQDN, or bound by the instance-id label,
+   * K26) is the VMI its providerID names; upstream reads the node name as the VMI name, and such a
+   * node's endpoints were lost.
+   */
+  @Test
+  void k74_aNodeNamedOtherwiseThanItsVmiIsTheVmiItsProviderIdNames() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    String fqdn = "worker-1-" + id + ".tenant.example.com";
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(fqdn)
+                .endMetadata()
+                .withNewSpec()
+                .withProviderID(ProviderIds.of("worker-1"))
+                .endSpec()
+                .build())
+        .create();
+    try {
+      cloud = cloud(true);
+      String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+      tenantEndpoints(fqdn, "worker-2"); // worker-2: no such node, its name is its VMI's
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(addresses(name))
+                      .containsExactly(
+                          "10.60.0.11@infra-a-" + id + ":true",
+                          "10.60.0.12@infra-b-" + id + ":true"));
+    } finally {
+      client.nodes().withName(fqdn).delete();
+    }
   }
 
   @Test
