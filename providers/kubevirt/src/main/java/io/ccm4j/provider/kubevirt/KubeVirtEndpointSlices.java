@@ -1,6 +1,7 @@
 package io.ccm4j.provider.kubevirt;
 
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.workqueue.RateLimiters;
@@ -24,6 +25,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Metrics;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -459,11 +462,27 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
     return List.of(IPV4, IPV6);
   }
 
-  /** The default interface's first address of the family (K74, by family rather than first). */
+  /**
+   * The default interface's first address of the family (K74, by family rather than first) that the
+   * API server takes in an EndpointSlice: a link-local, loopback, unspecified or link-local
+   * multicast address (a guest agent reports {@code fe80::…}) would fail the whole slice, and every
+   * other VMI's endpoint in it. An IPv4-mapped IPv6 address is IPv4, as the API server reads it.
+   */
   static Optional<String> address(VirtualMachineInstance vmi, String type) {
-    return vmi.defaultInterfaceIps().stream()
-        .filter(ip -> ip.contains(":") == type.equals(IPV6))
-        .findFirst();
+    for (String ip : vmi.defaultInterfaceIps()) {
+      Optional<InetAddress> parsed = IpAddresses.tryParse(ip);
+      if (parsed.isEmpty() || (parsed.get() instanceof Inet6Address) != type.equals(IPV6)) {
+        continue;
+      }
+      InetAddress address = parsed.get();
+      if (!address.isLinkLocalAddress()
+          && !address.isLoopbackAddress()
+          && !address.isAnyLocalAddress()
+          && !address.isMCLinkLocal()) {
+        return Optional.of(ip);
+      }
+    }
+    return Optional.empty();
   }
 
   /** K74: ready and serving while Running; terminating once Failed or Succeeded. */

@@ -625,6 +625,29 @@ class KubeVirtEndpointSlicesIT {
     }
   }
 
+  /**
+   * K74: a VMI address the API server refuses in an EndpointSlice (here link-local, reported first)
+   * is passed over for the next of its family; it failed the whole slice, so no VMI of the Service
+   * got traffic.
+   */
+  @Test
+  void k74_anAddressNoEndpointMayHoldIsPassedOver() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    virt.setVmiAddresses("worker-1", List.of("169.254.0.5", "10.60.0.11"));
+    cloud = cloud(true);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1", "worker-2");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(name))
+                    .containsExactly(
+                        "10.60.0.11@infra-a-" + id + ":true",
+                        "10.60.0.12@infra-b-" + id + ":true"));
+  }
+
   @Test
   void k4_offWhenControllersLeavesItOut() throws Exception {
     virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
