@@ -28,6 +28,7 @@ import io.micrometer.core.instrument.Metrics;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +59,8 @@ import org.slf4j.LoggerFactory;
  *       (K121);
  *   <li>each address type gets the VMI's addresses of its family, not the primary address in every
  *       slice (K74);
- *   <li>a tenant endpoint without a node name is skipped (K74), and slices are filled in order and
- *       updated in place, so no slice is ever replaced by index (K75);
+ *   <li>a tenant endpoint without a node name is skipped (K74), and an endpoint stays in the slice
+ *       it is in, slices being updated in place, so no slice is ever replaced by index (K75);
  *   <li>only slices this controller manages are deleted (K73);
  *   <li>a key that keeps failing backs off to 1000 s and is never dropped (K70 drops it after 25).
  * </ul>
@@ -295,29 +296,79 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
         delete(slice); // K73: an address type the Service no longer has
       }
     }
+    List<EndpointSlice> emptied = new ArrayList<>();
     for (Map.Entry<String, List<Endpoint>> type : wanted.entrySet()) {
       List<EndpointSlice> ofType =
           existing.stream().filter(s -> type.getKey().equals(s.getAddressType())).toList();
-      List<Endpoint> endpoints = type.getValue();
-      int needed = (endpoints.size() + MAX_ENDPOINTS_PER_SLICE - 1) / MAX_ENDPOINTS_PER_SLICE;
-      for (int i = 0; i < Math.max(needed, ofType.size()); i++) {
-        if (i >= needed) {
-          delete(ofType.get(i)); // K75: a slice left empty is deleted
-          continue;
-        }
-        List<Endpoint> chunk =
-            endpoints.subList(
-                i * MAX_ENDPOINTS_PER_SLICE,
-                Math.min(endpoints.size(), (i + 1) * MAX_ENDPOINTS_PER_SLICE));
-        if (i < ofType.size()) {
-          update(ofType.get(i), chunk, ports, labels);
-        } else if (service.getMetadata().getDeletionTimestamp() == null) {
-          create(service, type.getKey(), chunk, ports, labels); // K76: not while it is deleted
+      List<List<Endpoint>> packed =
+          pack(
+              ofType.stream()
+                  .map(s -> Objects.requireNonNullElse(s.getEndpoints(), List.<Endpoint>of()))
+                  .toList(),
+              type.getValue(),
+              MAX_ENDPOINTS_PER_SLICE);
+      for (int i = 0; i < packed.size(); i++) {
+        if (i >= ofType.size()) {
+          if (service.getMetadata().getDeletionTimestamp() == null) {
+            create(service, type.getKey(), packed.get(i), ports, labels); // K76: not while deleted
+          }
+        } else if (packed.get(i).isEmpty()) {
+          emptied.add(ofType.get(i));
+        } else {
+          update(ofType.get(i), packed.get(i), ports, labels);
         }
       }
     }
+    for (EndpointSlice slice : emptied) {
+      delete(slice); // K75: a slice left empty is deleted, once the others are written
+    }
     // Last, so that a right missing for it (Endpoints) does not keep the slices above unwritten.
     removeEndpointsOfTheLostSelector(name);
+  }
+
+  /**
+   * K75: the endpoints of each existing slice of one address type after this pass, then those of
+   * the slices to create. An endpoint still wanted stays in the slice it is in, updated there, so
+   * that none is in no slice between two writes (refilling the slices in order moved endpoints
+   * between slices whenever one was inserted in the order); the new ones fill the slices with room,
+   * in order (a slice left empty among them), then new slices of {@code max}. A slice is never
+   * re-sorted or compacted. An endpoint is known by its address; a second one with the same address
+   * is dropped.
+   */
+  static List<List<Endpoint>> pack(List<List<Endpoint>> existing, List<Endpoint> wanted, int max) {
+    Map<String, Endpoint> unplaced = new LinkedHashMap<>();
+    for (Endpoint endpoint : wanted) {
+      unplaced.putIfAbsent(endpoint.getAddresses().get(0), endpoint);
+    }
+    List<List<Endpoint>> packed = new ArrayList<>();
+    for (List<Endpoint> slice : existing) {
+      List<Endpoint> kept = new ArrayList<>();
+      for (Endpoint endpoint : slice) {
+        if (kept.size() < max
+            && endpoint.getAddresses() != null
+            && !endpoint.getAddresses().isEmpty()) {
+          Endpoint current = unplaced.remove(endpoint.getAddresses().get(0));
+          if (current != null) {
+            kept.add(current);
+          }
+        }
+      }
+      packed.add(kept);
+    }
+    Iterator<Endpoint> rest = unplaced.values().iterator();
+    for (List<Endpoint> slice : packed) {
+      while (slice.size() < max && rest.hasNext()) {
+        slice.add(rest.next());
+      }
+    }
+    while (rest.hasNext()) {
+      List<Endpoint> slice = new ArrayList<>();
+      while (slice.size() < max && rest.hasNext()) {
+        slice.add(rest.next());
+      }
+      packed.add(slice);
+    }
+    return packed;
   }
 
   /** The cached slices of the Service {@code service} that {@code manager} manages, by name. */

@@ -23,6 +23,9 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -34,9 +37,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -646,6 +655,77 @@ class KubeVirtEndpointSlicesIT {
                     .containsExactly(
                         "10.60.0.11@infra-a-" + id + ":true",
                         "10.60.0.12@infra-b-" + id + ":true"));
+  }
+
+  /**
+   * K75: past 100 endpoints a Service has several slices, and an endpoint stays in the slice it is
+   * in. Refilling the slices in order instead moved endpoints between slices when one was inserted
+   * in the order (or when a new slice's name sorted first), and between the two writes an endpoint
+   * still wanted was in no slice.
+   */
+  @Test
+  void k75_noWantedEndpointIsEverInNoSliceWhileSeveralSlicesChange() throws Exception {
+    List<String> nodes = new ArrayList<>();
+    for (int i = 0; i < 101; i++) {
+      String node = "w%03d".formatted(2 * i);
+      virt.start(
+          VirtualMachineSpec.worker(node, cluster, "infra-a-" + id, "10.61.0." + (i + 1))
+              .withoutVirtualMachine());
+      nodes.add(node);
+    }
+    virt.start(
+        VirtualMachineSpec.worker("w101", cluster, "infra-b-" + id, "10.61.1.1")
+            .withoutVirtualMachine());
+    cloud = cloud(true);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints(nodes.toArray(String[]::new));
+    await().atMost(Duration.ofSeconds(30)).until(() -> addresses(name).size() == 101);
+
+    Map<String, List<String>> seen = new ConcurrentHashMap<>();
+    List<String> missing = new CopyOnWriteArrayList<>();
+    Set<String> wanted = new HashSet<>(endpointAddresses(managed(name)));
+    managed(name).forEach(s -> seen.put(s.getMetadata().getName(), endpointAddresses(List.of(s))));
+    try (Watch watch =
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(infraNamespace)
+            .withLabel(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, name)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, EndpointSlice slice) {
+                    if (action == Action.DELETED) {
+                      seen.remove(slice.getMetadata().getName());
+                    } else {
+                      seen.put(slice.getMetadata().getName(), endpointAddresses(List.of(slice)));
+                    }
+                    Set<String> now = new HashSet<>();
+                    seen.values().forEach(now::addAll);
+                    wanted.stream().filter(a -> !now.contains(a)).forEach(missing::add);
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                })) {
+      // A node between w098 and w100 in the order: in the first slice, were it refilled in order.
+      List<String> more = new ArrayList<>(nodes);
+      more.add("w101");
+      tenantEndpoints(more.toArray(String[]::new));
+      await().atMost(Duration.ofSeconds(30)).until(() -> addresses(name).size() == 102);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> seen.values().stream().mapToInt(List::size).sum() == 102);
+    }
+    assertThat(missing).as("wanted endpoints that were in no slice").isEmpty();
+  }
+
+  private static List<String> endpointAddresses(List<EndpointSlice> slices) {
+    return slices.stream()
+        .flatMap(s -> s.getEndpoints() == null ? Stream.of() : s.getEndpoints().stream())
+        .map(e -> e.getAddresses().get(0))
+        .toList();
   }
 
   @Test

@@ -2,8 +2,11 @@ package io.ccm4j.provider.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -43,5 +46,56 @@ class KubeVirtEndpointSlicesTest {
       String ips, String addressType, String expected) {
     assertThat(KubeVirtEndpointSlices.address(vmi(ips), addressType).orElse(""))
         .isEqualTo(expected);
+  }
+
+  private static List<Endpoint> endpoints(String addresses) {
+    return addresses.isBlank()
+        ? List.of()
+        : Stream.of(addresses.split(" "))
+            .map(a -> new EndpointBuilder().withAddresses("10.60.0." + a).build())
+            .toList();
+  }
+
+  /** Slices as "1 2|3": the last octets of their endpoints, slice by slice. */
+  private static String show(List<List<Endpoint>> slices) {
+    return String.join(
+        "|",
+        slices.stream()
+            .map(
+                slice ->
+                    String.join(
+                        " ",
+                        slice.stream()
+                            .map(e -> e.getAddresses().get(0).substring("10.60.0.".length()))
+                            .toList()))
+            .toList());
+  }
+
+  /**
+   * K75 with at most 2 endpoints a slice: an endpoint stays in the slice it is in, so no endpoint
+   * still wanted is in no slice between two writes; new endpoints fill the slices with room in
+   * order, a slice left empty is reused for them, and the rest go into new slices.
+   */
+  @ParameterizedTest(name = "{0} + wanted {1} -> {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "'' ; 1 2 3 ; 1 2|3",
+        "1 2|3 ; 1 2 3 ; 1 2|3",
+        "3|1 2 ; 1 2 3 ; 3|1 2", // slices are not re-sorted
+        "1 2|3 ; 1 5 2 3 ; 1 2|3 5", // an endpoint inserted in the order moves none
+        "1 2|3 ; 2 3 ; 2|3",
+        "1 2|3 ; 1 2 ; 1 2|", // left empty: deleted
+        "1 2|3 ; 1 2 7 8 9 ; 1 2|7 8|9", // the emptied slice takes new ones first
+        "1 1|2 ; 1 2 ; 1|2", // a duplicate is dropped
+      })
+  void k75_endpointsStayInTheirSlice(String existing, String wanted, String expected) {
+    List<List<Endpoint>> slices =
+        existing.isBlank()
+            ? List.of()
+            : Stream.of(existing.split("\\|", -1))
+                .map(KubeVirtEndpointSlicesTest::endpoints)
+                .toList();
+    assertThat(show(KubeVirtEndpointSlices.pack(slices, endpoints(wanted), 2))).isEqualTo(expected);
   }
 }
