@@ -631,15 +631,25 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       List<Endpoint> endpoints,
       List<EndpointPort> ports,
       Map<String, String> labels) {
+    // K76: ours over the slice's own, as upstream merges them: a label someone else puts there (an
+    // admission webhook) stays, rather than being taken off and put back at every write.
+    Map<String, String> merged = new LinkedHashMap<>();
+    if (slice.getMetadata().getLabels() != null) {
+      merged.putAll(slice.getMetadata().getLabels());
+    }
+    if (!labels.containsKey(HEADLESS_LABEL)) {
+      merged.remove(HEADLESS_LABEL);
+    }
+    merged.putAll(labels);
     if (Objects.equals(slice.getEndpoints(), endpoints)
         && Objects.equals(slice.getPorts(), ports)
-        && Objects.equals(slice.getMetadata().getLabels(), labels)) {
+        && Objects.equals(slice.getMetadata().getLabels(), merged)) {
       return;
     }
     EndpointSlice updated =
         new EndpointSliceBuilder(slice)
             .editMetadata()
-            .withLabels(labels)
+            .withLabels(merged)
             .endMetadata()
             .withEndpoints(endpoints)
             .withPorts(ports)

@@ -728,6 +728,40 @@ class KubeVirtEndpointSlicesIT {
         .toList();
   }
 
+  /**
+   * K76: the controller's labels are put on a slice, and a label someone else put there (a mutating
+   * admission webhook, a policy engine) stays, as upstream merges them. Replacing every label took
+   * it off at each pass, and a webhook that puts it back on every write made that a loop of writes.
+   */
+  @Test
+  void k76_aLabelSomeoneElsePutOnASliceStays() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(true);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1");
+    await().atMost(Duration.ofSeconds(30)).until(() -> managed(name).size() == 1);
+
+    syncAfter(
+        () ->
+            client
+                .discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(infraNamespace)
+                .withName(managed(name).get(0).getMetadata().getName())
+                .edit(
+                    slice ->
+                        new EndpointSliceBuilder(slice)
+                            .editMetadata()
+                            .addToLabels("policy.example.com/team", "web")
+                            .endMetadata()
+                            .build()));
+    syncAfter(() -> virt.setVmiPhase("worker-1", KubeVirtApi.PHASE_RUNNING));
+    assertThat(managed(name).get(0).getMetadata().getLabels())
+        .containsEntry("policy.example.com/team", "web")
+        .containsEntry(KubeVirtApi.TENANT_SERVICE_NAME_LABEL, "web");
+  }
+
   @Test
   void k4_offWhenControllersLeavesItOut() throws Exception {
     virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
