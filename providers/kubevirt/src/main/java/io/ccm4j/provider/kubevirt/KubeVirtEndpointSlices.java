@@ -162,7 +162,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
             .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
             .inNamespace(namespace)
             .runnableInformer(0)
-            .addEventHandler(handler(vmi -> enqueueServicesWithEndpoints()));
+            .addEventHandler(handler(this::vmiChanged));
     // K71 b: the tenant Service's endpoints moved.
     this.tenantSlices =
         tenant
@@ -257,6 +257,15 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private boolean selectorless(String name) {
     Service service = services.getStore().getByKey(namespace + "/" + name);
     return service != null && ours(service) && !hasSelector(service);
+  }
+
+  private void vmiChanged(GenericKubernetesResource vmi) {
+    if (vmis.getStore().get(vmi) == null) {
+      // Gone: a node that led to it is read again, and a deleted node's name is forgotten.
+      String gone = vmi.getMetadata().getName();
+      vmiOfNode.values().removeIf(gone::equals);
+    }
+    enqueueServicesWithEndpoints();
   }
 
   private void enqueueServicesWithEndpoints() {
