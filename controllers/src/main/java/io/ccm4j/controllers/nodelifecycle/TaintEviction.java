@@ -56,9 +56,27 @@ final class TaintEviction {
 
   /**
    * A scheduled (or, with a null future, already executed) deletion of {@code pod}, kept for the
-   * event that cancels it.
+   * event that cancels it. Compared by identity: a deletion that runs touches the pod's entry only
+   * while the entry is still this one, never a deletion scheduled since in its place.
    */
-  private record Work(Instant createdAt, ScheduledFuture<?> future, Pod pod) {}
+  private static final class Work {
+    final Instant createdAt;
+    final Pod pod;
+
+    /** Null once the deletion has run; guarded by the TaintEviction's lock. */
+    ScheduledFuture<?> future;
+
+    Work(Instant createdAt, Pod pod) {
+      this.createdAt = createdAt;
+      this.pod = pod;
+    }
+  }
+
+  /** Deletes a pod for taint eviction: one try (§4.5). */
+  @FunctionalInterface
+  interface PodEvictor {
+    PodDeletions.Outcome evict(Pod pod);
+  }
 
   private final KubernetesClient client;
   private final SharedIndexInformer<Node> nodes;
@@ -69,6 +87,7 @@ final class TaintEviction {
   private final Map<String, List<Taint>> taintedNodes = new ConcurrentHashMap<>();
   private final Map<String, Work> work = new ConcurrentHashMap<>();
   private final NodeLifecycleControllerMetrics metrics;
+  private final PodEvictor evictor;
 
   TaintEviction(
       KubernetesClient client,
@@ -78,6 +97,22 @@ final class TaintEviction {
       InstantSource clock,
       ScheduledExecutorService timers,
       NodeLifecycleControllerMetrics metrics) {
+    this(client, nodes, pods, events, clock, timers, metrics, null);
+  }
+
+  /**
+   * @param evictor one try of a deletion; null: the pod given the {@code DisruptionTarget}
+   *     condition and deleted through the API ({@link PodDeletions#deleteExactly})
+   */
+  TaintEviction(
+      KubernetesClient client,
+      SharedIndexInformer<Node> nodes,
+      SharedIndexInformer<Pod> pods,
+      EventRecorder events,
+      InstantSource clock,
+      ScheduledExecutorService timers,
+      NodeLifecycleControllerMetrics metrics,
+      PodEvictor evictor) {
     this.client = client;
     this.nodes = nodes;
     this.pods = pods;
@@ -85,6 +120,10 @@ final class TaintEviction {
     this.clock = clock;
     this.timers = timers;
     this.metrics = metrics;
+    this.evictor =
+        evictor != null
+            ? evictor
+            : pod -> PodDeletions.deleteExactly(client, pod, this::markDisruptionTarget);
   }
 
   static List<Taint> noExecuteTaints(Node node) {
@@ -179,11 +218,11 @@ final class TaintEviction {
     Work existing = work.get(key);
     Instant start = now;
     if (existing != null) {
-      if (existing.createdAt().plusSeconds(seconds).isBefore(trigger)) {
+      if (existing.createdAt.plusSeconds(seconds).isBefore(trigger)) {
         return; // an eviction already scheduled keeps its time
       }
       cancel(key);
-      start = existing.createdAt();
+      start = existing.createdAt;
     }
     schedule(pod, start, start.plusSeconds(seconds));
   }
@@ -194,17 +233,21 @@ final class TaintEviction {
       return;
     }
     long delayMs = Math.max(0, fireAt.toEpochMilli() - clock.instant().toEpochMilli());
-    ScheduledFuture<?> future =
-        timers.schedule(
-            () ->
-                evict(
-                    pod.getMetadata().getNamespace(),
-                    pod.getMetadata().getName(),
-                    pod.getMetadata().getUid(),
-                    fireAt),
-            delayMs,
-            TimeUnit.MILLISECONDS);
-    work.put(key, new Work(createdAt, future, pod));
+    Work scheduled = new Work(createdAt, pod);
+    // Entered before it can run: the deletion checks that it is still the pod's entry.
+    work.put(key, scheduled);
+    scheduled.future =
+        timers.schedule(() -> evict(key, scheduled, fireAt), delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** Whether {@code scheduled} is still the pod's deletion: neither cancelled nor replaced. */
+  private synchronized boolean isCurrent(String key, Work scheduled) {
+    return work.get(key) == scheduled;
+  }
+
+  /** Drops the pod's entry if it is still {@code scheduled}, not a deletion scheduled since. */
+  private synchronized void forget(String key, Work scheduled) {
+    work.remove(key, scheduled);
   }
 
   /**
@@ -215,8 +258,8 @@ final class TaintEviction {
    */
   private void cancel(String key) {
     Work existing = work.remove(key);
-    if (existing != null && existing.future() != null && existing.future().cancel(false)) {
-      Pod pod = existing.pod();
+    if (existing != null && existing.future != null && existing.future.cancel(false)) {
+      Pod pod = existing.pod;
       events.normal(
           pod,
           NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
@@ -230,23 +273,29 @@ final class TaintEviction {
    * apart, reads the pod, gives it the {@code DisruptionTarget} condition and deletes it, the pod
    * the deletion was scheduled for and never another one created since under its name. A try whose
    * condition write fails deletes nothing (upstream's addConditionAndDeletePod returns the error):
-   * the next try starts again from a fresh read.
+   * the next try starts again from a fresh read. No try starts once the deletion is cancelled (the
+   * taints gone, the pod tolerating them now) or replaced; upstream's goes on with its tries.
    */
-  private void evict(String namespace, String name, String uid, Instant fireAt) {
-    String key = Cache.namespaceKeyFunc(namespace, name);
+  private void evict(String key, Work scheduled, Instant fireAt) {
+    if (!isCurrent(key, scheduled)) {
+      return;
+    }
     Pod pod = pods.getStore().getByKey(key);
-    if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
-      work.remove(key);
+    if (pod == null || !pod.getMetadata().getUid().equals(scheduled.pod.getMetadata().getUid())) {
+      forget(key, scheduled);
       return;
     }
     events.normal(
         pod,
         NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
-        "Marking for deletion Pod %s/%s".formatted(namespace, name));
+        "Marking for deletion Pod %s".formatted(key));
     for (int attempt = 1; attempt <= TRIES; attempt++) {
+      if (attempt > 1 && !isCurrent(key, scheduled)) {
+        log.info("pod {}: eviction cancelled between its tries", key);
+        return;
+      }
       try {
-        PodDeletions.Outcome outcome =
-            PodDeletions.deleteExactly(client, pod, this::markDisruptionTarget);
+        PodDeletions.Outcome outcome = evictor.evict(pod);
         if (outcome != PodDeletions.Outcome.DELETED) {
           log.info(
               "pod {}: not evicted, {}",
@@ -254,16 +303,15 @@ final class TaintEviction {
               outcome == PodDeletions.Outcome.GONE
                   ? "already gone"
                   : "replaced by another pod of that name");
-          work.remove(key);
+          forget(key, scheduled);
           return;
         }
         metrics.podDeletions.increment();
         Duration latency = Duration.between(fireAt, clock.instant());
         metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
         synchronized (this) {
-          Work done = work.get(key);
-          if (done != null) {
-            work.put(key, new Work(done.createdAt(), null, done.pod()));
+          if (work.get(key) == scheduled) {
+            scheduled.future = null; // executed: kept until the pod is gone or it is cancelled
           }
         }
         log.info("evicted pod {} from a node with NoExecute taints", key);
@@ -280,7 +328,7 @@ final class TaintEviction {
     }
     // Given up, as upstream's: evicted again only when a change of the node's taints or of the
     // pod's tolerations schedules it anew.
-    work.remove(key);
+    forget(key, scheduled);
   }
 
   /** The pod, given the {@code DisruptionTarget} condition unless it has it already. */
@@ -328,8 +376,8 @@ final class TaintEviction {
   }
 
   /** Whether a deletion of the pod is pending (not yet executed). */
-  boolean isEvictionPending(String podKey) {
+  synchronized boolean isEvictionPending(String podKey) {
     Work existing = work.get(podKey);
-    return existing != null && existing.future() != null && !existing.future().isDone();
+    return existing != null && existing.future != null && !existing.future.isDone();
   }
 }

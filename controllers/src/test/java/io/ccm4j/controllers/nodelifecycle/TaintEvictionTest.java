@@ -3,6 +3,7 @@ package io.ccm4j.controllers.nodelifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.nodeutil.PodDeletions;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.Indexer;
@@ -46,6 +48,15 @@ class TaintEvictionTest {
   private final List<String> timeline = new ArrayList<>();
 
   private final RecordingTimers timers = new RecordingTimers(timeline);
+
+  /** One try of a deletion, as the test wants it; each try is counted. */
+  private TaintEviction.PodEvictor tries =
+      pod -> {
+        throw new KubernetesClientException("no API server here");
+      };
+
+  private int triesMade;
+
   private final TaintEviction manager =
       new TaintEviction(
           null,
@@ -65,16 +76,25 @@ class TaintEvictionTest {
           },
           () -> NOW,
           timers,
-          new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()));
+          new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
+          pod -> {
+            triesMade++;
+            return tries.evict(pod);
+          });
 
   @AfterEach
   void stopTimers() {
     timers.shutdownNow();
   }
 
-  /** Records each scheduled deletion's delay; nothing ever runs. */
+  /**
+   * Records each scheduled deletion's delay, what it would run and its future; nothing runs unless
+   * a test runs it.
+   */
   private static final class RecordingTimers extends ScheduledThreadPoolExecutor {
     final List<Duration> delays = new ArrayList<>();
+    final List<Runnable> deletions = new ArrayList<>();
+    final List<ScheduledFuture<?>> futures = new ArrayList<>();
     private final List<String> timeline;
 
     RecordingTimers(List<String> timeline) {
@@ -86,7 +106,10 @@ class TaintEvictionTest {
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       delays.add(Duration.ofMillis(unit.toMillis(delay)));
       timeline.add("deletion in " + Duration.ofMillis(unit.toMillis(delay)));
-      return super.schedule(() -> {}, 1, TimeUnit.DAYS);
+      deletions.add(command);
+      ScheduledFuture<?> future = super.schedule(() -> {}, 1, TimeUnit.DAYS);
+      futures.add(future);
+      return future;
     }
   }
 
@@ -147,6 +170,7 @@ class TaintEvictionTest {
             .withNewMetadata()
             .withNamespace("default")
             .withName(name)
+            .withUid("uid-" + name)
             .endMetadata()
             .withNewSpec()
             .withNodeName(node)
@@ -314,6 +338,87 @@ class TaintEvictionTest {
     assertThat(manager.isEvictionPending(key)).isFalse();
     assertThat(events)
         .containsExactly("TaintManagerEviction: Cancelling deletion of Pod default/p");
+  }
+
+  @Test
+  void aDeletionThatGivesUpLeavesTheDeletionScheduledSinceInItsPlaceCancellable() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    // While the deletion due at once runs (and fails), the pod comes to tolerate the taint for
+    // 300 s: its deletion is replaced by one 300 s from now.
+    tries =
+        pod -> {
+          if (triesMade == 1) {
+            pods.get(key).getSpec().setTolerations(List.of(unreachableFor(300L)));
+            manager.handlePodUpdate(key);
+          }
+          throw new KubernetesClientException("the API server refused it");
+        };
+    timers.deletions.getFirst().run();
+    assertThat(timers.delays).containsExactly(Duration.ZERO, Duration.ofSeconds(300));
+    assertThat(manager.isEvictionPending(key)).isTrue();
+
+    // The node is Ready again: the deletion 300 s away must be cancelled, not left to fire.
+    node("n");
+    manager.handleNodeUpdate("n");
+
+    assertThat(timers.futures.get(1).isCancelled()).isTrue();
+    assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  @Test
+  void aDeletionCancelledBetweenItsTriesTriesNoMore() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    List<Pod> deleted = new ArrayList<>();
+    tries =
+        pod -> {
+          if (triesMade == 1) {
+            // The node is Ready again while the first try fails.
+            node("n");
+            manager.handleNodeUpdate("n");
+            throw new KubernetesClientException("the API server refused it");
+          }
+          deleted.add(pod);
+          return PodDeletions.Outcome.DELETED;
+        };
+
+    timers.deletions.getFirst().run();
+
+    assertThat(triesMade).isEqualTo(1);
+    assertThat(deleted).isEmpty();
+    assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  @Test
+  void aDeletionThatSucceedsLeavesTheDeletionScheduledSinceInItsPlaceCancellable() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    tries =
+        pod -> {
+          pods.get(key).getSpec().setTolerations(List.of(unreachableFor(300L)));
+          manager.handlePodUpdate(key);
+          return PodDeletions.Outcome.DELETED;
+        };
+    timers.deletions.getFirst().run();
+    assertThat(manager.isEvictionPending(key)).isTrue();
+
+    node("n");
+    manager.handleNodeUpdate("n");
+
+    assertThat(timers.futures.get(1).isCancelled()).isTrue();
+  }
+
+  private static io.fabric8.kubernetes.api.model.Toleration unreachableFor(long seconds) {
+    return new TolerationBuilder()
+        .withKey(WellKnownTaints.NODE_UNREACHABLE)
+        .withOperator("Exists")
+        .withEffect(WellKnownTaints.EFFECT_NO_EXECUTE)
+        .withTolerationSeconds(seconds)
+        .build();
   }
 
   @Test
