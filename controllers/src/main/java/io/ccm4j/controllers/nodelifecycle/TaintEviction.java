@@ -331,11 +331,10 @@ final class TaintEviction {
     forget(key, scheduled);
   }
 
-  /** The pod, given the {@code DisruptionTarget} condition unless it has it already. */
-  private Pod markDisruptionTarget(Pod pod) {
-    return disruptionTarget(pod, clock.instant())
-        .map(condition -> PodStatusPatches.patchCondition(client, pod, condition))
-        .orElse(pod);
+  /** Gives the pod the {@code DisruptionTarget} condition unless it has it already. */
+  private void markDisruptionTarget(Pod pod) {
+    disruptionTarget(pod, clock.instant())
+        .ifPresent(condition -> PodStatusPatches.patchCondition(client, pod, condition));
   }
 
   /**
