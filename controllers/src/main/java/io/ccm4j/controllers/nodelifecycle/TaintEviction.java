@@ -285,6 +285,11 @@ final class TaintEviction {
       forget(key, scheduled);
       return;
     }
+    if (!onTaintedNode(pod)) {
+      log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
+      forget(key, scheduled);
+      return;
+    }
     events.normal(
         pod,
         NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
@@ -292,6 +297,12 @@ final class TaintEviction {
     for (int attempt = 1; attempt <= TRIES; attempt++) {
       if (attempt > 1 && !isCurrent(key, scheduled)) {
         log.info("pod {}: eviction cancelled between its tries", key);
+        return;
+      }
+      if (!onTaintedNode(pod)) {
+        // The cancellation is on its way through the queue: the node's taints were lifted since.
+        log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
+        forget(key, scheduled);
         return;
       }
       try {
@@ -329,6 +340,18 @@ final class TaintEviction {
     // Given up, as upstream's: evicted again only when a change of the node's taints or of the
     // pod's tolerations schedules it anew.
     forget(key, scheduled);
+  }
+
+  /**
+   * Whether the pod's node, as the cache has it now, still has a NoExecute taint (or is gone, as
+   * upstream's deletes the pods of a deleted node too). A deletion is scheduled only once the cache
+   * has shown a taint, so a node without any has had them lifted since, and the cancellation of its
+   * pods' deletions waits in the queue behind other work: a deletion due meanwhile does not run.
+   */
+  private boolean onTaintedNode(Pod pod) {
+    String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    Node node = nodeName == null ? null : nodes.getStore().getByKey(nodeName);
+    return node == null || !noExecuteTaints(node).isEmpty();
   }
 
   /** Gives the pod the {@code DisruptionTarget} condition unless it has it already. */

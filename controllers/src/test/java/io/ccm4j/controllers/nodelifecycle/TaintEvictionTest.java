@@ -393,6 +393,24 @@ class TaintEvictionTest {
   }
 
   @Test
+  void aDeletionDueAfterItsNodesTaintsWereLiftedButBeforeTheCancellationDeletesNothing() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    tries = pod -> PodDeletions.Outcome.DELETED;
+
+    // The node is Ready again and its taint lifted: the cache shows it, the cancellation still
+    // waits in the queue (handleNodeUpdate not called yet) when the deletion comes due.
+    node("n");
+    timers.deletions.getFirst().run();
+
+    assertThat(triesMade).isZero();
+    assertThat(events).doesNotContain("TaintManagerEviction: Marking for deletion Pod default/p");
+    manager.handleNodeUpdate("n");
+    assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  @Test
   void aDeletionThatSucceedsLeavesTheDeletionScheduledSinceInItsPlaceCancellable() {
     node("n", WellKnownTaints.NODE_UNREACHABLE);
     String key = pod("p", "n", -1L);
