@@ -44,6 +44,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,10 +134,7 @@ public final class NodeLifecycleController implements Controller {
     // Deletions on threads of their own: a burst of them (a node's pods all due at once, each
     // waiting for the client's rate limit) must not hold up the health and tainting passes, as
     // upstream's taint-eviction controller runs apart from its node-lifecycle controller.
-    this.evictions =
-        Executors.newScheduledThreadPool(
-            EVICTION_THREADS,
-            runnable -> Thread.ofPlatform().name("node-lifecycle-eviction").unstarted(runnable));
+    this.evictions = evictionTimers();
     this.taintEviction =
         new TaintEviction(client, nodes, pods, events, clock, evictions, lifecycleMetrics);
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
@@ -201,6 +199,20 @@ public final class NodeLifecycleController implements Controller {
             taintEvictionQueue.add(new PodChanged(Cache.metaNamespaceKeyFunc(pod)));
           }
         });
+  }
+
+  /**
+   * The threads of taint eviction's deletions. A cancelled deletion leaves their queue at once:
+   * left there until its due time, each one would hold its pod that long, and a node whose taints
+   * come and go would pile up one per pod and change for as long as the pods' tolerations last.
+   */
+  static ScheduledThreadPoolExecutor evictionTimers() {
+    ScheduledThreadPoolExecutor timers =
+        new ScheduledThreadPoolExecutor(
+            EVICTION_THREADS,
+            runnable -> Thread.ofPlatform().name("node-lifecycle-eviction").unstarted(runnable));
+    timers.setRemoveOnCancelPolicy(true);
+    return timers;
   }
 
   @Override
