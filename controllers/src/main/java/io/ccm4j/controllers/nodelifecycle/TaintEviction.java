@@ -197,6 +197,13 @@ final class TaintEviction {
    */
   private void processPodOnNode(Pod pod, List<Taint> taints, Instant now) {
     String key = Cache.metaNamespaceKeyFunc(pod);
+    Work previous = work.get(key);
+    if (previous != null
+        && !Objects.equals(previous.pod.getMetadata().getUid(), pod.getMetadata().getUid())) {
+      // Another pod of that name (deleted and created again, both seen in one update): the
+      // deletion kept for its predecessor, pending or done, is not this pod's.
+      cancel(key);
+    }
     if (taints.isEmpty()) {
       cancel(key);
       return;

@@ -40,6 +40,9 @@ class TaintEvictionTest {
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
+  /** The manager's clock. */
+  private Instant now = NOW;
+
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final List<String> events = new ArrayList<>();
@@ -74,7 +77,7 @@ class TaintEvictionTest {
               events.add("Warning " + reason + ": " + message);
             }
           },
-          () -> NOW,
+          () -> now,
           timers,
           new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
           pod -> {
@@ -428,6 +431,46 @@ class TaintEvictionTest {
     manager.handleNodeUpdate("n");
 
     assertThat(timers.futures.get(1).isCancelled()).isTrue();
+  }
+
+  @Test
+  void aPodCreatedAgainUnderTheNameOfAnEvictedOneIsScheduledForItself() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+    tries = pod -> PodDeletions.Outcome.DELETED;
+    timers.deletions.getFirst().run(); // the 300 s have passed: deleted
+    assertThat(manager.isEvictionPending(key)).isFalse();
+
+    // Gone and created again under its name on the same node; the informer's delete and add are
+    // one update of the queue's key by the time it is handled.
+    now = NOW.plusSeconds(301);
+    pods.put(
+        key,
+        new PodBuilder(pods.get(key)).editMetadata().withUid("uid-p-again").endMetadata().build());
+    manager.handlePodUpdate(key);
+
+    assertThat(timers.delays).containsExactly(Duration.ofSeconds(300), Duration.ofSeconds(300));
+    assertThat(manager.isEvictionPending(key)).isTrue();
+  }
+
+  @Test
+  void aPodCreatedAgainUnderTheNameOfOneWaitingForItsDeletionGetsItsOwnCountdown() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+
+    now = NOW.plusSeconds(200);
+    pods.put(
+        key,
+        new PodBuilder(pods.get(key)).editMetadata().withUid("uid-p-again").endMetadata().build());
+    manager.handlePodUpdate(key);
+
+    // Its own 300 s from now, not what was left of its predecessor's (whose deletion would then
+    // find another pod, delete nothing, and leave this one never scheduled).
+    assertThat(timers.delays).containsExactly(Duration.ofSeconds(300), Duration.ofSeconds(300));
+    assertThat(timers.futures.getFirst().isCancelled()).isTrue();
+    assertThat(manager.isEvictionPending(key)).isTrue();
   }
 
   private static io.fabric8.kubernetes.api.model.Toleration unreachableFor(long seconds) {
