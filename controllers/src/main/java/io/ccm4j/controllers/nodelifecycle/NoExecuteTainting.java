@@ -77,7 +77,8 @@ final class NoExecuteTainting {
   private final double initialRate;
 
   // Read by the tainting loop without the pass's lock: the pass holds it while it queues nodes on a
-  // zone's tainter, and the tainter holds its own lock while it taints (lock order).
+  // zone's tainter, and the tainter holds its limiter's lock while it taints (lock order); queueing
+  // takes only the tainter's queue lock, which a taint write does not hold.
   private final Map<String, ZoneTainter> tainters = new ConcurrentHashMap<>();
 
   /**

@@ -12,7 +12,9 @@ import java.util.Set;
  * One zone's queue of nodes waiting for their first NoExecute taint, drained at the zone's rate
  * (node-lifecycle spec §3.5): a token bucket of burst 1 that starts full, a queue ordered by when
  * each node may be processed, and a set that keeps a processed node from being queued again until
- * it is removed.
+ * it is removed. Two locks, as upstream's RateLimitedTimedQueue has: the queue's, held only for a
+ * moment, and the limiter's, held while nodes are processed (a taint write, perhaps waiting for the
+ * client's rate limit), so the health pass that queues and removes nodes never waits for a write.
  */
 final class ZoneTainter {
 
@@ -36,6 +38,10 @@ final class ZoneTainter {
   private final PriorityQueue<Entry> queue =
       new PriorityQueue<>((a, b) -> a.processAt().compareTo(b.processAt()));
   private final Set<String> set = new HashSet<>();
+
+  /** Guards the rate and the bucket, and is held while nodes are processed. */
+  private final Object limiterLock = new Object();
+
   private double qps;
   private double tokens;
   private Instant last;
@@ -64,36 +70,50 @@ final class ZoneTainter {
 
   /**
    * Processes nodes while the bucket has tokens and the head is due; the token is taken before the
-   * time check, as upstream does.
+   * time check, as upstream does. The queue is not locked while a node is processed: a node removed
+   * meanwhile stays removed, one queued again is taken off the queue (kept in the set) when its
+   * processing is done, as upstream's RemoveFromQueue and Replace do by name.
    */
-  synchronized void tryProcess(Processor processor) {
-    while (!queue.isEmpty()) {
-      if (!tryAccept()) {
-        return;
-      }
-      Entry head = queue.peek();
-      Instant now = clock.instant();
-      if (now.isBefore(head.processAt())) {
-        return;
-      }
-      Outcome outcome = processor.process(head.node());
-      queue.poll();
-      if (!outcome.done()) {
-        queue.add(new Entry(head.node(), now.plus(outcome.retryAfter()).plusNanos(1)));
+  void tryProcess(Processor processor) {
+    synchronized (limiterLock) {
+      Optional<Entry> head = peek();
+      while (head.isPresent()) {
+        if (!tryAccept()) {
+          return;
+        }
+        Instant now = clock.instant();
+        Entry entry = head.get();
+        if (now.isBefore(entry.processAt())) {
+          return;
+        }
+        Outcome outcome = processor.process(entry.node());
+        synchronized (this) {
+          boolean queued = queue.removeIf(e -> e.node().equals(entry.node()));
+          if (!outcome.done() && queued) {
+            queue.add(new Entry(entry.node(), now.plus(outcome.retryAfter()).plusNanos(1)));
+          }
+        }
+        head = peek();
       }
     }
   }
 
+  private synchronized Optional<Entry> peek() {
+    return Optional.ofNullable(queue.peek());
+  }
+
   /** Changes the rate; 0 stops the zone. No free token comes with a change (SwapLimiter). */
-  synchronized void setRate(double newQps) {
-    if (newQps == qps) {
-      return;
+  void setRate(double newQps) {
+    synchronized (limiterLock) {
+      if (newQps == qps) {
+        return;
+      }
+      // A new bucket starts full only if the old one still had a token.
+      boolean hadToken = tryAccept();
+      qps = newQps;
+      last = clock.instant();
+      tokens = hadToken && newQps > 0 ? 1 : 0;
     }
-    // A new bucket starts full only if the old one still had a token.
-    boolean hadToken = tryAccept();
-    qps = newQps;
-    last = clock.instant();
-    tokens = hadToken && newQps > 0 ? 1 : 0;
   }
 
   /** Whether the node waits in the queue. */
@@ -101,8 +121,10 @@ final class ZoneTainter {
     return queue.stream().anyMatch(entry -> entry.node().equals(node));
   }
 
-  synchronized double rate() {
-    return qps;
+  double rate() {
+    synchronized (limiterLock) {
+      return qps;
+    }
   }
 
   synchronized int size() {
@@ -113,6 +135,7 @@ final class ZoneTainter {
     return Optional.ofNullable(queue.peek()).map(Entry::node);
   }
 
+  /** Takes a token if the bucket has one; the caller holds {@link #limiterLock}. */
   private boolean tryAccept() {
     if (qps <= 0) {
       return false;

@@ -6,6 +6,9 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +57,51 @@ class ZoneTainterTest {
           return ZoneTainter.Outcome.DONE;
         });
     assertThat(tainted).as("a stopped zone taints nothing").containsExactly("a", "b");
+  }
+
+  @Test
+  void nodesAreQueuedAndRemovedWhileAnotherIsBeingTainted() throws Exception {
+    ZoneTainter tainter = new ZoneTainter(10, InstantSource.system());
+    tainter.add("a");
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch written = new CountDownLatch(1);
+    Thread tainting =
+        Thread.ofPlatform()
+            .start(
+                () ->
+                    tainter.tryProcess(
+                        name -> {
+                          // A taint write waiting for the client's rate limit.
+                          writing.countDown();
+                          awaitQuietly(written);
+                          return ZoneTainter.Outcome.DONE;
+                        }));
+    try {
+      assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+      // The health pass, meanwhile: it must not wait for the write.
+      CompletableFuture<Void> pass =
+          CompletableFuture.runAsync(
+              () -> {
+                tainter.remove("b");
+                tainter.add("b");
+                tainter.remove("a");
+              });
+      pass.get(5, TimeUnit.SECONDS);
+    } finally {
+      written.countDown();
+      tainting.join(10_000);
+    }
+    assertThat(tainter.contains("b")).isTrue();
+    assertThat(tainter.add("a"))
+        .as("removed while it was tainted: it can be queued again")
+        .isTrue();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
