@@ -8,6 +8,7 @@ import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
+import io.ccm4j.controllers.PodNamespaces;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
 import io.ccm4j.controllers.nodeutil.PodStatusPatches;
@@ -25,7 +26,6 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -727,16 +727,7 @@ class NodeLifecycleControllerIT {
           .resource(
               new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
           .create();
-      client
-          .serviceAccounts()
-          .inNamespace(namespace)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("default")
-                  .endMetadata()
-                  .build())
-          .create();
+      PodNamespaces.defaultServiceAccount(client, namespace);
     }
     return namespace;
   }

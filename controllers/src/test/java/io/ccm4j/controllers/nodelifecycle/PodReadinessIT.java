@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ccm4j.controllers.PodNamespaces;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -10,7 +11,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -42,13 +42,7 @@ class PodReadinessIT {
 
   @BeforeEach
   void theNamespacesDefaultServiceAccount(KubernetesClient client) {
-    // The admission plugin wants it; nothing runs the controller that creates it here.
-    client
-        .serviceAccounts()
-        .inNamespace("default")
-        .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
-        .createOr(existing -> existing.update());
+    PodNamespaces.defaultServiceAccount(client, "default");
   }
 
   @Test

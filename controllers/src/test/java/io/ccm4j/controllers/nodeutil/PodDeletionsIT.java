@@ -3,11 +3,11 @@ package io.ccm4j.controllers.nodeutil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.controllers.PodNamespaces;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -41,13 +41,7 @@ class PodDeletionsIT {
 
   @BeforeEach
   void theNamespacesDefaultServiceAccount(KubernetesClient client) {
-    // The admission plugin wants it; nothing runs the controller that creates it here.
-    client
-        .serviceAccounts()
-        .inNamespace("default")
-        .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata().build())
-        .createOr(existing -> existing.update());
+    PodNamespaces.defaultServiceAccount(client, "default");
   }
 
   @Test
