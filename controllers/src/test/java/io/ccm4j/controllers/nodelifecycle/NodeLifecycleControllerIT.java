@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.AdmissionDenial;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -19,7 +20,6 @@ import io.ccm4j.runtime.client.KubeClients;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -977,8 +977,13 @@ class NodeLifecycleControllerIT {
     pod("unmarkable", nodeName);
     Pod probe = pod("unmarkable-probe", prefix + "unmarkable-peer");
     String policy = prefix + "deny-pod-status";
-    denyStatusWritesOfPodsNamedUnmarkable(policy);
-    try {
+    try (AdmissionDenial denial =
+        AdmissionDenial.ofUpdates(
+            client,
+            policy,
+            List.of("pods/status"),
+            "unmarkable",
+            "status writes to unmarkable pods are blocked")) {
       // The policy takes effect once the API server has loaded it: until a probe's write fails.
       await().atMost(30, TimeUnit.SECONDS).until(() -> !canWriteStatus(probe));
 
@@ -997,8 +1002,6 @@ class NodeLifecycleControllerIT {
           .during(Duration.ofSeconds(3))
           .atMost(5, TimeUnit.SECONDS)
           .until(() -> !markedForDeletion("unmarkable"));
-    } finally {
-      allowStatusWrites(policy);
     }
     await().atMost(30, TimeUnit.SECONDS).until(() -> canWriteStatus(probe));
 
@@ -1029,63 +1032,5 @@ class NodeLifecycleControllerIT {
       }
       return false;
     }
-  }
-
-  private void denyStatusWritesOfPodsNamedUnmarkable(String policy) {
-    client
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("admissionregistration.k8s.io/v1")
-                .withKind("ValidatingAdmissionPolicy")
-                .withNewMetadata()
-                .withName(policy)
-                .endMetadata()
-                .addToAdditionalProperties(
-                    "spec",
-                    Map.of(
-                        "failurePolicy",
-                        "Fail",
-                        "matchConstraints",
-                        Map.of(
-                            "resourceRules",
-                            List.of(
-                                Map.of(
-                                    "apiGroups", List.of(""),
-                                    "apiVersions", List.of("v1"),
-                                    "operations", List.of("UPDATE"),
-                                    "resources", List.of("pods/status")))),
-                        "validations",
-                        List.of(
-                            Map.of(
-                                "expression",
-                                "!object.metadata.name.startsWith('unmarkable')",
-                                "message",
-                                "status writes to unmarkable pods are blocked"))))
-                .build())
-        .create();
-    client
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("admissionregistration.k8s.io/v1")
-                .withKind("ValidatingAdmissionPolicyBinding")
-                .withNewMetadata()
-                .withName(policy)
-                .endMetadata()
-                .addToAdditionalProperties(
-                    "spec", Map.of("policyName", policy, "validationActions", List.of("Deny")))
-                .build())
-        .create();
-  }
-
-  private void allowStatusWrites(String policy) {
-    client
-        .genericKubernetesResources(
-            "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding")
-        .withName(policy)
-        .delete();
-    client
-        .genericKubernetesResources("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
-        .withName(policy)
-        .delete();
   }
 }

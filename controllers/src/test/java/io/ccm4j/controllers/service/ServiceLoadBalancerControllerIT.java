@@ -12,6 +12,7 @@ import io.ccm4j.cloudprovider.LoadBalancerStatus;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
+import io.ccm4j.controllers.AdmissionDenial;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controllers.Controllers;
@@ -22,7 +23,6 @@ import io.ccm4j.provider.sim.SimLoadBalancers;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -502,50 +502,13 @@ class ServiceLoadBalancerControllerIT {
   void aRefusedWriteIsNamedInTheEventByTheApiServersMessage() throws Exception {
     kubelets.register(NodeSpec.named(node("a")));
     String policy = prefix + "-deny-status";
-    client
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("admissionregistration.k8s.io/v1")
-                .withKind("ValidatingAdmissionPolicy")
-                .withNewMetadata()
-                .withName(policy)
-                .endMetadata()
-                .addToAdditionalProperties(
-                    "spec",
-                    Map.of(
-                        "failurePolicy",
-                        "Fail",
-                        "matchConstraints",
-                        Map.of(
-                            "resourceRules",
-                            List.of(
-                                Map.of(
-                                    "apiGroups", List.of(""),
-                                    "apiVersions", List.of("v1"),
-                                    "operations", List.of("UPDATE"),
-                                    "resources", List.of("services", "services/status")))),
-                        "validations",
-                        List.of(
-                            Map.of(
-                                "expression",
-                                "!object.metadata.name.startsWith('refused')",
-                                "message",
-                                "writes to refused are blocked"))))
-                .build())
-        .create();
-    client
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("admissionregistration.k8s.io/v1")
-                .withKind("ValidatingAdmissionPolicyBinding")
-                .withNewMetadata()
-                .withName(policy)
-                .endMetadata()
-                .addToAdditionalProperties(
-                    "spec", Map.of("policyName", policy, "validationActions", List.of("Deny")))
-                .build())
-        .create();
-    try {
+    try (AdmissionDenial denial =
+        AdmissionDenial.ofUpdates(
+            client,
+            policy,
+            List.of("services", "services/status"),
+            "refused",
+            "writes to refused are blocked")) {
       // The policy takes effect once the API server has loaded it: until a write of a probe is
       // refused.
       create("refused-probe", b -> b.editSpec().withType("ClusterIP").endSpec());
@@ -585,17 +548,6 @@ class ServiceLoadBalancerControllerIT {
           .extracting(Event::getMessage)
           .noneMatch(
               message -> message.contains("Received status") || message.contains("https://"));
-    } finally {
-      client
-          .genericKubernetesResources(
-              "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding")
-          .withName(policy)
-          .delete();
-      client
-          .genericKubernetesResources(
-              "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
-          .withName(policy)
-          .delete();
     }
   }
 
