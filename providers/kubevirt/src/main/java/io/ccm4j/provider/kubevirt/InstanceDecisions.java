@@ -1,13 +1,22 @@
 package io.ccm4j.provider.kubevirt;
 
 import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
-/** The pure decisions of {@link KubeVirtInstances}: addresses (K27, K28) and shutdown (K24). */
+/**
+ * The pure decisions of {@link KubeVirtInstances}: addresses (K27, K28, K113) and shutdown (K24).
+ */
 final class InstanceDecisions {
 
   private InstanceDecisions() {}
@@ -39,11 +48,40 @@ final class InstanceDecisions {
 
   /**
    * K27: every non-empty IP of the first {@code default} interface, as InternalIP, in order,
-   * without duplicates; K28: when that gives nothing, the node's current InternalIPs.
+   * without duplicates, but for two kinds (K113, ccm4j only; users saw Calico flap between them):
+   *
+   * <ul>
+   *   <li>a link-local address (IPv6 {@code fe80::/10}, IPv4 {@code 169.254.0.0/16}): it routes on
+   *       no other node's link, and the kubelet refuses one as its node IP;
+   *   <li>an IPv6 address of the modified EUI-64 form (SLAAC from the MAC: {@code ff:fe} in the
+   *       middle of the interface id), but only while the interface also has a unicast IPv6 address
+   *       of another form (static, DHCPv6), and unless the kubelet names it as its node IP (the
+   *       node controller requires that one among the cloud's, N12). It is routable, so it stays
+   *       when it is the family's only one.
+   * </ul>
+   *
+   * <p>K28: when that leaves nothing (no {@code default} interface, the guest agent silent, only
+   * link-local addresses reported), the node's current InternalIPs.
    */
   static List<NodeAddress> addresses(VirtualMachineInstance vmi, Node node) {
+    List<String> reported = vmi.defaultInterfaceIps();
+    List<InetAddress> nodeIps = providedNodeIps(node);
+    boolean otherIpv6 =
+        reported.stream()
+            .map(IpAddresses::tryParse)
+            .flatMap(Optional::stream)
+            .anyMatch(ip -> ip instanceof Inet6Address && usable(ip) && !eui64(ip));
     Set<NodeAddress> addresses = new LinkedHashSet<>();
-    vmi.defaultInterfaceIps().forEach(ip -> addresses.add(NodeAddress.internalIp(ip)));
+    for (String ip : reported) {
+      Optional<InetAddress> parsed = IpAddresses.tryParse(ip);
+      boolean left =
+          parsed.isPresent()
+              && !nodeIps.contains(parsed.get())
+              && (parsed.get().isLinkLocalAddress() || (otherIpv6 && eui64(parsed.get())));
+      if (!left) {
+        addresses.add(NodeAddress.internalIp(ip));
+      }
+    }
     if (addresses.isEmpty()
         && node.getStatus() != null
         && node.getStatus().getAddresses() != null) {
@@ -52,5 +90,38 @@ final class InstanceDecisions {
           .forEach(a -> addresses.add(NodeAddress.internalIp(a.getAddress())));
     }
     return new ArrayList<>(addresses);
+  }
+
+  /** An address another node may reach this one at: unicast, neither link-local nor loopback. */
+  private static boolean usable(InetAddress ip) {
+    return !ip.isLinkLocalAddress()
+        && !ip.isLoopbackAddress()
+        && !ip.isAnyLocalAddress()
+        && !ip.isMulticastAddress();
+  }
+
+  /**
+   * An IPv6 address whose interface id is a modified EUI-64 one, made from a MAC address by SLAAC
+   * (RFC 4291 appendix A): {@code ff:fe} in its middle. Privacy and stable-privacy SLAAC addresses
+   * (RFC 4941, RFC 7217) look like any other, and stay.
+   */
+  private static boolean eui64(InetAddress ip) {
+    byte[] bytes = ip.getAddress();
+    return ip instanceof Inet6Address && bytes[11] == (byte) 0xff && bytes[12] == (byte) 0xfe;
+  }
+
+  /** The IPs of the kubelet's {@code alpha.kubernetes.io/provided-node-ip}, if it says any. */
+  private static List<InetAddress> providedNodeIps(Node node) {
+    Map<String, String> annotations =
+        node.getMetadata() == null ? null : node.getMetadata().getAnnotations();
+    String value =
+        annotations == null ? null : annotations.get(WellKnownAnnotations.PROVIDED_NODE_IP);
+    if (value == null) {
+      return List.of();
+    }
+    return Arrays.stream(value.split(","))
+        .map(IpAddresses::tryParse)
+        .flatMap(Optional::stream)
+        .toList();
   }
 }

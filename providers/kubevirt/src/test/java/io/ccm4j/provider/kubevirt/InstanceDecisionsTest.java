@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -62,6 +64,56 @@ class InstanceDecisionsTest {
                 node("10.0.0.5", "fd00::5")))
         .containsExactly(NodeAddress.internalIp("10.0.0.5"), NodeAddress.internalIp("fd00::5"));
     assertThat(InstanceDecisions.addresses(vmi(), node())).isEmpty();
+  }
+
+  /**
+   * K113 (users asked: Calico flapped between a node's IPv6 addresses): link-local addresses are
+   * left out; an EUI-64 (SLAAC) IPv6 address only while the interface has an IPv6 address of
+   * another form, and never the one the kubelet names as its node IP; the rest in K27's order. When
+   * nothing is left, K28's fallback.
+   */
+  @ParameterizedTest(name = "{0} (node IP {1}) -> {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        // The report of #339's user: link-local, EUI-64 and the assigned address.
+        "10.0.0.5 fe80::a8bb:ccff:fe91:9e27 2001:db8:482:0:a8bb:ccff:fe91:9e27 2001:db8:482::c;"
+            + " ; 10.0.0.5 2001:db8:482::c",
+        "169.254.3.4 10.0.0.5 fd00::5; ; 10.0.0.5 fd00::5",
+        "fe80::1 10.0.0.5 FE80::2 fd00::5 febf::3; ; 10.0.0.5 fd00::5", // fe80::/10, any case
+        "fec0::1 10.0.0.5; ; fec0::1 10.0.0.5", // fec0:: is not link-local (site-local)
+        "::ffff:169.254.3.4 10.0.0.5; ; 10.0.0.5", // IPv4-mapped: IPv4 link-local
+        // The family's only global address is EUI-64: routable, so it stays.
+        "10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27 fe80::a8bb:ccff:fe91:9e27;"
+            + " ; 10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27",
+        "2001:db8::a8bb:ccff:fe91:9e27 2001:db8:1::a8bb:ccff:fe91:9e27;"
+            + " ; 2001:db8::a8bb:ccff:fe91:9e27 2001:db8:1::a8bb:ccff:fe91:9e27",
+        // The kubelet's node IP stays: the node controller requires it among the addresses.
+        "2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c; 10.0.0.5,2001:db8::a8bb:ccff:fe91:9e27;"
+            + " 2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c",
+        "10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c; 10.0.0.5;" + " 10.0.0.5 2001:db8::c",
+        // Another IPv6 that no node could reach it at does not count as one.
+        "::1 2001:db8::a8bb:ccff:fe91:9e27; ; ::1 2001:db8::a8bb:ccff:fe91:9e27",
+        "ff02::1 2001:db8::a8bb:ccff:fe91:9e27; ; ff02::1 2001:db8::a8bb:ccff:fe91:9e27",
+        // IPv4 has no EUI-64 form; a second IPv4 stays.
+        "10.0.0.5 10.0.1.5; ; 10.0.0.5 10.0.1.5",
+        // Only link-local: K28, the node's InternalIPs.
+        "fe80::1 169.254.3.4; ; 192.168.0.1",
+        // Not an address: kept, as upstream keeps it.
+        "not-an-ip fe80::1; ; not-an-ip",
+      })
+  void k113_linkLocalAndEui64NextToAnotherIpv6AreLeftOut(
+      String reported, String nodeIp, String expected) {
+    Node node = node("192.168.0.1");
+    if (nodeIp != null) {
+      node.getMetadata().setAnnotations(Map.of(WellKnownAnnotations.PROVIDED_NODE_IP, nodeIp));
+    }
+    assertThat(
+            InstanceDecisions.addresses(
+                vmi(new VirtualMachineInstance.Interface("default", List.of(reported.split(" ")))),
+                node))
+        .extracting(NodeAddress::address)
+        .containsExactly(expected.split(" "));
   }
 
   @ParameterizedTest

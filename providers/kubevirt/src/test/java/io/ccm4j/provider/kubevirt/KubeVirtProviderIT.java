@@ -291,6 +291,49 @@ class KubeVirtProviderIT {
         .containsExactly(NodeAddress.internalIp("127.60.0.13"));
   }
 
+  /**
+   * K113: the guest agent's link-local addresses, and an EUI-64 (SLAAC) IPv6 address beside an
+   * assigned one, are not the node's InternalIPs (Calico flapped between them, users said); an
+   * EUI-64 address that is the family's only one stays, and a VMI with nothing else falls back to
+   * the node's InternalIPs (K28).
+   */
+  @Test
+  void k113_linkLocalAndASecondEui64AddressAreNotTheNodesInternalIps() throws CloudException {
+    virt.start(
+        VirtualMachineSpec.worker("worker-4", "tenant-" + id, "infra-a-" + id, "127.60.0.14"));
+    virt.setVmiAddresses(
+        "worker-4",
+        List.of(
+            "fe80::a8bb:ccff:fe91:9e27",
+            "127.60.0.14",
+            "169.254.10.4",
+            "2001:db8:482:0:a8bb:ccff:fe91:9e27",
+            "2001:db8:482::c"));
+    Node node = tenantNode("worker-4", "kubevirt://worker-4", Map.of());
+    assertThat(instances().instanceMetadata(node).orElseThrow().addresses())
+        .containsExactly(
+            NodeAddress.internalIp("127.60.0.14"), NodeAddress.internalIp("2001:db8:482::c"));
+
+    virt.setVmiAddresses(
+        "worker-4",
+        List.of("fe80::a8bb:ccff:fe91:9e27", "127.60.0.14", "2001:db8:482:0:a8bb:ccff:fe91:9e27"));
+    assertThat(instances().instanceMetadata(node).orElseThrow().addresses())
+        .containsExactly(
+            NodeAddress.internalIp("127.60.0.14"),
+            NodeAddress.internalIp("2001:db8:482:0:a8bb:ccff:fe91:9e27"));
+
+    virt.setVmiAddresses("worker-4", List.of("fe80::a8bb:ccff:fe91:9e27"));
+    node.setStatus(
+        new NodeStatusBuilder()
+            .addNewAddress()
+            .withType("InternalIP")
+            .withAddress("127.60.0.14")
+            .endAddress()
+            .build());
+    assertThat(instances().instanceMetadata(node).orElseThrow().addresses())
+        .containsExactly(NodeAddress.internalIp("127.60.0.14"));
+  }
+
   @Test
   void k23_k24_existsAndShutdownFollowTheVmiAndTheVirtualMachine() throws CloudException {
     virt.start(
