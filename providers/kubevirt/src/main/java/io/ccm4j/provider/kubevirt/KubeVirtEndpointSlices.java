@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPortBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -28,6 +29,7 @@ import io.micrometer.core.instrument.Metrics;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +37,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -57,6 +58,8 @@ import org.slf4j.LoggerFactory;
  *   <li>every tenant EndpointSlice counts, not only those an earlier pass has seen (K71 b);
  *   <li>VMIs are watched, so a VMI that stops, migrates or changes address updates the slices
  *       (K121);
+ *   <li>a VMI's endpoint is ready only while a tenant endpoint on its node is, and serving and
+ *       terminating follow them too, not the VMI's phase alone (K121, {@link #conditions});
  *   <li>each address type gets the VMI's addresses of its family, not the primary address in every
  *       slice (K74);
  *   <li>a tenant endpoint without a node name is skipped (K74), and an endpoint stays in the slice
@@ -430,10 +433,11 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
 
   /**
    * K73, K74: per address type the Service serves, one endpoint per VMI that runs a node of the
-   * tenant Service's endpoints, in the VMIs' name order.
+   * tenant Service's endpoints, in the order of the nodes' names, its conditions from the VMI's
+   * phase and those tenant endpoints' conditions (K121, {@link #conditions}).
    */
   private Map<String, List<Endpoint>> desiredEndpoints(Service service) throws CloudException {
-    TreeSet<String> nodeNames = new TreeSet<>();
+    Map<String, List<EndpointConditions>> onNode = new TreeMap<>();
     String tenantNamespace = label(service, KubeVirtApi.TENANT_SERVICE_NAMESPACE_LABEL);
     String tenantName = label(service, KubeVirtApi.TENANT_SERVICE_NAME_LABEL);
     for (EndpointSlice slice : tenantSlices.getStore().list()) {
@@ -445,16 +449,17 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       for (Endpoint endpoint : slice.getEndpoints()) {
         // K74: an endpoint without a node name (upstream panics) has no VMI to send traffic to.
         if (endpoint.getNodeName() != null && !endpoint.getNodeName().isEmpty()) {
-          nodeNames.add(endpoint.getNodeName());
+          onNode
+              .computeIfAbsent(endpoint.getNodeName(), n -> new ArrayList<>())
+              .add(endpoint.getConditions());
         }
       }
     }
-    Map<String, List<Endpoint>> wanted = new TreeMap<>();
-    for (String type : addressTypes(service)) {
-      wanted.put(type, new ArrayList<>());
-    }
-    for (String nodeName : nodeNames) {
-      GenericKubernetesResource resource = vmiOf(nodeName);
+    // A VMI that two tenant nodes lead to (a providerID copied by hand) has one endpoint.
+    Map<String, VirtualMachineInstance> vmisByName = new LinkedHashMap<>();
+    Map<String, List<EndpointConditions>> onVmi = new HashMap<>();
+    for (Map.Entry<String, List<EndpointConditions>> node : onNode.entrySet()) {
+      GenericKubernetesResource resource = vmiOf(node.getKey());
       if (resource == null) {
         log.info(
             "{}: Service {}/{}: no VMI in {} for tenant node {}; skipped",
@@ -462,12 +467,22 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
             namespace,
             service.getMetadata().getName(),
             namespace,
-            nodeName);
+            node.getKey());
         continue;
       }
       VirtualMachineInstance vmi = VirtualMachineInstance.of(resource);
+      vmisByName.putIfAbsent(vmi.name(), vmi);
+      onVmi.computeIfAbsent(vmi.name(), n -> new ArrayList<>()).addAll(node.getValue());
+    }
+    Map<String, List<Endpoint>> wanted = new TreeMap<>();
+    for (String type : addressTypes(service)) {
+      wanted.put(type, new ArrayList<>());
+    }
+    for (VirtualMachineInstance vmi : vmisByName.values()) {
+      EndpointConditions conditions = conditions(vmi.phase(), onVmi.get(vmi.name()));
       for (Map.Entry<String, List<Endpoint>> type : wanted.entrySet()) {
-        address(vmi, type.getKey()).ifPresent(ip -> type.getValue().add(endpoint(vmi, ip)));
+        address(vmi, type.getKey())
+            .ifPresent(ip -> type.getValue().add(endpoint(vmi, ip, conditions)));
       }
     }
     return wanted;
@@ -545,20 +560,50 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** K74: ready and serving while Running; terminating once Failed or Succeeded. */
-  private static Endpoint endpoint(VirtualMachineInstance vmi, String ip) {
-    boolean running = KubeVirtApi.PHASE_RUNNING.equals(vmi.phase());
-    boolean terminating =
-        KubeVirtApi.PHASE_FAILED.equals(vmi.phase())
-            || KubeVirtApi.PHASE_SUCCEEDED.equals(vmi.phase());
-    EndpointBuilder builder =
-        new EndpointBuilder()
-            .withAddresses(ip)
-            .withNewConditions()
-            .withReady(running)
-            .withServing(running)
-            .withTerminating(terminating)
-            .endConditions();
+  /**
+   * K74 with K121: the conditions of a VMI's endpoint. Upstream's are the VMI's phase alone, so a
+   * guest whose tenant pods are not ready (a reboot) kept its traffic. A VMI that is not {@code
+   * Running} is neither ready nor serving, and terminating once {@code Failed} or {@code Succeeded}
+   * (upstream's rule). A Running VMI's endpoint says what the tenant node's kube-proxy does with
+   * the Service's endpoints on it under {@code externalTrafficPolicy: Local}, reading each as the
+   * EndpointSlice API says (ready and serving unset are true, terminating unset is false):
+   *
+   * <ul>
+   *   <li>ready: one of them is ready (kube-proxy sends to the ready ones);
+   *   <li>serving: one is ready, or one is serving and terminating (kube-proxy falls back to those
+   *       when none is ready);
+   *   <li>terminating: none is ready and one is terminating.
+   * </ul>
+   *
+   * <p>The infrastructure cluster's kube-proxy then does the same one level up: it sends to ready
+   * endpoints, falls back to serving and terminating ones, and its health check node port counts
+   * only the ready local ones, so the load balancer drains the infrastructure node of a VM whose
+   * pods are not ready and that hosts no other ready VM of the Service.
+   */
+  static EndpointConditions conditions(String phase, List<EndpointConditions> tenant) {
+    if (!KubeVirtApi.PHASE_RUNNING.equals(phase)) {
+      boolean finished =
+          KubeVirtApi.PHASE_FAILED.equals(phase) || KubeVirtApi.PHASE_SUCCEEDED.equals(phase);
+      return new EndpointConditions(false, false, finished);
+    }
+    boolean ready = false;
+    boolean servingTerminating = false;
+    boolean terminating = false;
+    for (EndpointConditions conditions : tenant) {
+      boolean isReady = conditions == null || !Boolean.FALSE.equals(conditions.getReady());
+      boolean isServing = conditions == null || !Boolean.FALSE.equals(conditions.getServing());
+      boolean isTerminating =
+          conditions != null && Boolean.TRUE.equals(conditions.getTerminating());
+      ready |= isReady;
+      servingTerminating |= isServing && isTerminating;
+      terminating |= isTerminating;
+    }
+    return new EndpointConditions(ready, ready || servingTerminating, !ready && terminating);
+  }
+
+  private static Endpoint endpoint(
+      VirtualMachineInstance vmi, String ip, EndpointConditions conditions) {
+    EndpointBuilder builder = new EndpointBuilder().withAddresses(ip).withConditions(conditions);
     if (!vmi.nodeName().isEmpty()) {
       builder.withNodeName(vmi.nodeName());
     }

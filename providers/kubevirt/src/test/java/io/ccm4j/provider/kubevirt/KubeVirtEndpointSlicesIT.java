@@ -166,6 +166,10 @@ class KubeVirtEndpointSlicesIT {
                             .withNodeName(node)
                             .build())
             .toList();
+    tenantEndpoints(endpoints);
+  }
+
+  private void tenantEndpoints(List<Endpoint> endpoints) {
     client
         .discovery()
         .v1()
@@ -326,6 +330,82 @@ class KubeVirtEndpointSlicesIT {
                 .getSelector())
         .containsEntry(KubeVirtApi.ROLE_LABEL, KubeVirtApi.ROLE_WORKER);
     await().atMost(Duration.ofSeconds(30)).until(() -> managed(name).isEmpty());
+  }
+
+  /**
+   * A tenant endpoint on {@code node} with its conditions as "TFF": ready, serving, terminating.
+   */
+  private static Endpoint tenantEndpoint(String node, String address, String conditions) {
+    return new EndpointBuilder()
+        .withAddresses(address)
+        .withNodeName(node)
+        .withNewConditions()
+        .withReady(conditions.charAt(0) == 'T')
+        .withServing(conditions.charAt(1) == 'T')
+        .withTerminating(conditions.charAt(2) == 'T')
+        .endConditions()
+        .build();
+  }
+
+  /** The managed endpoints as "address:TFF" (ready, serving, terminating), sorted. */
+  private List<String> conditions(String infraService) {
+    return managed(infraService).stream()
+        .flatMap(s -> s.getEndpoints() == null ? Stream.of() : s.getEndpoints().stream())
+        .map(
+            e ->
+                e.getAddresses().get(0)
+                    + ":"
+                    + (e.getConditions().getReady() ? "T" : "F")
+                    + (e.getConditions().getServing() ? "T" : "F")
+                    + (e.getConditions().getTerminating() ? "T" : "F"))
+        .sorted()
+        .toList();
+  }
+
+  /**
+   * K121 (users' request): a VMI's endpoint is ready only while one of the tenant Service's
+   * endpoints on its node is. Upstream's follows the VMI's phase alone, so traffic kept going to a
+   * Running VM whose pods were not ready (a rebooting guest). A node whose pods all terminate but
+   * still serve is the infrastructure kube-proxy's fallback (serving and terminating), as the
+   * tenant kube-proxy falls back to them.
+   */
+  @Test
+  void k121_aVmisEndpointIsReadyOnlyWhileATenantEndpointOnItsNodeIs() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    cloud = cloud(true);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    Endpoint worker2 = tenantEndpoint("worker-2", "10.244.2.1", "TTF");
+    tenantEndpoints(List.of(tenantEndpoint("worker-1", "10.244.1.1", "TTF"), worker2));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(conditions(name)).containsExactly("10.60.0.11:TTF", "10.60.0.12:TTF"));
+
+    // worker-1's guest reboots: the VMI runs on, its pod is no longer ready.
+    tenantEndpoints(List.of(tenantEndpoint("worker-1", "10.244.1.1", "FFF"), worker2));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(conditions(name)).containsExactly("10.60.0.11:FFF", "10.60.0.12:TTF"));
+
+    // Back up.
+    tenantEndpoints(List.of(tenantEndpoint("worker-1", "10.244.1.1", "TTF"), worker2));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(conditions(name)).containsExactly("10.60.0.11:TTF", "10.60.0.12:TTF"));
+
+    // A rollout on worker-1: the old pod terminates but serves, the new one is not ready yet.
+    tenantEndpoints(
+        List.of(
+            tenantEndpoint("worker-1", "10.244.1.1", "FTT"),
+            tenantEndpoint("worker-1", "10.244.1.2", "FFF"),
+            worker2));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(conditions(name)).containsExactly("10.60.0.11:FTT", "10.60.0.12:TTF"));
   }
 
   private static Service tenantWithUid(Service tenant, String trafficPolicy) {

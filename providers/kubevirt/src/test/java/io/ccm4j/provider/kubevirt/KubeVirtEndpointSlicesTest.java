@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -46,6 +47,58 @@ class KubeVirtEndpointSlicesTest {
       String ips, String addressType, String expected) {
     assertThat(KubeVirtEndpointSlices.address(vmi(ips), addressType).orElse(""))
         .isEqualTo(expected);
+  }
+
+  /** "T", "F" or "-" (unset) for ready, serving and terminating, as "TF-". */
+  private static EndpointConditions tenantConditions(String spelled) {
+    if (spelled.equals("null")) {
+      return null;
+    }
+    return new EndpointConditions(
+        flag(spelled.charAt(0)), flag(spelled.charAt(1)), flag(spelled.charAt(2)));
+  }
+
+  private static Boolean flag(char c) {
+    return c == '-' ? null : c == 'T';
+  }
+
+  private static String show(EndpointConditions conditions) {
+    return (conditions.getReady() ? "T" : "F")
+        + (conditions.getServing() ? "T" : "F")
+        + (conditions.getTerminating() ? "T" : "F");
+  }
+
+  /**
+   * K121 (users' request), K74: a Running VMI's endpoint is ready only while one of the tenant
+   * Service's endpoints on its node is; serving while one is ready or serving and terminating (the
+   * tenant kube-proxy's fallback under externalTrafficPolicy Local); terminating when none is ready
+   * and one is terminating. Unset ready and serving are true, unset terminating false (the
+   * EndpointSlice API). A VMI not Running keeps upstream's conditions.
+   */
+  @ParameterizedTest(name = "{0} with tenant endpoints {1} -> {2}")
+  @CsvSource({
+    "Running, TTF, TTF",
+    "Running, ---, TTF", // all unset: ready
+    "Running, null, TTF", // no conditions at all: ready
+    "Running, FFF, FFF", // a rebooting guest: its pods not ready
+    "Running, F--, FFF", // not ready; serving unset is true, but not terminating: no fallback
+    "Running, FTF, FFF", // serving but neither ready nor terminating: kube-proxy sends nothing
+    "Running, FTT, FTT", // all terminating, still serving: the fallback
+    "Running, FFT, FFT", // terminating and no longer serving
+    "Running, FFF FTT, FTT", // a new pod not ready yet beside a terminating old one
+    "Running, FFF TTF, TTF", // one ready pod is enough
+    "Running, FTT TTF, TTF",
+    "Running, TTT, TTF", // ready while terminating (publishNotReadyAddresses): ready
+    "Pending, TTF, FFF",
+    "Scheduled, TTF, FFF",
+    "Unknown, TTF, FFF",
+    "Failed, TTF, FFT",
+    "Succeeded, FFF, FFT",
+  })
+  void k121_theVmisEndpointFollowsItsTenantEndpoints(String phase, String tenant, String expected) {
+    List<EndpointConditions> conditions =
+        Stream.of(tenant.split(" ")).map(KubeVirtEndpointSlicesTest::tenantConditions).toList();
+    assertThat(show(KubeVirtEndpointSlices.conditions(phase, conditions))).isEqualTo(expected);
   }
 
   private static List<Endpoint> endpoints(String addresses) {
