@@ -2,6 +2,7 @@ package io.ccm4j.provider.kubevirt;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.net.IpAddresses;
+import io.ccm4j.runtime.client.Conflicts;
 import io.ccm4j.runtime.client.KubernetesErrors;
 import io.ccm4j.runtime.controller.QueueWorkers;
 import io.ccm4j.runtime.workqueue.RateLimiters;
@@ -28,6 +29,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.Metrics;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -64,6 +66,9 @@ import org.slf4j.LoggerFactory;
  *       slice (K74);
  *   <li>a tenant endpoint without a node name is skipped (K74), and an endpoint stays in the slice
  *       it is in, slices being updated in place, so no slice is ever replaced by index (K75);
+ *   <li>its own writes are remembered until its informer shows them ({@link
+ *       WrittenEndpointSlices}), so a pass on a cache still behind creates no second slice and
+ *       sends no update from an old version; a conflict is looked at again quietly (K75);
  *   <li>only slices this controller manages are deleted (K73);
  *   <li>a key that keeps failing backs off to 1000 s and is never dropped (K70 drops it after 25).
  * </ul>
@@ -94,6 +99,18 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   /** K75. */
   static final int MAX_ENDPOINTS_PER_SLICE = 100;
 
+  /**
+   * How long a write of this controller waits to be shown by its informer (normally milliseconds),
+   * and how long a conflict on a slice it wrote counts as its own.
+   */
+  static final Duration WRITE_PATIENCE = Duration.ofSeconds(30);
+
+  /**
+   * When a Service whose cache is behind this controller's writes, or whose write met a conflict,
+   * is looked at again at the latest; the informer's event for the newer version queues it sooner.
+   */
+  static final Duration STALE_CACHE_RETRY = Duration.ofSeconds(1);
+
   private static final String IPV4 = "IPv4";
   private static final String IPV6 = "IPv6";
 
@@ -107,6 +124,9 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private final SharedIndexInformer<EndpointSlice> tenantSlices;
   private final WorkQueue<String> queue;
   private final QueueWorkers<String> workers;
+
+  private final WrittenEndpointSlices written =
+      new WrittenEndpointSlices(WRITE_PATIENCE, System::nanoTime);
 
   /** Tenant node name to the name of its VMI, as its providerID said (see {@link #vmiOf}). */
   private final Map<String, String> vmiOfNode = new ConcurrentHashMap<>();
@@ -151,15 +171,23 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
                 MANAGED_BY_LABEL, MANAGED_BY, SELECTOR_SLICES_MANAGER, MIRRORED_SLICES_MANAGER)
             .runnableInformer(0)
             .addEventHandler(
-                handler(
-                    slice -> {
-                      String service = label(slice, SERVICE_NAME_LABEL);
-                      if (!service.isEmpty()
-                          && (MANAGED_BY.equals(label(slice, MANAGED_BY_LABEL))
-                              || selectorless(service))) {
-                        queue.add(service);
-                      }
-                    }));
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(EndpointSlice slice) {
+                    sliceChanged(slice, false);
+                  }
+
+                  @Override
+                  public void onUpdate(EndpointSlice oldSlice, EndpointSlice newSlice) {
+                    sliceChanged(oldSlice, false);
+                    sliceChanged(newSlice, false);
+                  }
+
+                  @Override
+                  public void onDelete(EndpointSlice slice, boolean deletedFinalStateUnknown) {
+                    sliceChanged(slice, true);
+                  }
+                });
     this.vmis =
         infra
             .genericKubernetesResources(KubeVirtApi.VIRTUAL_MACHINE_INSTANCES)
@@ -183,15 +211,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
    * does, and says why.
    */
   void start() {
-    retrying(services, "infrastructure Services");
-    retrying(slices, "infrastructure EndpointSlices");
-    retrying(vmis, "VMIs");
-    retrying(tenantSlices, "tenant EndpointSlices");
-    CompletableFuture.allOf(
-            services.start().toCompletableFuture(),
-            slices.start().toCompletableFuture(),
-            vmis.start().toCompletableFuture(),
-            tenantSlices.start().toCompletableFuture())
+    startInformers()
         .whenComplete(
             (ignored, failure) -> {
               if (failure != null) {
@@ -205,6 +225,22 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
                   clusterLabel,
                   namespace);
             });
+  }
+
+  /**
+   * Starts the informers alone; done once their caches are filled. Visible for tests that drive
+   * {@link #sync} themselves.
+   */
+  CompletableFuture<Void> startInformers() {
+    retrying(services, "infrastructure Services");
+    retrying(slices, "infrastructure EndpointSlices");
+    retrying(vmis, "VMIs");
+    retrying(tenantSlices, "tenant EndpointSlices");
+    return CompletableFuture.allOf(
+        services.start().toCompletableFuture(),
+        slices.start().toCompletableFuture(),
+        vmis.start().toCompletableFuture(),
+        tenantSlices.start().toCompletableFuture());
   }
 
   private static void retrying(SharedIndexInformer<?> informer, String what) {
@@ -237,6 +273,20 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
         changed.accept(object);
       }
     };
+  }
+
+  /**
+   * K71 c: a managed slice changed or went, so its Service is put right; and K72: a slice of the
+   * kube-controller-manager for a Service that has lost its selector is seen. A write of this
+   * controller is shown.
+   */
+  private void sliceChanged(EndpointSlice slice, boolean gone) {
+    written.observed(slice, gone);
+    String service = label(slice, SERVICE_NAME_LABEL);
+    if (!service.isEmpty()
+        && (MANAGED_BY.equals(label(slice, MANAGED_BY_LABEL)) || selectorless(service))) {
+      queue.add(service);
+    }
   }
 
   private void enqueueServicesOf(EndpointSlice tenantSlice) {
@@ -286,10 +336,31 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
         && clusterLabel.equals(label(service, KubeVirtApi.CLUSTER_NAME_LABEL));
   }
 
-  /** One pass over one infrastructure Service (K72–K76). */
+  /**
+   * One pass over one infrastructure Service (K72–K76). A Service whose cached slices miss a write
+   * of this controller waits for its informer, and a write that meets a conflict (the cache was
+   * behind the server) ends the pass; either is looked at again soon, quietly.
+   */
   void sync(String name) throws Exception {
-    Service service = services.getStore().getByKey(namespace + "/" + name);
     List<EndpointSlice> existing = slicesOf(name, MANAGED_BY);
+    if (written.stale(name, existing)) {
+      log.debug(
+          "{}: Service {}/{}: the cache does not show this controller's last writes yet; waiting",
+          CONTROLLER_NAME,
+          namespace,
+          name);
+      queue.addAfter(name, STALE_CACHE_RETRY);
+      return;
+    }
+    try {
+      reconcile(name, existing);
+    } catch (SliceConflict e) {
+      queue.addAfter(name, STALE_CACHE_RETRY);
+    }
+  }
+
+  private void reconcile(String name, List<EndpointSlice> existing) throws Exception {
+    Service service = services.getStore().getByKey(namespace + "/" + name);
     if (service == null || hasSelector(service)) {
       // K72: gone, or its endpoints are the infrastructure cluster's own again.
       for (EndpointSlice slice : existing) {
@@ -383,8 +454,11 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
     return packed;
   }
 
-  /** The cached slices of the Service {@code service} that {@code manager} manages, by name. */
-  private List<EndpointSlice> slicesOf(String service, String manager) {
+  /**
+   * The cached slices of the Service {@code service} that {@code manager} manages, by name. Visible
+   * for tests that wait for the cache.
+   */
+  List<EndpointSlice> slicesOf(String service, String manager) {
     List<EndpointSlice> found = new ArrayList<>();
     for (EndpointSlice slice : slices.getStore().list()) {
       if (service.equals(label(slice, SERVICE_NAME_LABEL))
@@ -670,7 +744,9 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
             .withPorts(ports)
             .build();
     try {
-      infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create();
+      written.written(
+          service.getMetadata().getName(),
+          infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create());
     } catch (KubernetesClientException e) {
       if (namespaceTerminating(e)) {
         return; // K76
@@ -708,11 +784,56 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
             .withEndpoints(endpoints)
             .withPorts(ports)
             .build();
-    infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(updated).update();
+    try {
+      written.written(
+          label(slice, SERVICE_NAME_LABEL),
+          infra
+              .discovery()
+              .v1()
+              .endpointSlices()
+              .inNamespace(namespace)
+              .resource(updated)
+              .update());
+    } catch (KubernetesClientException e) {
+      throw conflict(slice, e);
+    }
   }
 
   private void delete(EndpointSlice slice) {
-    infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).delete();
+    try {
+      infra.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).delete();
+    } catch (KubernetesClientException e) {
+      throw conflict(slice, e);
+    }
+    written.deleted(label(slice, SERVICE_NAME_LABEL), slice);
+  }
+
+  /**
+   * A conflict is a write from a version the server has passed: the pass ends, and the Service is
+   * looked at again once the cache shows the newer version. After this controller's own write it is
+   * expected (DEBUG); someone else changed the slice otherwise (INFO). Any other failure is thrown
+   * as it is.
+   */
+  private RuntimeException conflict(EndpointSlice slice, KubernetesClientException e) {
+    if (!Conflicts.isConflict(e)) {
+      return e;
+    }
+    String message =
+        "{}: EndpointSlice {}/{} was changed after its cached version, by {}; will look again";
+    String name = slice.getMetadata().getName();
+    if (written.recentlyWritten(slice.getMetadata().getUid())) {
+      log.debug(message, CONTROLLER_NAME, namespace, name, "this controller");
+    } else {
+      log.info(message, CONTROLLER_NAME, namespace, name, "someone else");
+    }
+    return new SliceConflict(e);
+  }
+
+  /** A write met a conflict; {@link #sync} looks at the Service again. */
+  private static final class SliceConflict extends RuntimeException {
+    SliceConflict(KubernetesClientException conflict) {
+      super(conflict.getMessage(), conflict);
+    }
   }
 
   private static boolean namespaceTerminating(KubernetesClientException e) {

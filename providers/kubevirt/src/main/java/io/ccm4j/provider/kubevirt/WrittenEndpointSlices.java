@@ -1,0 +1,114 @@
+package io.ccm4j.provider.kubevirt;
+
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * The writes of {@link KubeVirtEndpointSlices} its informer has not shown yet (upstream's
+ * endpointslice controller keeps the same, {@code EndpointSliceTracker}). A pass over a cache that
+ * misses one would write it again: a slice just created looks missing, so a second one was created
+ * (and deleted by the pass after), and a slice just updated looks old, so it was updated again from
+ * its old version, which the API server refuses with a conflict. Such a Service waits for its
+ * informer, which shows each write in order.
+ *
+ * <p>A write is known by the slice's UID and the version written: a create or an update is shown
+ * once the informer has that version, or a later one of the endpoints (a higher generation); a
+ * delete once the slice is gone. A write the informer never shows (it relisted past it) stops
+ * counting after {@code patience}, and every write is forgotten then: until then it tells a
+ * conflict on the slice from this controller's own write apart from someone else's. Thread-safe.
+ */
+final class WrittenEndpointSlices {
+
+  /**
+   * A write: the Service, the version written, or null for a delete, when, and whether the informer
+   * has shown it.
+   */
+  private record Write(
+      String service, String resourceVersion, long generation, long atNanos, boolean shown) {
+    boolean deleted() {
+      return resourceVersion == null;
+    }
+  }
+
+  private final Duration patience;
+  private final LongSupplier nanoTime;
+  private final Map<String, Write> byUid = new HashMap<>();
+
+  WrittenEndpointSlices(Duration patience, LongSupplier nanoTime) {
+    this.patience = patience;
+    this.nanoTime = nanoTime;
+  }
+
+  /** {@code slice} as the API server answered a create or an update of it. */
+  synchronized void written(String service, EndpointSlice slice) {
+    byUid.put(
+        slice.getMetadata().getUid(),
+        new Write(
+            service,
+            slice.getMetadata().getResourceVersion(),
+            generation(slice),
+            nanoTime.getAsLong(),
+            false));
+  }
+
+  /** {@code slice} was deleted. */
+  synchronized void deleted(String service, EndpointSlice slice) {
+    byUid.put(
+        slice.getMetadata().getUid(), new Write(service, null, 0, nanoTime.getAsLong(), false));
+  }
+
+  /** The informer shows {@code slice}, or shows it gone. */
+  synchronized void observed(EndpointSlice slice, boolean gone) {
+    String uid = slice.getMetadata().getUid();
+    Write write = byUid.get(uid);
+    if (write != null && !write.shown() && (gone || shows(slice, write))) {
+      byUid.put(
+          uid,
+          new Write(
+              write.service(), write.resourceVersion(), write.generation(), write.atNanos(), true));
+    }
+  }
+
+  /** Whether the cached slices of {@code service} miss one of its writes. */
+  synchronized boolean stale(String service, List<EndpointSlice> cached) {
+    long now = nanoTime.getAsLong();
+    byUid.values().removeIf(write -> now - write.atNanos() > patience.toNanos());
+    for (Map.Entry<String, Write> entry : byUid.entrySet()) {
+      Write write = entry.getValue();
+      if (write.shown() || !write.service().equals(service)) {
+        continue;
+      }
+      EndpointSlice slice =
+          cached.stream()
+              .filter(s -> entry.getKey().equals(s.getMetadata().getUid()))
+              .findFirst()
+              .orElse(null);
+      if (write.deleted() ? slice != null : slice == null || !shows(slice, write)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether this controller wrote the slice {@code uid} within {@code patience}. */
+  synchronized boolean recentlyWritten(String uid) {
+    Write write = byUid.get(uid);
+    return write != null && nanoTime.getAsLong() - write.atNanos() <= patience.toNanos();
+  }
+
+  private static boolean shows(EndpointSlice slice, Write write) {
+    return !write.deleted()
+        && (Objects.equals(slice.getMetadata().getResourceVersion(), write.resourceVersion())
+            || generation(slice) > write.generation());
+  }
+
+  private static long generation(EndpointSlice slice) {
+    Long generation = slice.getMetadata().getGeneration();
+    return generation == null ? 0 : generation;
+  }
+}
