@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
@@ -462,9 +463,10 @@ class KubeVirtTenantClusterIT {
    */
   @Test
   void k4_k74_theManagerRunsTheEndpointSliceControllerForALocalTrafficService() throws Exception {
-    bed.startManager(
-        bed.cloudConfig(bed.infraAdminKubeconfig(), "  enableEPSController: true"),
-        "service,kubevirt_eps_controller");
+    CloudControllerManager manager =
+        bed.startManager(
+            bed.cloudConfig(bed.infraAdminKubeconfig(), "  enableEPSController: true"),
+            "service,kubevirt_eps_controller");
     bed.virt.start(VirtualMachineSpec.worker(node(1), bed.clusterName, infraA, "10.61.0.1"));
     bed.virt.start(VirtualMachineSpec.worker(node(2), bed.clusterName, infraB, "10.61.0.2"));
     String shop = bed.tenantNamespace();
@@ -501,6 +503,10 @@ class KubeVirtTenantClusterIT {
                     .flatExtracting(EndpointSlice::getEndpoints)
                     .extracting(e -> e.getAddresses().get(0), e -> e.getNodeName())
                     .containsExactly(tuple("10.61.0.2", infraB)));
+    // Its work queue's metrics are among the manager's, on /metrics.
+    assertThat(
+            manager.metrics().get("workqueue.adds").tag("name", "kubevirt-eps").counter().count())
+        .isPositive();
 
     // The tenant Service goes: its infrastructure Service, then the slices (K72).
     tenant.services().inNamespace(shop).withName("web").delete();

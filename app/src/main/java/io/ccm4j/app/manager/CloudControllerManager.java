@@ -353,7 +353,8 @@ public final class CloudControllerManager implements AutoCloseable {
           new ProviderContext(
               settings.clusterName(),
               Optional.of(clients.manager()),
-              settings.selection()::isEnabled));
+              settings.selection()::isEnabled,
+              metrics()));
     } catch (CloudException e) {
       log.error("cannot initialise cloud provider {}: {}", cloud.providerName(), e.getMessage());
       exitLater(1);

@@ -120,7 +120,8 @@ public final class KubeVirtCloud implements CloudProvider {
               settings.namespace(),
               settings
                   .infraLabels()
-                  .getOrDefault(KubeVirtApi.CLUSTER_NAME_LABEL, context.clusterName()));
+                  .getOrDefault(KubeVirtApi.CLUSTER_NAME_LABEL, context.clusterName()),
+              context.metrics());
       endpointSlices.start();
     }
   }

@@ -26,7 +26,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -136,15 +136,19 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
    *
    * @param clusterLabel the cluster-name label's value on this cluster's infrastructure Services
    *     (K42: {@code --cluster-name}, unless {@code infraLabels} sets it)
+   * @param metrics where its work queue's metrics go (the manager's {@code /metrics})
    */
   KubeVirtEndpointSlices(
-      KubernetesClient infra, KubernetesClient tenant, String namespace, String clusterLabel) {
+      KubernetesClient infra,
+      KubernetesClient tenant,
+      String namespace,
+      String clusterLabel,
+      MeterRegistry metrics) {
     this.infra = infra;
     this.tenant = tenant;
     this.namespace = namespace;
     this.clusterLabel = clusterLabel;
-    this.queue =
-        new WorkQueue<>("kubevirt-eps", RateLimiters.controllerDefault(), Metrics.globalRegistry);
+    this.queue = new WorkQueue<>("kubevirt-eps", RateLimiters.controllerDefault(), metrics);
     this.workers = new QueueWorkers<>(CONTROLLER_NAME, queue, this::sync, 1);
     // K71 a: the infrastructure Services of type LoadBalancer.
     this.services =

@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
@@ -69,7 +68,10 @@ class KubeVirtEndpointSlicesIT {
   private SimulatedVirt virt;
   private KubeVirtCloud cloud;
 
-  /** The controller's queue metrics, to tell when it has synced. */
+  /**
+   * The controller's queue metrics, to tell when it has synced: the registry the manager gives the
+   * provider ({@code ProviderContext.metrics}).
+   */
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @TempDir Path temp;
@@ -81,7 +83,6 @@ class KubeVirtEndpointSlicesIT {
 
   @BeforeEach
   void start() {
-    Metrics.addRegistry(meters);
     for (String namespace : List.of(infraNamespace, tenantNamespace)) {
       client
           .namespaces()
@@ -99,7 +100,6 @@ class KubeVirtEndpointSlicesIT {
     if (cloud != null) {
       cloud.close();
     }
-    Metrics.removeRegistry(meters);
     client.namespaces().withName(infraNamespace).delete();
     client.namespaces().withName(tenantNamespace).delete();
     client.nodes().withName("infra-a-" + id).delete();
@@ -122,7 +122,8 @@ class KubeVirtEndpointSlicesIT {
         new ProviderContext(
             cluster,
             Optional.of(client),
-            name -> enabledByControllersFlag && name.equals("kubevirt_eps_controller")));
+            name -> enabledByControllersFlag && name.equals("kubevirt_eps_controller"),
+            meters));
     return created;
   }
 
@@ -850,7 +851,7 @@ class KubeVirtEndpointSlicesIT {
    */
   private KubeVirtEndpointSlices drivenController() throws Exception {
     KubeVirtEndpointSlices controller =
-        new KubeVirtEndpointSlices(client, client, infraNamespace, cluster);
+        new KubeVirtEndpointSlices(client, client, infraNamespace, cluster, meters);
     controller.startInformers().get(30, TimeUnit.SECONDS);
     return controller;
   }
