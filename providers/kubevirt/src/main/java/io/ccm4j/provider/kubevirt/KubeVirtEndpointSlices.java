@@ -343,11 +343,12 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   /**
    * One pass over one infrastructure Service (K72–K76). A Service whose cached slices miss a write
    * of this controller waits for its informer, and a write that meets a conflict (the cache was
-   * behind the server) ends the pass; either is looked at again soon, quietly.
+   * behind the server) ends the pass; either is looked at again soon, quietly. Slices pending
+   * deletion (a finalizer keeps them) are not the Service's any more.
    */
   void sync(String name) throws Exception {
-    List<EndpointSlice> existing = slicesOf(name, MANAGED_BY);
-    if (written.stale(name, existing)) {
+    List<EndpointSlice> cached = slicesOf(name, MANAGED_BY);
+    if (written.stale(name, cached)) {
       log.debug(
           "{}: Service {}/{}: the cache does not show this controller's last writes yet; waiting",
           CONTROLLER_NAME,
@@ -356,6 +357,11 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       queue.addAfter(name, STALE_CACHE_RETRY);
       return;
     }
+    // A slice deleted and kept by a finalizer is gone for the pass, as upstream drops it
+    // (dropEndpointSlicesPendingDeletion): an endpoint put there would go with it, and deleting it
+    // again would wait for it again.
+    List<EndpointSlice> existing =
+        cached.stream().filter(s -> !WrittenEndpointSlices.pendingDeletion(s)).toList();
     try {
       reconcile(name, existing);
     } catch (SliceConflict e) {

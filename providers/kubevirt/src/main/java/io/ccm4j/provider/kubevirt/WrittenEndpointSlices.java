@@ -17,10 +17,11 @@ import java.util.function.LongSupplier;
  * informer, which shows each write in order.
  *
  * <p>A write is known by the slice's UID and the version written: a create or an update is shown
- * once the informer has that version, or a later one of the endpoints (a higher generation); a
- * delete once the slice is gone. A write the informer never shows (it relisted past it) stops
- * counting after {@code patience}, and every write is forgotten then: until then it tells a
- * conflict on the slice from this controller's own write apart from someone else's. Thread-safe.
+ * once the informer has that version or a later one (a generation at least the written one); a
+ * delete once the slice is gone or waits for its finalizers. A write the informer never shows (it
+ * relisted past it) stops counting after {@code patience}, and every write is forgotten then: until
+ * then it tells a conflict on the slice from this controller's own write apart from someone else's.
+ * Thread-safe.
  */
 final class WrittenEndpointSlices {
 
@@ -88,7 +89,7 @@ final class WrittenEndpointSlices {
               .filter(s -> entry.getKey().equals(s.getMetadata().getUid()))
               .findFirst()
               .orElse(null);
-      if (write.deleted() ? slice != null : slice == null || !shows(slice, write)) {
+      if (write.deleted() ? slice != null && !pendingDeletion(slice) : !shows(slice, write)) {
         return true;
       }
     }
@@ -101,10 +102,29 @@ final class WrittenEndpointSlices {
     return write != null && nanoTime.getAsLong() - write.atNanos() <= patience.toNanos();
   }
 
+  /**
+   * Whether the cached {@code slice} shows {@code write}: a delete once the slice waits for its
+   * finalizers (the API server keeps it until they are gone, which may be never); a create or an
+   * update once it has the version written or any later one. Every write of this controller changes
+   * the endpoints, the ports or the labels, each of which raises the generation (the API server's
+   * EndpointSlice strategy), or nothing, which keeps the version; a later write of someone else's
+   * that changes only annotations keeps the generation, so it is compared with {@code >=}, as
+   * upstream's {@code EndpointSliceTracker} does.
+   */
   private static boolean shows(EndpointSlice slice, Write write) {
-    return !write.deleted()
-        && (Objects.equals(slice.getMetadata().getResourceVersion(), write.resourceVersion())
-            || generation(slice) > write.generation());
+    if (slice == null) {
+      return false;
+    }
+    if (write.deleted()) {
+      return pendingDeletion(slice);
+    }
+    return Objects.equals(slice.getMetadata().getResourceVersion(), write.resourceVersion())
+        || generation(slice) >= write.generation();
+  }
+
+  /** Deleted, and kept by the API server until its finalizers are gone. */
+  static boolean pendingDeletion(EndpointSlice slice) {
+    return slice.getMetadata().getDeletionTimestamp() != null;
   }
 
   private static long generation(EndpointSlice slice) {

@@ -926,6 +926,116 @@ class KubeVirtEndpointSlicesIT {
   }
 
   /**
+   * K75: a slice the controller deleted that a finalizer keeps (deletion timestamp set) is no
+   * longer the Service's, as upstream drops it. The delete counted as not shown while the slice was
+   * there, so every pass of the Service waited 30 s, and then put the endpoints wanted into that
+   * slice, which goes with them once the finalizer does.
+   */
+  @Test
+  void k75_aSliceAFinalizerKeepsAfterItsDeleteHoldsNothingAndStallsNothing() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(false);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1");
+    try (KubeVirtEndpointSlices controller = drivenController()) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                controller.sync(name);
+                return managed(name).size() == 1;
+              });
+      String held = managed(name).get(0).getMetadata().getName();
+      var slices = client.discovery().v1().endpointSlices().inNamespace(infraNamespace);
+      slices.withName(held).edit(s -> withFinalizers(s, List.of("example.com/hold")));
+      try {
+        tenantEndpoints(); // no endpoint: the slice is emptied, so deleted, and kept
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> {
+                  controller.sync(name);
+                  return slices.withName(held).get().getMetadata().getDeletionTimestamp() != null;
+                });
+
+        tenantEndpoints("worker-1");
+        await()
+            .atMost(Duration.ofSeconds(10)) // the stall was 30 s
+            .untilAsserted(
+                () -> {
+                  controller.sync(name);
+                  assertThat(
+                          managed(name).stream()
+                              .filter(s -> s.getMetadata().getDeletionTimestamp() == null)
+                              .flatMap(s -> s.getEndpoints().stream())
+                              .map(e -> e.getAddresses().get(0)))
+                      .containsExactly("10.60.0.11");
+                });
+      } finally {
+        slices.withName(held).edit(s -> withFinalizers(s, List.of()));
+      }
+    }
+  }
+
+  private static EndpointSlice withFinalizers(EndpointSlice slice, List<String> finalizers) {
+    return new EndpointSliceBuilder(slice)
+        .editMetadata()
+        .withFinalizers(finalizers)
+        .endMetadata()
+        .build();
+  }
+
+  /**
+   * The API server's rules that {@link WrittenEndpointSlices} rests on: a write that changes a
+   * slice's labels raises its generation, as one of its endpoints does; one that changes only its
+   * annotations does not; one that changes nothing keeps its resource version.
+   */
+  @Test
+  void k75_whatRaisesAnEndpointSlicesGenerationAndWhatKeepsItsVersion() {
+    var slices = client.discovery().v1().endpointSlices().inNamespace(infraNamespace);
+    EndpointSlice created =
+        slices
+            .resource(
+                new EndpointSliceBuilder()
+                    .withNewMetadata()
+                    .withName("probe")
+                    .addToLabels("a", "1")
+                    .endMetadata()
+                    .withAddressType("IPv4")
+                    .addNewEndpoint()
+                    .withAddresses("10.60.0.11")
+                    .endEndpoint()
+                    .build())
+            .create();
+    long generation = created.getMetadata().getGeneration();
+    EndpointSlice labelled =
+        slices
+            .resource(
+                new EndpointSliceBuilder(created)
+                    .editMetadata()
+                    .addToLabels("a", "2")
+                    .endMetadata()
+                    .build())
+            .update();
+    assertThat(labelled.getMetadata().getGeneration()).isEqualTo(generation + 1);
+    EndpointSlice annotated =
+        slices
+            .resource(
+                new EndpointSliceBuilder(labelled)
+                    .editMetadata()
+                    .addToAnnotations("b", "1")
+                    .endMetadata()
+                    .build())
+            .update();
+    assertThat(annotated.getMetadata().getGeneration()).isEqualTo(generation + 1);
+    assertThat(annotated.getMetadata().getResourceVersion())
+        .isNotEqualTo(labelled.getMetadata().getResourceVersion());
+    EndpointSlice same = slices.resource(new EndpointSliceBuilder(annotated).build()).update();
+    assertThat(same.getMetadata().getResourceVersion())
+        .isEqualTo(annotated.getMetadata().getResourceVersion());
+  }
+
+  /**
    * K75: a write that meets a conflict (here a second controller's update of the slice, which this
    * one's cache does not show yet) ends the pass quietly, and the Service is looked at again once
    * the cache shows the newer version; it failed the pass with a WARN. Five updates, as above.

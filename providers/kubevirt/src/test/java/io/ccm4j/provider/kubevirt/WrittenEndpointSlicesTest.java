@@ -43,12 +43,47 @@ class WrittenEndpointSlicesTest {
   void anUpdatedSliceIsStaleUntilTheCacheHasThatVersionOrALaterSpec() {
     written.written("a1", slice("u1", "12", 2));
     assertThat(written.stale("a1", List.of(slice("u1", "10", 1)))).isTrue();
-    // A label-only write keeps the generation: the version tells.
-    written.written("a1", slice("u1", "13", 2));
+    // A label-only write raises the generation too (the API server's EndpointSlice strategy;
+    // KubeVirtEndpointSlicesIT checks it).
+    written.written("a1", slice("u1", "13", 3));
     assertThat(written.stale("a1", List.of(slice("u1", "12", 2)))).isTrue();
-    assertThat(written.stale("a1", List.of(slice("u1", "13", 2)))).isFalse();
+    assertThat(written.stale("a1", List.of(slice("u1", "13", 3)))).isFalse();
     // Someone else's later write of the endpoints.
-    assertThat(written.stale("a1", List.of(slice("u1", "15", 3)))).isFalse();
+    assertThat(written.stale("a1", List.of(slice("u1", "15", 4)))).isFalse();
+  }
+
+  /**
+   * The informer may show a write before the API server's answer to it is read: then it is not
+   * marked shown, and a later write of someone else's that changes only annotations (the same
+   * generation, another version) made the Service wait the whole patience, 30 s, at every pass.
+   */
+  @Test
+  void aLaterAnnotationOnlyWriteOfSomeoneElseShowsTheWriteToo() {
+    written.observed(slice("u1", "12", 2), false); // the watch event came first
+    written.written("a1", slice("u1", "12", 2));
+    assertThat(written.stale("a1", List.of(slice("u1", "14", 2)))).isFalse();
+    assertThat(written.stale("a1", List.of(slice("u1", "11", 1)))).isTrue();
+  }
+
+  /**
+   * A slice with a finalizer stays after the delete, with a deletion timestamp, until the finalizer
+   * goes, which may be never: the delete is shown, or every pass of its Service waited 30 s.
+   */
+  @Test
+  void aDeletedSliceAFinalizerKeepsShowsTheDelete() {
+    EndpointSlice slice = slice("u1", "12", 2);
+    written.deleted("a1", slice);
+    EndpointSlice pending =
+        new EndpointSliceBuilder(slice("u1", "13", 2))
+            .editMetadata()
+            .withDeletionTimestamp("2026-11-28T01:00:00Z")
+            .withFinalizers("example.com/hold")
+            .endMetadata()
+            .build();
+    assertThat(written.stale("a1", List.of(pending))).isFalse();
+    written.deleted("a1", slice);
+    written.observed(pending, false);
+    assertThat(written.stale("a1", List.of(slice))).as("shown, whatever comes after").isFalse();
   }
 
   @Test
