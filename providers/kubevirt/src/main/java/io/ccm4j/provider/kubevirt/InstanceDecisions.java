@@ -78,7 +78,7 @@ final class InstanceDecisions {
           parsed.isPresent()
               && !nodeIps.contains(parsed.get())
               && (parsed.get().isLinkLocalAddress() || (otherIpv6 && eui64(parsed.get())));
-      if (!left) {
+      if (!left && !scopedLinkLocal(ip)) {
         addresses.add(NodeAddress.internalIp(ip));
       }
     }
@@ -90,6 +90,19 @@ final class InstanceDecisions {
           .forEach(a -> addresses.add(NodeAddress.internalIp(a.getAddress())));
     }
     return new ArrayList<>(addresses);
+  }
+
+  /**
+   * A link-local IPv6 address with its zone ({@code fe80::1%eth0}), which is no IP literal (the
+   * kubelet could not name it as its node IP either), but still link-local; any other string that
+   * is not an address is kept, as upstream keeps it.
+   */
+  private static boolean scopedLinkLocal(String ip) {
+    int zone = ip.indexOf('%');
+    return zone > 0
+        && IpAddresses.tryParse(ip.substring(0, zone))
+            .filter(InetAddress::isLinkLocalAddress)
+            .isPresent();
   }
 
   /** An address another node may reach this one at: unicast, neither link-local nor loopback. */

@@ -99,8 +99,11 @@ class InstanceDecisionsTest {
         "10.0.0.5 10.0.1.5; ; 10.0.0.5 10.0.1.5",
         // Only link-local: K28, the node's InternalIPs.
         "fe80::1 169.254.3.4; ; 192.168.0.1",
-        // Not an address: kept, as upstream keeps it.
+        // Not an address: kept, as upstream keeps it; but a link-local one with its zone is
+        // link-local all the same.
         "not-an-ip fe80::1; ; not-an-ip",
+        "10.0.0.5 fe80::a8bb:ccff:fe91:9e27%eth0 FE80::2%2 fd00::5%eth0; ; 10.0.0.5 fd00::5%eth0",
+        "fe80::1%eth0; ; 192.168.0.1",
       })
   void k113_linkLocalAndEui64NextToAnotherIpv6AreLeftOut(
       String reported, String nodeIp, String expected) {
