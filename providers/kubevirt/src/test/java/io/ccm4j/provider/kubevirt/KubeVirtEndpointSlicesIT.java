@@ -410,6 +410,46 @@ class KubeVirtEndpointSlicesIT {
             () -> assertThat(conditions(name)).containsExactly("10.60.0.11:FTT", "10.60.0.12:TTF"));
   }
 
+  /**
+   * K121: the tenant endpoints on a node count across all the tenant Service's slices (a dual-stack
+   * Service has one per family, a large one several), and only that Service's: another Service's
+   * ready pod on the node does not make the VMI's endpoint ready.
+   */
+  @Test
+  void k121_theTenantServicesSlicesCountTogetherAndNoOtherServices() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(true);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantSlice("other-abcde", "other", "IPv4", tenantEndpoint("worker-1", "10.244.1.9", "TTF"));
+    tenantEndpoints(List.of(tenantEndpoint("worker-1", "10.244.1.1", "FFF")));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(conditions(name)).containsExactly("10.60.0.11:FFF"));
+
+    tenantSlice("web-v6xyz", "web", "IPv6", tenantEndpoint("worker-1", "fd00:244::1", "TTF"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(conditions(name)).containsExactly("10.60.0.11:TTF"));
+  }
+
+  private void tenantSlice(String name, String service, String addressType, Endpoint endpoint) {
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(tenantNamespace)
+        .resource(
+            new EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, service)
+                .endMetadata()
+                .withAddressType(addressType)
+                .withEndpoints(endpoint)
+                .build())
+        .create();
+  }
+
   private static Service tenantWithUid(Service tenant, String trafficPolicy) {
     Service copy = new ServiceBuilder(tenant).build();
     copy.getSpec().setExternalTrafficPolicy(trafficPolicy);
