@@ -4,7 +4,7 @@ import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.net.IpAddresses;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -95,16 +95,23 @@ public final class NodeAddresses {
   }
 
   /**
-   * Whether the addresses changed (N11.5): lengths differ, or some new address differs from the old
-   * {@code type → address} map, where the last address of a type wins. Order does not matter.
+   * Whether the addresses changed (N11.5): for some type, its addresses in their order differ. The
+   * order between types does not matter, as upstream's check. Upstream compares a {@code type →
+   * address} map where the last address of a type wins, so a node with two addresses of one type (a
+   * dual-stack node's two InternalIPs) counted as changed at every pass and was patched for
+   * nothing; here such a node is patched only when one of them changes or they swap places (the
+   * first is the one consumers take for the node's IP).
    */
   public static boolean changed(List<NodeAddress> previous, List<NodeAddress> next) {
-    if (previous.size() != next.size()) {
-      return true;
+    return previous.size() != next.size() || !byType(previous).equals(byType(next));
+  }
+
+  private static Map<NodeAddress.Type, List<String>> byType(List<NodeAddress> addresses) {
+    Map<NodeAddress.Type, List<String>> byType = new EnumMap<>(NodeAddress.Type.class);
+    for (NodeAddress address : addresses) {
+      byType.computeIfAbsent(address.type(), type -> new ArrayList<>()).add(address.address());
     }
-    Map<NodeAddress.Type, String> byType = new HashMap<>();
-    previous.forEach(address -> byType.put(address.type(), address.address()));
-    return next.stream().anyMatch(address -> !address.address().equals(byType.get(address.type())));
+    return byType;
   }
 
   /**

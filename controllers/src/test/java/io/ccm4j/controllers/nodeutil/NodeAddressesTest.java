@@ -83,4 +83,38 @@ class NodeAddressesTest {
     assertThat(NodeAddresses.changed(a, changed)).isTrue();
     assertThat(NodeAddresses.changed(a, List.of(NodeAddress.hostname("n")))).isTrue();
   }
+
+  /**
+   * N11.5, where ccm4j does better: a dual-stack node's unchanged addresses are not a change.
+   * Upstream's last-of-a-type map found one at every pass, and patched the node's status for
+   * nothing each time.
+   */
+  @Test
+  void N11_aDualStackNodesUnchangedAddressesAreNoChange() {
+    List<NodeAddress> dualStack =
+        List.of(
+            NodeAddress.internalIp("10.0.0.1"),
+            NodeAddress.internalIp("fd00::1"),
+            NodeAddress.hostname("n"));
+    List<NodeAddress> sameOtherTypeOrder =
+        List.of(
+            NodeAddress.hostname("n"),
+            NodeAddress.internalIp("10.0.0.1"),
+            NodeAddress.internalIp("fd00::1"));
+    List<NodeAddress> swapped =
+        List.of(
+            NodeAddress.internalIp("fd00::1"),
+            NodeAddress.internalIp("10.0.0.1"),
+            NodeAddress.hostname("n"));
+    List<NodeAddress> oneChanged =
+        List.of(
+            NodeAddress.internalIp("10.0.0.1"),
+            NodeAddress.internalIp("fd00::2"),
+            NodeAddress.hostname("n"));
+
+    assertThat(NodeAddresses.changed(dualStack, dualStack)).isFalse();
+    assertThat(NodeAddresses.changed(dualStack, sameOtherTypeOrder)).isFalse();
+    assertThat(NodeAddresses.changed(dualStack, swapped)).as("the node IP's place").isTrue();
+    assertThat(NodeAddresses.changed(dualStack, oneChanged)).isTrue();
+  }
 }
