@@ -301,6 +301,11 @@ public final class LeaderElection implements AutoCloseable {
             this::campaignAgainNow, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
   }
 
+  /** Whether the watch of the Lease has it in its cache (for tests that delete it under it). */
+  synchronized boolean leaseCached() {
+    return leaseInformer != null && !leaseInformer.getStore().list().isEmpty();
+  }
+
   /**
    * Starts a fresh elector, whose first attempt is immediate, in place of the one waiting for its
    * next retry. Only while not leading, so nothing is given up.

@@ -294,6 +294,9 @@ class LeaderElectionIT {
     try {
       election.start();
       assertThat(created.await(30, TimeUnit.SECONDS)).as("the elector created the Lease").isTrue();
+      // Its watch must have seen the Lease to see it go: on a loaded machine its first list could
+      // come after the deletion, and then nothing would tell the candidate.
+      await("the watch has the Lease").atMost(30, TimeUnit.SECONDS).until(election::leaseCached);
       // The elector's attempt has written the Lease but not yet returned. Deleting the Lease makes
       // the candidate replace its elector; the replacement waits for the attempt in progress.
       client.leases().inNamespace("kube-system").withName(lease).delete();
