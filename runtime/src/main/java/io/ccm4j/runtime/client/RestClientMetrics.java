@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <ul>
  *   <li>{@code rest_client_requests_total{code,host,method}}: every attempt, retries included, by
- *       its status code ({@code "200"}), or {@code <error>} when it got no answer;
+ *       its status code ({@code "200"}, a watch's once established), or {@code <error>} when it got
+ *       no answer;
  *   <li>{@code rest_client_request_duration_seconds{host,verb}}: from before the client-side
- *       throttle to the answer's headers, per attempt that got an answer;
+ *       throttle to the answer's headers, per attempt that got an answer, watches left out;
  *   <li>{@code rest_client_rate_limiter_duration_seconds{host,verb}}: the wait in the client-side
  *       throttle ({@code --kube-api-qps}), per attempt.
  * </ul>
