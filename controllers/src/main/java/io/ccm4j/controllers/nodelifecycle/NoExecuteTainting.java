@@ -201,18 +201,31 @@ final class NoExecuteTainting {
                 WellKnownTaints.EFFECT_NO_EXECUTE));
   }
 
-  /** The swap written; whether it added {@code swap}'s taint (false: the node had it). */
-  private boolean swapNoExecute(Node node, Action swap) {
+  /**
+   * What a swap found: the node gone, or whether the swap added its taint (false: it was there).
+   */
+  private enum Swap {
+    NODE_GONE,
+    ADDED,
+    ALREADY_THERE
+  }
+
+  /** The swap written, unless the node is gone. */
+  private Swap swapNoExecute(Node node, Action swap) {
     Instant now = clock.instant();
     boolean[] adds = {false};
-    NodePatches.updateTaints(
-        client,
-        node,
-        taints -> {
-          adds[0] = !Taints.has(nodeWith(taints), swap.add.getKey(), swap.add.getEffect());
-          return swapped(taints, swap, now);
-        });
-    return adds[0];
+    Optional<Node> written =
+        NodePatches.updateTaints(
+            client,
+            node,
+            taints -> {
+              adds[0] = !Taints.has(nodeWith(taints), swap.add.getKey(), swap.add.getEffect());
+              return swapped(taints, swap, now);
+            });
+    if (written.isEmpty()) {
+      return Swap.NODE_GONE;
+    }
+    return adds[0] ? Swap.ADDED : Swap.ALREADY_THERE;
   }
 
   /**
@@ -274,15 +287,19 @@ final class NoExecuteTainting {
     if (due.isEmpty()) {
       return ZoneTainter.Outcome.DONE;
     }
-    boolean added;
+    Swap swapped;
     try {
-      added = swapNoExecute(node, due.get());
+      swapped = swapNoExecute(node, due.get());
     } catch (KubernetesClientException e) {
       return ZoneTainter.Outcome.retry(Duration.ofMillis(50));
     }
+    if (swapped == Swap.NODE_GONE) {
+      // Deleted since the cache showed it: upstream's swap fails there, and counts nothing.
+      return ZoneTainter.Outcome.DONE;
+    }
     // Counted as upstream counts it, whenever the swap succeeds (the taint may have been there).
     metrics.zone(zone).evictions.increment();
-    if (!added) {
+    if (swapped == Swap.ALREADY_THERE) {
       return ZoneTainter.Outcome.DONE;
     }
     ZoneState state = zoneStates.state(zone);

@@ -22,6 +22,7 @@ import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.ccm4j.simulator.kubelet.SimulatedKubelet;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -32,9 +33,13 @@ import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -490,6 +495,98 @@ class NodeLifecycleControllerIT {
                         name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_SCHEDULE)
                     && !hasTaint(
                         name, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_SCHEDULE));
+  }
+
+  @Test
+  void aNodeDeletedWhileItsNoExecuteTaintConflictsIsNeitherCountedAsAnEvictionNorGivenAnEvent()
+      throws Exception {
+    String name = prefix + "vanishing";
+    harness.close();
+    NodeVanishesOnConflict race = new NodeVanishesOnConflict(client, name);
+    controllerClient =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder(client.getConfiguration()).build())
+            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("race", race))
+            .build();
+    harness =
+        new ControllerHarness(
+                controllerClient,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults().withNodeHealth(FAST))
+            .start(Controllers.NODE_LIFECYCLE);
+    SimulatedKubelet kubelet = kubelet(name, "r", "vanishing");
+    String next = prefix + "vanishing-next";
+    SimulatedKubelet nextKubelet = kubelet(next, "r", "vanishing");
+    kubelet(prefix + "vanishing-peer", "r", "vanishing");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    kubelet.stopHeartbeats();
+    await().atMost(GRACE.multipliedBy(10)).until(() -> race.deleted);
+    // The zone's queue taints one node after the other: once the next one has its taint and its
+    // event, whatever the tainting did for the deleted node is counted and written.
+    nextKubelet.stopHeartbeats();
+    await()
+        .atMost(GRACE.multipliedBy(10))
+        .until(
+            () ->
+                harness.eventsFor(next).stream()
+                    .anyMatch(
+                        e -> e.getReason().equals(NodeLifecycleEvents.TAINT_ADDED_NO_EXECUTE)));
+
+    assertThat(harness.eventsFor(name))
+        .noneMatch(e -> e.getReason().equals(NodeLifecycleEvents.TAINT_ADDED_NO_EXECUTE));
+    assertThat(
+            harness
+                .metrics()
+                .get("node_collector_evictions")
+                .tag("zone", "r/vanishing")
+                .counter()
+                .count())
+        .isEqualTo(1);
+  }
+
+  /**
+   * Another writer changes the node just before the controller's NoExecute taint patch, so the
+   * patch conflicts, and deletes it just before the controller reads it again.
+   */
+  private static final class NodeVanishesOnConflict implements Interceptor {
+    private final KubernetesClient admin;
+    private final String name;
+    private volatile boolean conflicted;
+    volatile boolean deleted;
+
+    NodeVanishesOnConflict(KubernetesClient admin, String name) {
+      this.admin = admin;
+      this.name = name;
+    }
+
+    @Override
+    public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+      if (!request.uri().getPath().endsWith("/nodes/" + name)) {
+        return;
+      }
+      if (!conflicted
+          && request.method().equals("PATCH")
+          && request.bodyString().contains(WellKnownTaints.EFFECT_NO_EXECUTE)) {
+        admin
+            .nodes()
+            .withName(name)
+            .edit(
+                node ->
+                    new NodeBuilder(node)
+                        .editMetadata()
+                        .addToLabels("raced", "true")
+                        .endMetadata()
+                        .build());
+        conflicted = true;
+      } else if (conflicted && !deleted && request.method().equals("GET")) {
+        admin.nodes().withName(name).delete();
+        await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(() -> admin.nodes().withName(name).get() == null);
+        deleted = true;
+      }
+    }
   }
 
   @Test
