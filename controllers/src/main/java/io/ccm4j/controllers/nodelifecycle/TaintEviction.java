@@ -335,6 +335,11 @@ final class TaintEviction {
         log.info("evicted pod {} from a node with NoExecute taints", key);
         return;
       } catch (KubernetesClientException e) {
+        if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
+          // The manager is stopping: the try was cut short, nothing failed.
+          log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
+          return;
+        }
         log.warn("pod {}: eviction failed (try {} of {}): {}", key, attempt, TRIES, e.getMessage());
         try {
           Thread.sleep(10);

@@ -2,6 +2,10 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.nodeutil.PodDeletions;
 import io.ccm4j.runtime.events.EventRecorder;
@@ -31,6 +35,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which pods the taint manager schedules for deletion, and when (node-lifecycle spec §4), without
@@ -368,6 +373,44 @@ class TaintEvictionTest {
 
     assertThat(timers.futures.get(1).isCancelled()).isTrue();
     assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  /**
+   * A try cut short by the manager's stop (the timers shut down, the thread interrupted, which
+   * fabric8 reports as an exception with the interrupt flag set again) is no failure: no WARN line
+   * for an operator stopping the manager, and no further try.
+   */
+  @Test
+  void aTryCutShortByTheShutdownLogsNoWarningAndTriesNoMore() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    tries =
+        pod -> {
+          timers.shutdownNow();
+          Thread.currentThread().interrupt();
+          throw new KubernetesClientException("An error has occurred.", new InterruptedException());
+        };
+    Logger logger = (Logger) LoggerFactory.getLogger(TaintEviction.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.DEBUG);
+    try {
+      timers.deletions.getFirst().run();
+    } finally {
+      Thread.interrupted();
+      logger.detachAppender(logged);
+      logger.setLevel(level);
+    }
+
+    assertThat(triesMade).isEqualTo(1);
+    assertThat(logged.list)
+        .extracting(event -> event.getLevel() + " " + event.getFormattedMessage())
+        .containsExactly(
+            "DEBUG pod default/p: eviction stopped by the shutdown:"
+                + " io.fabric8.kubernetes.client.KubernetesClientException: An error has occurred.");
   }
 
   @Test
