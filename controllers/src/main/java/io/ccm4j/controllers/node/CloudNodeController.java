@@ -271,6 +271,11 @@ public final class CloudNodeController implements Controller {
     try {
       NodePatches.patchAddresses(writes, name, desired);
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted() || statusWorkers.isShutdown()) {
+        // The manager is stopping: the write was cut short, nothing failed.
+        log.debug("node {}: address update stopped by the shutdown: {}", name, e.toString());
+        return;
+      }
       log.error("node {}: could not update addresses: {}", name, e.getMessage());
     }
   }

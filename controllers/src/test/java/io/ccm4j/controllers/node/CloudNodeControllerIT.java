@@ -3,6 +3,10 @@ package io.ccm4j.controllers.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
@@ -23,7 +27,12 @@ import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +45,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The cloud-node controller against a real API server, the sim cloud and simulated kubelets. */
 @WithControlPlane
@@ -227,6 +237,85 @@ class CloudNodeControllerIT {
                     .extracting(a -> a.getType() + "=" + a.getAddress())
                     .containsExactly(
                         "InternalIP=fd00::3", "InternalIP=10.3.0.2", "Hostname=" + name));
+  }
+
+  /**
+   * An address write the manager's stop cuts short (its worker interrupted while the request is on
+   * its way) is no failure: the operator stopping the manager sees no ERROR line for it.
+   */
+  @Test
+  void anAddressWriteCutShortByTheShutdownLogsNoError() throws Exception {
+    String name = prefix + "stopping";
+    SimCloud cloud = sim("instances: [{name: %s, addresses: [10.5.0.1]}]".formatted(name));
+    HeldStatusWrite held = new HeldStatusWrite(name);
+    Logger logger = (Logger) LoggerFactory.getLogger(CloudNodeController.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    Level level = logger.getLevel();
+    try (KubernetesClient controllerClient =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder(client.getConfiguration()).build())
+            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("held", held))
+            .build()) {
+      harness =
+          new ControllerHarness(controllerClient, cloud, settings(Duration.ofMillis(200)))
+              .start(Controllers.CLOUD_NODE);
+      kubelets.register(NodeSpec.named(name));
+      await().atMost(20, TimeUnit.SECONDS).until(() -> untainted(name));
+
+      held.armed = true;
+      SimInstance before = cloud.instance(name).orElseThrow();
+      cloud.add(
+          new SimInstance(
+              name,
+              before.region(),
+              before.zone(),
+              before.instanceType(),
+              List.of(NodeAddress.internalIp("10.5.0.99"), NodeAddress.hostname(name)),
+              before.labels(),
+              before.state()));
+      assertThat(held.inFlight.await(20, TimeUnit.SECONDS)).isTrue();
+      logged.start();
+      logger.addAppender(logged);
+      logger.setLevel(Level.DEBUG);
+      harness.close();
+      harness = null;
+    } finally {
+      logger.detachAppender(logged);
+      logger.setLevel(level);
+    }
+
+    assertThat(logged.list)
+        .extracting(event -> event.getLevel() + " " + event.getFormattedMessage())
+        .noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN"))
+        .anyMatch(line -> line.startsWith("DEBUG node %s: address update stopped".formatted(name)));
+  }
+
+  /**
+   * Once armed, holds the node's status writes in flight until the writing thread is interrupted.
+   */
+  private static final class HeldStatusWrite implements Interceptor {
+    private final String name;
+    final CountDownLatch inFlight = new CountDownLatch(1);
+    volatile boolean armed;
+
+    HeldStatusWrite(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+      if (!armed
+          || !request.method().equals("PATCH")
+          || !request.uri().getPath().endsWith("/nodes/" + name + "/status")) {
+        return;
+      }
+      inFlight.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // and the request goes on, as one interrupted in flight
+      }
+    }
   }
 
   @Test
