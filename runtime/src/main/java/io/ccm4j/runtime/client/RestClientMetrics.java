@@ -102,7 +102,7 @@ public final class RestClientMetrics {
   void unanswered(String host, String method) {
     Verb verb = verb(host, method);
     if (verb != null) {
-      verb.unanswered.increment();
+      verb.unanswered().increment();
     }
   }
 
@@ -134,7 +134,7 @@ public final class RestClientMetrics {
     private final String verb;
     private final Timer duration;
     private final Timer rateLimiter;
-    private final Counter unanswered;
+    private volatile Counter unanswered;
     private final AtomicReferenceArray<Counter> byCode = new AtomicReferenceArray<>(CODES);
 
     Verb(MeterRegistry registry, String host, String verb) {
@@ -156,7 +156,16 @@ public final class RestClientMetrics {
                   "Client side rate limiter latency in seconds. Broken down by verb, and host.")
               .serviceLevelObjectives(DURATION_BUCKETS)
               .register(registry);
-      this.unanswered = counter(NO_ANSWER);
+    }
+
+    /** Made on the first attempt without an answer: client-go has no series before one. */
+    Counter unanswered() {
+      Counter counter = unanswered;
+      if (counter == null) {
+        counter = counter(NO_ANSWER);
+        unanswered = counter;
+      }
+      return counter;
     }
 
     Counter requests(int status) {

@@ -68,6 +68,23 @@ class RestClientMetricsTest {
   }
 
   @Test
+  void aCodeHasASeriesOnlyOnceARequestEndedWithItAsInClientGo() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RestClientMetrics metrics = new RestClientMetrics();
+    metrics.bindTo(registry);
+
+    metrics.answered("127.0.0.1:6443", "GET", 200, 1_000_000);
+
+    assertThat(
+            registry
+                .scrape()
+                .lines()
+                .filter(line -> line.startsWith("rest_client_requests_total{")))
+        .containsExactly(
+            "rest_client_requests_total{code=\"200\",host=\"127.0.0.1:6443\",method=\"GET\"} 1.0");
+  }
+
+  @Test
   void nothingIsCountedBeforeItIsBound() {
     RestClientMetrics metrics = new RestClientMetrics();
     metrics.answered("127.0.0.1:6443", "GET", 200, 1);
