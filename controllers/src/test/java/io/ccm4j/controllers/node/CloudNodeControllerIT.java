@@ -263,16 +263,7 @@ class CloudNodeControllerIT {
       await().atMost(20, TimeUnit.SECONDS).until(() -> untainted(name));
 
       held.armed = true;
-      SimInstance before = cloud.instance(name).orElseThrow();
-      cloud.add(
-          new SimInstance(
-              name,
-              before.region(),
-              before.zone(),
-              before.instanceType(),
-              List.of(NodeAddress.internalIp("10.5.0.99"), NodeAddress.hostname(name)),
-              before.labels(),
-              before.state()));
+      readdress(cloud, name, "10.5.0.99");
       assertThat(held.inFlight.await(20, TimeUnit.SECONDS)).isTrue();
       logged.start();
       logger.addAppender(logged);
@@ -288,6 +279,20 @@ class CloudNodeControllerIT {
         .extracting(event -> event.getLevel() + " " + event.getFormattedMessage())
         .noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN"))
         .anyMatch(line -> line.startsWith("DEBUG node %s: address update stopped".formatted(name)));
+  }
+
+  /** The instance's addresses become {@code internalIp} and its name as host name. */
+  private static void readdress(SimCloud cloud, String name, String internalIp) {
+    SimInstance before = cloud.instance(name).orElseThrow();
+    cloud.add(
+        new SimInstance(
+            name,
+            before.region(),
+            before.zone(),
+            before.instanceType(),
+            List.of(NodeAddress.internalIp(internalIp), NodeAddress.hostname(name)),
+            before.labels(),
+            before.state()));
   }
 
   /**
@@ -326,16 +331,7 @@ class CloudNodeControllerIT {
     kubelets.register(NodeSpec.named(name));
     await().atMost(20, TimeUnit.SECONDS).until(() -> untainted(name));
 
-    SimInstance before = cloud.instance(name).orElseThrow();
-    cloud.add(
-        new SimInstance(
-            name,
-            before.region(),
-            before.zone(),
-            before.instanceType(),
-            List.of(NodeAddress.internalIp("10.4.0.99"), NodeAddress.hostname(name)),
-            before.labels(),
-            before.state()));
+    readdress(cloud, name, "10.4.0.99");
 
     await()
         .atMost(20, TimeUnit.SECONDS)
