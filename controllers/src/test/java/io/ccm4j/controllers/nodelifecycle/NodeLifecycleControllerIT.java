@@ -861,6 +861,15 @@ class NodeLifecycleControllerIT {
         .build();
   }
 
+  /** Adds a NoExecute taint no test pod tolerates. */
+  private void fence(String node) {
+    editTaints(
+        node,
+        taints ->
+            taints.add(
+                new TaintBuilder().withKey("example.com/fenced").withEffect("NoExecute").build()));
+  }
+
   private void taintForMaintenance(String node, boolean on) {
     editTaints(
         node,
@@ -1035,11 +1044,7 @@ class NodeLifecycleControllerIT {
         .atMost(5, TimeUnit.SECONDS)
         .until(() -> controller.isEvictionPending(namespace() + "/replaced"));
 
-    editTaints(
-        nodeName,
-        taints ->
-            taints.add(
-                new TaintBuilder().withKey("example.com/fenced").withEffect("NoExecute").build()));
+    fence(nodeName);
 
     await().atMost(5, TimeUnit.SECONDS).until(() -> markedForDeletion("replaced"));
     // Upstream's processPodOnNode cancels the scheduled deletion through cancelWorkWithEvent
@@ -1103,11 +1108,7 @@ class NodeLifecycleControllerIT {
     await().atMost(30, TimeUnit.SECONDS).until(() -> canWriteStatus(probe));
 
     // Given up until the pod is scheduled for deletion anew, here by another taint.
-    editTaints(
-        nodeName,
-        taints ->
-            taints.add(
-                new TaintBuilder().withKey("example.com/fenced").withEffect("NoExecute").build()));
+    fence(nodeName);
     await().atMost(10, TimeUnit.SECONDS).until(() -> markedForDeletion("unmarkable"));
   }
 
