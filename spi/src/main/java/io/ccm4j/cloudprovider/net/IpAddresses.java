@@ -26,6 +26,14 @@ public final class IpAddresses {
     String value = text == null ? "" : text;
     if (value.contains(":")) {
       if (IPV6.matcher(value).matches()) {
+        for (String field : value.split(":", -1)) {
+          if (field.length() > 4 && !field.contains(".")) {
+            // InetAddress reads 00001 as 1; Go's parser refuses it.
+            throw new IllegalArgumentException(
+                "\"%s\" is not a valid IP address: field \"%s\" has more than 4 hex digits"
+                    .formatted(value, field));
+          }
+        }
         Optional<InetAddress> parsed = literal(value);
         if (parsed.isPresent()) {
           return parsed.get();

@@ -37,6 +37,8 @@ class IpAddressesTest {
         "localhost      | is not a valid IP address",
         "fd00:::1       | is not a valid IP address",
         "g::1           | is not a valid IP address",
+        "fe80::00001    | field \"00001\" has more than 4 hex digits",
+        "fd00:12345::1  | field \"12345\" has more than 4 hex digits",
         "' 10.0.0.1'    | is not a valid IP address",
       })
   void refusesWhatGoRefuses(String text, String problem) {
