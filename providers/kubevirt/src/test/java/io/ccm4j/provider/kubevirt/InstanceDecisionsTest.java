@@ -76,7 +76,7 @@ class InstanceDecisionsTest {
   @CsvSource(
       delimiter = ';',
       value = {
-        // The report of #339's user: link-local, EUI-64 and the assigned address.
+        // K113's report: link-local, EUI-64 and the assigned address.
         "10.0.0.5 fe80::a8bb:ccff:fe91:9e27 2001:db8:482:0:a8bb:ccff:fe91:9e27 2001:db8:482::c;"
             + " ; 10.0.0.5 2001:db8:482::c",
         "169.254.3.4 10.0.0.5 fd00::5; ; 10.0.0.5 fd00::5",
