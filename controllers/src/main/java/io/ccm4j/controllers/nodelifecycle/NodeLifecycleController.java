@@ -42,6 +42,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -61,9 +62,6 @@ public final class NodeLifecycleController implements Controller {
 
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
-
-  /** Threads deleting pods for taint eviction, apart from the passes' {@link #loops}. */
-  private static final int EVICTION_THREADS = 4;
 
   private final KubernetesClient client;
   private final NodeHealthSettings settings;
@@ -101,7 +99,8 @@ public final class NodeLifecycleController implements Controller {
   private final TaintEviction taintEviction;
   private final PodReadiness podReadiness;
   private final ScheduledExecutorService loops;
-  private final ScheduledExecutorService evictions;
+  private final ScheduledExecutorService evictionTimers;
+  private final ExecutorService evictions;
   private final List<PeriodicPass> passes = new CopyOnWriteArrayList<>();
 
   public NodeLifecycleController(ControllerContext context, NodeHealthSettings settings) {
@@ -134,9 +133,11 @@ public final class NodeLifecycleController implements Controller {
     // Deletions on threads of their own: a burst of them (a node's pods all due at once, each
     // waiting for the client's rate limit) must not hold up the health and tainting passes, as
     // upstream's taint-eviction controller runs apart from its node-lifecycle controller.
-    this.evictions = evictionTimers();
+    this.evictionTimers = evictionTimers();
+    this.evictions = evictionThreads();
     this.taintEviction =
-        new TaintEviction(client, nodes, pods, events, clock, evictions, lifecycleMetrics);
+        new TaintEviction(
+            client, nodes, pods, events, clock, evictionTimers, evictions, lifecycleMetrics);
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(
@@ -202,17 +203,29 @@ public final class NodeLifecycleController implements Controller {
   }
 
   /**
-   * The threads of taint eviction's deletions. A cancelled deletion leaves their queue at once:
-   * left there until its due time, each one would hold its pod that long, and a node whose taints
-   * come and go would pile up one per pod and change for as long as the pods' tolerations last.
+   * The timers of taint eviction's deletions: one thread, which only hands each due deletion to
+   * {@link #evictionThreads}. A cancelled deletion leaves their queue at once: left there until its
+   * due time, each one would hold its pod that long, and a node whose taints come and go would pile
+   * up one per pod and change for as long as the pods' tolerations last.
    */
   static ScheduledThreadPoolExecutor evictionTimers() {
     ScheduledThreadPoolExecutor timers =
         new ScheduledThreadPoolExecutor(
-            EVICTION_THREADS,
-            runnable -> Thread.ofPlatform().name("node-lifecycle-eviction").unstarted(runnable));
+            1,
+            runnable ->
+                Thread.ofPlatform().name("node-lifecycle-eviction-timer").unstarted(runnable));
     timers.setRemoveOnCancelPolicy(true);
     return timers;
+  }
+
+  /**
+   * A virtual thread per due deletion, as upstream's timed worker queue starts a goroutine per due
+   * work item: a deletion waiting for a slow API server (its five tries, each a read, a condition
+   * write and a delete) holds up no other pod's.
+   */
+  static ExecutorService evictionThreads() {
+    return Executors.newThreadPerTaskExecutor(
+        Thread.ofVirtual().name("node-lifecycle-eviction-", 0).factory());
   }
 
   @Override
@@ -596,10 +609,13 @@ public final class NodeLifecycleController implements Controller {
   @Override
   public void close() throws InterruptedException {
     loops.shutdownNow();
+    // The timers first: a deletion interrupted by the shutdown tells it from a failure by them.
+    evictionTimers.shutdownNow();
     evictions.shutdownNow();
     noScheduleWorkers.close();
     taintEvictionWorkers.close();
     loops.awaitTermination(10, TimeUnit.SECONDS);
+    evictionTimers.awaitTermination(10, TimeUnit.SECONDS);
     evictions.awaitTermination(10, TimeUnit.SECONDS);
   }
 }

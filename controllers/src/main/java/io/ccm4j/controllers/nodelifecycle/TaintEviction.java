@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -63,12 +65,19 @@ final class TaintEviction {
     final Instant createdAt;
     final Pod pod;
 
+    /**
+     * Whether it was due after its creation, not at once: upstream's createWorker gives only such a
+     * deletion a timer, and only a deletion with a timer is cancelled with an event.
+     */
+    final boolean timed;
+
     /** Null once the deletion has run; guarded by the TaintEviction's lock. */
     ScheduledFuture<?> future;
 
-    Work(Instant createdAt, Pod pod) {
+    Work(Instant createdAt, Pod pod, boolean timed) {
       this.createdAt = createdAt;
       this.pod = pod;
+      this.timed = timed;
     }
   }
 
@@ -84,6 +93,8 @@ final class TaintEviction {
   private final EventRecorder events;
   private final InstantSource clock;
   private final ScheduledExecutorService timers;
+  private final Executor deletions;
+  private final DeletionSlots slots;
   private final Map<String, List<Taint>> taintedNodes = new ConcurrentHashMap<>();
   private final Map<String, Work> work = new ConcurrentHashMap<>();
   private final NodeLifecycleControllerMetrics metrics;
@@ -96,11 +107,17 @@ final class TaintEviction {
       EventRecorder events,
       InstantSource clock,
       ScheduledExecutorService timers,
+      Executor deletions,
       NodeLifecycleControllerMetrics metrics) {
-    this(client, nodes, pods, events, clock, timers, metrics, null);
+    this(client, nodes, pods, events, clock, timers, deletions, new DeletionSlots(), metrics, null);
   }
 
   /**
+   * @param timers when each deletion is due; they only hand it to {@code deletions}
+   * @param deletions runs each due deletion, each on a thread of its own as upstream's timed
+   *     workers each run in a goroutine of their own, so a deletion waiting for a slow API server
+   *     holds up no other
+   * @param slots how many deletions send requests at once, and when one is stuck
    * @param evictor one try of a deletion; null: the pod given the {@code DisruptionTarget}
    *     condition and deleted through the API ({@link PodDeletions#deleteExactly})
    */
@@ -111,6 +128,8 @@ final class TaintEviction {
       EventRecorder events,
       InstantSource clock,
       ScheduledExecutorService timers,
+      Executor deletions,
+      DeletionSlots slots,
       NodeLifecycleControllerMetrics metrics,
       PodEvictor evictor) {
     this.client = client;
@@ -119,6 +138,8 @@ final class TaintEviction {
     this.events = events;
     this.clock = clock;
     this.timers = timers;
+    this.deletions = deletions;
+    this.slots = slots;
     this.metrics = metrics;
     this.evictor =
         evictor != null
@@ -240,11 +261,21 @@ final class TaintEviction {
       return;
     }
     long delayMs = Math.max(0, fireAt.toEpochMilli() - clock.instant().toEpochMilli());
-    Work scheduled = new Work(createdAt, pod);
+    Work scheduled = new Work(createdAt, pod, fireAt.isAfter(createdAt));
     // Entered before it can run: the deletion checks that it is still the pod's entry.
     work.put(key, scheduled);
     scheduled.future =
-        timers.schedule(() -> evict(key, scheduled, fireAt), delayMs, TimeUnit.MILLISECONDS);
+        timers.schedule(
+            () -> startDeletion(key, scheduled, fireAt), delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** Hands a due deletion to a thread of its own; the timer thread never waits for the API. */
+  private void startDeletion(String key, Work scheduled, Instant fireAt) {
+    try {
+      deletions.execute(() -> evict(key, scheduled, fireAt));
+    } catch (RejectedExecutionException e) {
+      log.debug("pod {}: eviction not started, the manager is stopping", key);
+    }
   }
 
   /** Whether {@code scheduled} is still the pod's deletion: neither cancelled nor replaced. */
@@ -258,14 +289,21 @@ final class TaintEviction {
   }
 
   /**
-   * Drops the pod's deletion; one still pending is cancelled with a {@code TaintManagerEviction}
-   * "Cancelling deletion" event, as upstream's cancelWorkWithEvent records it wherever it cancels:
-   * the taints gone, the pod tolerating them forever, deleted, or its deletion replaced by an
-   * earlier one (an untolerated taint).
+   * Drops the pod's deletion, wherever upstream's cancelWorkWithEvent cancels: the taints gone, the
+   * pod tolerating them forever, deleted, or its deletion replaced by an earlier one (an
+   * untolerated taint). One that has not ended yet (waiting, or between its tries) runs no further
+   * try. The {@code TaintManagerEviction} "Cancelling deletion" event is recorded exactly when
+   * upstream's CancelWork finds a timer: the deletion was due after its creation and has not ended,
+   * whether it still waits or already runs; a deletion due at once has none (upstream starts it at
+   * once and cannot cancel it), nor has one that has ended.
    */
   private void cancel(String key) {
     Work existing = work.remove(key);
-    if (existing != null && existing.future != null && existing.future.cancel(false)) {
+    if (existing == null || existing.future == null) {
+      return;
+    }
+    existing.future.cancel(false);
+    if (existing.timed) {
       Pod pod = existing.pod;
       events.normal(
           pod,
@@ -302,50 +340,61 @@ final class TaintEviction {
         NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
         "Marking for deletion Pod %s".formatted(key));
     for (int attempt = 1; attempt <= TRIES; attempt++) {
-      if (attempt > 1 && !isCurrent(key, scheduled)) {
-        log.info("pod {}: eviction cancelled between its tries", key);
-        return;
-      }
-      if (!onTaintedNode(pod)) {
-        // The cancellation is on its way through the queue: the node's taints were lifted since.
-        log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
-        forget(key, scheduled);
-        return;
-      }
+      DeletionSlots.Slot slot;
       try {
-        PodDeletions.Outcome outcome = evictor.evict(pod);
-        if (outcome != PodDeletions.Outcome.DELETED) {
-          log.info(
-              "pod {}: not evicted, {}",
-              key,
-              outcome == PodDeletions.Outcome.GONE
-                  ? "already gone"
-                  : "replaced by another pod of that name");
+        slot = slots.take(key);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        log.debug("pod {}: eviction stopped by the shutdown before its try {}", key, attempt);
+        return;
+      }
+      try (slot) {
+        if (!isCurrent(key, scheduled)) {
+          log.info("pod {}: eviction cancelled before its try {}", key, attempt);
+          return;
+        }
+        if (!onTaintedNode(pod)) {
+          // The cancellation is on its way through the queue: the node's taints were lifted since.
+          log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
           forget(key, scheduled);
           return;
         }
-        metrics.podDeletions.increment();
-        Duration latency = Duration.between(fireAt, clock.instant());
-        metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
-        synchronized (this) {
-          if (work.get(key) == scheduled) {
-            scheduled.future = null; // executed: kept until the pod is gone or it is cancelled
-          }
-        }
-        log.info("evicted pod {} from a node with NoExecute taints", key);
-        return;
-      } catch (KubernetesClientException e) {
-        if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
-          // The manager is stopping: the try was cut short, nothing failed.
-          log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
-          return;
-        }
-        log.warn("pod {}: eviction failed (try {} of {}): {}", key, attempt, TRIES, e.getMessage());
         try {
-          Thread.sleep(10);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
+          PodDeletions.Outcome outcome = evictor.evict(pod);
+          if (outcome != PodDeletions.Outcome.DELETED) {
+            log.info(
+                "pod {}: not evicted, {}",
+                key,
+                outcome == PodDeletions.Outcome.GONE
+                    ? "already gone"
+                    : "replaced by another pod of that name");
+            forget(key, scheduled);
+            return;
+          }
+          metrics.podDeletions.increment();
+          Duration latency = Duration.between(fireAt, clock.instant());
+          metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
+          synchronized (this) {
+            if (work.get(key) == scheduled) {
+              scheduled.future = null; // executed: kept until the pod is gone or it is cancelled
+            }
+          }
+          log.info("evicted pod {} from a node with NoExecute taints", key);
           return;
+        } catch (KubernetesClientException e) {
+          if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
+            // The manager is stopping: the try was cut short, nothing failed.
+            log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
+            return;
+          }
+          log.warn(
+              "pod {}: eviction failed (try {} of {}): {}", key, attempt, TRIES, e.getMessage());
+          try {
+            Thread.sleep(10);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return;
+          }
         }
       }
     }

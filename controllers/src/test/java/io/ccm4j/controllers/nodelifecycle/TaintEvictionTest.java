@@ -1,6 +1,7 @@
 package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -25,11 +26,18 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +63,13 @@ class TaintEvictionTest {
   /** The events and the scheduled deletions, in the order they happened. */
   private final List<String> timeline = new ArrayList<>();
 
-  private final RecordingTimers timers = new RecordingTimers(timeline);
+  /**
+   * Deletions their timer handed over, not started yet: each starts once its timer's task has
+   * ended, as on its own thread (see {@link RecordingTimers#deletions}).
+   */
+  private final List<Runnable> handedOver = new ArrayList<>();
+
+  private final RecordingTimers timers = new RecordingTimers(timeline, handedOver);
 
   /** One try of a deletion, as the test wants it; each try is counted. */
   private TaintEviction.PodEvictor tries =
@@ -84,6 +98,8 @@ class TaintEvictionTest {
           },
           () -> now,
           timers,
+          handedOver::add,
+          new DeletionSlots(),
           new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
           pod -> {
             triesMade++;
@@ -101,23 +117,58 @@ class TaintEvictionTest {
    */
   private static final class RecordingTimers extends ScheduledThreadPoolExecutor {
     final List<Duration> delays = new ArrayList<>();
+
+    /**
+     * Each deletion as its due time would run it: its timer fires (its future done, unless it was
+     * cancelled), then what the timer handed over runs, in the test's thread.
+     */
     final List<Runnable> deletions = new ArrayList<>();
+
     final List<ScheduledFuture<?>> futures = new ArrayList<>();
     private final List<String> timeline;
+    private final List<Runnable> handedOver;
 
-    RecordingTimers(List<String> timeline) {
+    RecordingTimers(List<String> timeline, List<Runnable> handedOver) {
       super(1);
       this.timeline = timeline;
+      this.handedOver = handedOver;
     }
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       delays.add(Duration.ofMillis(unit.toMillis(delay)));
       timeline.add("deletion in " + Duration.ofMillis(unit.toMillis(delay)));
-      deletions.add(command);
-      ScheduledFuture<?> future = super.schedule(() -> {}, 1, TimeUnit.DAYS);
-      futures.add(future);
-      return future;
+      RecordedTimer timer = new RecordedTimer(command, unit.toMillis(delay));
+      futures.add(timer);
+      deletions.add(
+          () -> {
+            timer.run();
+            List<Runnable> started = List.copyOf(handedOver);
+            handedOver.clear();
+            started.forEach(Runnable::run);
+          });
+      return timer;
+    }
+  }
+
+  /** A timer that fires only when a test runs it. */
+  private static final class RecordedTimer extends FutureTask<Void>
+      implements ScheduledFuture<Void> {
+    private final long delayMs;
+
+    RecordedTimer(Runnable command, long delayMs) {
+      super(command, null);
+      this.delayMs = delayMs;
+    }
+
+    @Override
+    public long getDelay(TimeUnit unit) {
+      return unit.convert(delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public int compareTo(Delayed other) {
+      return Long.compare(delayMs, other.getDelay(TimeUnit.MILLISECONDS));
     }
   }
 
@@ -346,6 +397,114 @@ class TaintEvictionTest {
     assertThat(manager.isEvictionPending(key)).isFalse();
     assertThat(events)
         .containsExactly("TaintManagerEviction: Cancelling deletion of Pod default/p");
+  }
+
+  /**
+   * Upstream starts a deletion due at once (an untolerated taint, or tolerated for 0 s) without a
+   * timer, so its CancelWork finds nothing to cancel and records no event; ccm4j's, not started
+   * yet, is cancelled all the same, silently.
+   */
+  @Test
+  void aDeletionDueAtOnceIsCancelledWithoutAnEventAsUpstreamHasNoTimerToCancel() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String untolerated = pod("untolerated", "n", -1L);
+    String zeroSeconds = pod("zero-seconds", "n", 0L);
+    manager.handleNodeUpdate("n");
+    tries = pod -> PodDeletions.Outcome.DELETED;
+    assertThat(timers.delays).containsExactly(Duration.ZERO, Duration.ZERO);
+
+    // The node is Ready again before either deletion's thread has started.
+    node("n");
+    manager.handleNodeUpdate("n");
+    timers.deletions.forEach(Runnable::run);
+
+    assertThat(events).isEmpty();
+    assertThat(triesMade).isZero();
+    assertThat(manager.isEvictionPending(untolerated)).isFalse();
+    assertThat(manager.isEvictionPending(zeroSeconds)).isFalse();
+  }
+
+  /**
+   * A deletion with a timer stays in upstream's queue while it runs, so a cancellation then records
+   * the event too; its tries stop in ccm4j (node-lifecycle spec §4.5).
+   */
+  @Test
+  void aTimedDeletionCancelledWhileItRunsIsCancelledSayingSo() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    pod("p", "n", 300L);
+    manager.handleNodeUpdate("n");
+    tries =
+        pod -> {
+          // The node is Ready again while the first try fails.
+          node("n");
+          manager.handleNodeUpdate("n");
+          throw new KubernetesClientException("the API server refused it");
+        };
+
+    timers.deletions.getFirst().run();
+
+    assertThat(triesMade).isEqualTo(1);
+    assertThat(events)
+        .containsExactly(
+            "TaintManagerEviction: Marking for deletion Pod default/p",
+            "TaintManagerEviction: Cancelling deletion of Pod default/p");
+  }
+
+  /**
+   * Upstream's timed worker queue runs each due deletion in a goroutine of its own: one stuck on a
+   * slow API server holds up no other pod's. More are stuck here than there are slots, each taken
+   * over once its try has held it for the stuck time (here 100 ms).
+   */
+  @Test
+  void deletionsStuckOnASlowApiServerHoldUpNoOtherPodsDeletion() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    for (int i = 0; i < 16; i++) {
+      pod("stuck-" + i, "n", -1L);
+    }
+    pod("free", "n", -1L);
+    CountDownLatch slowApiServer = new CountDownLatch(1);
+    Set<String> deleted = ConcurrentHashMap.newKeySet();
+    ScheduledThreadPoolExecutor realTimers = NodeLifecycleController.evictionTimers();
+    ExecutorService threads = NodeLifecycleController.evictionThreads();
+    TaintEviction eviction =
+        new TaintEviction(
+            null,
+            informer(nodes),
+            informer(pods),
+            new EventRecorder() {
+              @Override
+              public void normal(HasMetadata object, String reason, String message) {}
+
+              @Override
+              public void warning(HasMetadata object, String reason, String message) {}
+            },
+            InstantSource.system(),
+            realTimers,
+            threads,
+            new DeletionSlots(DeletionSlots.SLOTS, Duration.ofMillis(100)),
+            new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
+            pod -> {
+              if (pod.getMetadata().getName().startsWith("stuck-")) {
+                try {
+                  slowApiServer.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new KubernetesClientException("interrupted");
+                }
+              }
+              deleted.add(pod.getMetadata().getName());
+              return PodDeletions.Outcome.DELETED;
+            });
+    try {
+      eviction.handleNodeUpdate("n");
+
+      await().atMost(10, TimeUnit.SECONDS).until(() -> deleted.contains("free"));
+      assertThat(deleted).containsExactly("free");
+    } finally {
+      slowApiServer.countDown();
+      realTimers.shutdownNow();
+      threads.shutdownNow();
+    }
   }
 
   @Test
