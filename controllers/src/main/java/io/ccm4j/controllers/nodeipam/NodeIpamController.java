@@ -46,8 +46,11 @@ public final class NodeIpamController implements Controller {
   /** Upstream's queue name. */
   static final String QUEUE = "cidrallocator_node";
 
-  /** Each worker mostly waits for one node patch (upstream runs 30). */
-  private static final int WORKERS = 10;
+  /**
+   * Upstream's cidrUpdateWorkers: nodes allocated at once, each worker mostly waiting for one node
+   * patch, so a burst of joining nodes is not held up behind a slow API server.
+   */
+  private static final int CIDR_UPDATE_WORKERS = 30;
 
   private final KubernetesClient client;
   private final RangeAllocator allocator;
@@ -84,7 +87,7 @@ public final class NodeIpamController implements Controller {
     this.name = context.name();
     this.events = context.events();
     this.queue = new WorkQueue<>(QUEUE, RateLimiters.controllerDefault(), context.metrics());
-    this.workers = new QueueWorkers<>(context.name(), queue, this::syncNode, WORKERS);
+    this.workers = new QueueWorkers<>(context.name(), queue, this::syncNode, CIDR_UPDATE_WORKERS);
     this.nodes = SharedInformers.of(context.informers(), Node.class);
     new NodeIpamControllerMetrics(context.metrics(), allocator);
     nodes.addEventHandler(
