@@ -61,18 +61,38 @@ final class InstanceDecisions {
    * </ul>
    *
    * <p>K28: when that leaves nothing (no {@code default} interface, the guest agent silent, only
-   * link-local addresses reported), the node's current InternalIPs.
+   * link-local addresses reported), the node's current InternalIPs, under the same two rules: the
+   * node may still carry a link-local or EUI-64 address from before (the kubelet's first status,
+   * upstream's provider), and the fallback must not bring back what the reported path leaves out.
    */
   static List<NodeAddress> addresses(VirtualMachineInstance vmi, Node node) {
-    List<String> reported = vmi.defaultInterfaceIps();
     List<InetAddress> nodeIps = providedNodeIps(node);
+    List<NodeAddress> reported = internalIps(vmi.defaultInterfaceIps(), nodeIps);
+    if (!reported.isEmpty()
+        || node.getStatus() == null
+        || node.getStatus().getAddresses() == null) {
+      return reported;
+    }
+    return internalIps(
+        node.getStatus().getAddresses().stream()
+            .filter(a -> NodeAddress.Type.InternalIP.name().equals(a.getType()))
+            .map(io.fabric8.kubernetes.api.model.NodeAddress::getAddress)
+            .toList(),
+        nodeIps);
+  }
+
+  /** {@code ips} as InternalIPs, in order, without duplicates, but for K113's two kinds. */
+  private static List<NodeAddress> internalIps(List<String> ips, List<InetAddress> nodeIps) {
     boolean otherIpv6 =
-        reported.stream()
+        ips.stream()
             .map(IpAddresses::tryParse)
             .flatMap(Optional::stream)
             .anyMatch(ip -> ip instanceof Inet6Address && usable(ip) && !eui64(ip));
     Set<NodeAddress> addresses = new LinkedHashSet<>();
-    for (String ip : reported) {
+    for (String ip : ips) {
+      if (ip == null || ip.isEmpty()) {
+        continue;
+      }
       Optional<InetAddress> parsed = IpAddresses.tryParse(ip);
       boolean left =
           parsed.isPresent()
@@ -81,13 +101,6 @@ final class InstanceDecisions {
       if (!left && !scopedLinkLocal(ip)) {
         addresses.add(NodeAddress.internalIp(ip));
       }
-    }
-    if (addresses.isEmpty()
-        && node.getStatus() != null
-        && node.getStatus().getAddresses() != null) {
-      node.getStatus().getAddresses().stream()
-          .filter(a -> NodeAddress.Type.InternalIP.name().equals(a.getType()))
-          .forEach(a -> addresses.add(NodeAddress.internalIp(a.getAddress())));
     }
     return new ArrayList<>(addresses);
   }

@@ -67,6 +67,46 @@ class InstanceDecisionsTest {
   }
 
   /**
+   * K28 with K113: the fallback to the node's current InternalIPs leaves out what the reported path
+   * leaves out. A node may carry a link-local or an EUI-64 InternalIP from before (the kubelet's
+   * first status, upstream's provider, an older ccm4j); the fallback kept it while the guest agent
+   * was silent, so the node's addresses flapped back to it at every reboot of the guest.
+   */
+  @ParameterizedTest(name = "node {0} (node IP {1}) -> {2}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "10.0.0.5 fe80::a8bb:ccff:fe91:9e27; ; 10.0.0.5",
+        "169.254.3.4 10.0.0.5; ; 10.0.0.5",
+        "10.0.0.5 fe80::1%eth0 fd00::5; ; 10.0.0.5 fd00::5",
+        "10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c; ; 10.0.0.5 2001:db8::c",
+        // The family's only global IPv6 address stays, and so does the kubelet's node IP.
+        "10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27; ; 10.0.0.5 2001:db8::a8bb:ccff:fe91:9e27",
+        "2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c; 2001:db8::a8bb:ccff:fe91:9e27;"
+            + " 2001:db8::a8bb:ccff:fe91:9e27 2001:db8::c",
+        // Nothing left: nothing, so the node controller leaves the node's addresses as they are.
+        "fe80::1; ; ",
+      })
+  void k28_k113_theFallbackLeavesOutWhatTheReportedPathLeavesOut(
+      String internalIps, String nodeIp, String expected) {
+    Node node = node(internalIps.split(" "));
+    if (nodeIp != null) {
+      node.getMetadata().setAnnotations(Map.of(WellKnownAnnotations.PROVIDED_NODE_IP, nodeIp));
+    }
+    List<String> addresses =
+        InstanceDecisions.addresses(
+                vmi(new VirtualMachineInstance.Interface("default", List.of())), node)
+            .stream()
+            .map(NodeAddress::address)
+            .toList();
+    assertThat(addresses)
+        .containsExactlyElementsOf(expected == null ? List.of() : List.of(expected.split(" ")));
+    assertThat(InstanceDecisions.addresses(vmi(), node).stream().map(NodeAddress::address).toList())
+        .as("no default interface at all")
+        .isEqualTo(addresses);
+  }
+
+  /**
    * K113 (users asked: Calico flapped between a node's IPv6 addresses): link-local addresses are
    * left out; an EUI-64 (SLAAC) IPv6 address only while the interface has an IPv6 address of
    * another form, and never the one the kubelet names as its node IP; the rest in K27's order. When

@@ -274,13 +274,18 @@ class KubeVirtProviderIT {
     assertThat(instances().instanceMetadata(node).orElseThrow().addresses())
         .containsExactly(NodeAddress.internalIp("127.60.0.13"), NodeAddress.internalIp("fd00::13"));
 
-    // The guest agent is silent: the node keeps its InternalIPs (K28).
+    // The guest agent is silent: the node keeps its InternalIPs (K28), but not a link-local one
+    // it carries from before (K113 holds for the fallback too).
     virt.setVmiAddresses("worker-3", List.of());
     node.setStatus(
         new NodeStatusBuilder()
             .addNewAddress()
             .withType("InternalIP")
             .withAddress("127.60.0.13")
+            .endAddress()
+            .addNewAddress()
+            .withType("InternalIP")
+            .withAddress("fe80::a8bb:ccff:fe91:9e27")
             .endAddress()
             .addNewAddress()
             .withType("Hostname")
