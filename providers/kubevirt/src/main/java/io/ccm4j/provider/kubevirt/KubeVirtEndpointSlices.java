@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,9 +67,10 @@ import org.slf4j.LoggerFactory;
  *       slice (K74);
  *   <li>a tenant endpoint without a node name is skipped (K74), and an endpoint stays in the slice
  *       it is in, slices being updated in place, so no slice is ever replaced by index (K75);
- *   <li>its own writes are remembered until its informer shows them ({@link
- *       WrittenEndpointSlices}), so a pass on a cache still behind creates no second slice and
- *       sends no update from an old version; a conflict is looked at again quietly (K75);
+ *   <li>its own writes are remembered until its informer shows them, or the API server shows a
+ *       slice the informer never held gone ({@link WrittenEndpointSlices}), so a pass on a cache
+ *       still behind creates no second slice and sends no update from an old version; a conflict is
+ *       looked at again quietly (K75);
  *   <li>only slices this controller manages are deleted (K73);
  *   <li>a key that keeps failing backs off to 1000 s and is never dropped (K70 drops it after 25).
  * </ul>
@@ -125,8 +127,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
   private final WorkQueue<String> queue;
   private final QueueWorkers<String> workers;
 
-  private final WrittenEndpointSlices written =
-      new WrittenEndpointSlices(WRITE_PATIENCE, System::nanoTime);
+  private final WrittenEndpointSlices written;
 
   /** Tenant node name to the name of its VMI, as its providerID said (see {@link #vmiOf}). */
   private final Map<String, String> vmiOfNode = new ConcurrentHashMap<>();
@@ -144,6 +145,24 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
       String namespace,
       String clusterLabel,
       MeterRegistry metrics) {
+    this(
+        infra,
+        tenant,
+        namespace,
+        clusterLabel,
+        metrics,
+        new WrittenEndpointSlices(WRITE_PATIENCE, System::nanoTime));
+  }
+
+  /** As above, with the memory of its writes given: tests put a lost write there. */
+  KubeVirtEndpointSlices(
+      KubernetesClient infra,
+      KubernetesClient tenant,
+      String namespace,
+      String clusterLabel,
+      MeterRegistry metrics,
+      WrittenEndpointSlices written) {
+    this.written = written;
     this.infra = infra;
     this.tenant = tenant;
     this.namespace = namespace;
@@ -348,7 +367,7 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
    */
   void sync(String name) throws Exception {
     List<EndpointSlice> cached = slicesOf(name, MANAGED_BY);
-    if (written.stale(name, cached)) {
+    if (written.stale(name, cached) && stillStale(name, cached)) {
       log.debug(
           "{}: Service {}/{}: the cache does not show this controller's last writes yet; waiting",
           CONTROLLER_NAME,
@@ -367,6 +386,46 @@ final class KubeVirtEndpointSlices implements AutoCloseable {
     } catch (SliceConflict e) {
       queue.addAfter(name, STALE_CACHE_RETRY);
     }
+  }
+
+  /**
+   * Whether the cache still misses a write of this controller once the API server is asked about
+   * the slices it created or updated that the cache has not held for {@link #STALE_CACHE_RETRY} (an
+   * informer shows a write within milliseconds). A slice deleted before the informer's watch
+   * delivered its create (a relist past both) is never shown, nor is its deletion, so the Service
+   * waited the whole {@link #WRITE_PATIENCE} before it was written again. One LIST of the Service's
+   * slices, which upstream makes at every pass; a write whose slice the API server no longer has is
+   * forgotten, and one it still has is waited for, so no second slice is created.
+   */
+  private boolean stillStale(String name, List<EndpointSlice> cached) {
+    Set<String> unseen = written.unseenSince(name, cached, STALE_CACHE_RETRY);
+    if (unseen.isEmpty()) {
+      return true;
+    }
+    for (EndpointSlice slice :
+        infra
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(namespace)
+            .withLabel(SERVICE_NAME_LABEL, name)
+            .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+            .list()
+            .getItems()) {
+      unseen.remove(slice.getMetadata().getUid());
+    }
+    if (unseen.isEmpty()) {
+      return true;
+    }
+    log.debug(
+        "{}: Service {}/{}: {} of this controller's slices its informer never showed are gone;"
+            + " not waiting for them",
+        CONTROLLER_NAME,
+        namespace,
+        name,
+        unseen.size());
+    written.forget(unseen);
+    return written.stale(name, cached);
   }
 
   private void reconcile(String name, List<EndpointSlice> existing) throws Exception {

@@ -2,10 +2,13 @@ package io.ccm4j.provider.kubevirt;
 
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -18,10 +21,11 @@ import java.util.function.LongSupplier;
  *
  * <p>A write is known by the slice's UID and the version written: a create or an update is shown
  * once the informer has that version or a later one (a generation at least the written one); a
- * delete once the slice is gone or waits for its finalizers. A write the informer never shows (it
- * relisted past it) stops counting after {@code patience}, and every write is forgotten then: until
- * then it tells a conflict on the slice from this controller's own write apart from someone else's.
- * Thread-safe.
+ * delete once the slice is gone or waits for its finalizers. A created or updated slice the cache
+ * does not hold at all, and the API server no longer has ({@link #unseenSince}, {@link #forget}),
+ * is forgotten: the informer will never show it. Any other write the informer never shows stops
+ * counting after {@code patience}, and every write is forgotten then: until then it tells a
+ * conflict on the slice from this controller's own write apart from someone else's. Thread-safe.
  */
 final class WrittenEndpointSlices {
 
@@ -94,6 +98,34 @@ final class WrittenEndpointSlices {
       }
     }
     return false;
+  }
+
+  /**
+   * The UIDs of the creates and updates for {@code service}, made at least {@code age} ago, whose
+   * slice the cached slices do not hold at all. A slice deleted before the informer's watch
+   * delivered its create (a relist past both) is never shown, and neither is its deletion, since
+   * the informer never held it: only the API server can tell such a write from a cache that is
+   * merely behind.
+   */
+  synchronized Set<String> unseenSince(String service, List<EndpointSlice> cached, Duration age) {
+    long now = nanoTime.getAsLong();
+    Set<String> uids = new HashSet<>();
+    for (Map.Entry<String, Write> entry : byUid.entrySet()) {
+      Write write = entry.getValue();
+      if (!write.shown()
+          && !write.deleted()
+          && write.service().equals(service)
+          && now - write.atNanos() >= age.toNanos()
+          && cached.stream().noneMatch(s -> entry.getKey().equals(s.getMetadata().getUid()))) {
+        uids.add(entry.getKey());
+      }
+    }
+    return uids;
+  }
+
+  /** The API server has none of the slices {@code uids}: there is nothing to wait for. */
+  synchronized void forget(Collection<String> uids) {
+    uids.forEach(byUid::remove);
   }
 
   /** Whether this controller wrote the slice {@code uid} within {@code patience}. */

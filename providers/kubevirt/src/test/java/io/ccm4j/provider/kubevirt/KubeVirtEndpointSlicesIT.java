@@ -930,6 +930,66 @@ class KubeVirtEndpointSlicesIT {
   }
 
   /**
+   * K75: a slice the controller created that was deleted before its informer's watch delivered it
+   * (a relist past both) is never shown, nor its deletion. Every pass of the Service waited for it
+   * the whole 30 s of patience, so a change of the tenant's endpoints reached the infrastructure 30
+   * s late. The API server is asked once the write is older than the informer's usual delay; a
+   * slice it no longer has is not waited for, and no second slice is made.
+   */
+  @Test
+  void k75_aCreatedSliceTheInformerNeverShowsDoesNotHoldTheServiceBack() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    virt.start(VirtualMachineSpec.worker("worker-2", cluster, "infra-b-" + id, "10.60.0.12"));
+    cloud = cloud(false);
+    String name = ensure(cloud.loadBalancer().orElseThrow(), tenantService("Local"));
+    tenantEndpoints("worker-1");
+    WrittenEndpointSlices written =
+        new WrittenEndpointSlices(KubeVirtEndpointSlices.WRITE_PATIENCE, System::nanoTime);
+    try (KubeVirtEndpointSlices controller =
+        new KubeVirtEndpointSlices(client, client, infraNamespace, cluster, meters, written)) {
+      controller.startInformers().get(30, TimeUnit.SECONDS);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                controller.sync(name);
+                return controller.slicesOf(name, KubeVirtEndpointSlices.MANAGED_BY).size() == 1;
+              });
+
+      // A create of the controller's that its informer never shows: the slice is made outside
+      // the informer's selector (no managed-by label), remembered as the controller's write, and
+      // deleted again.
+      var slices = client.discovery().v1().endpointSlices().inNamespace(infraNamespace);
+      EndpointSlice lost =
+          slices
+              .resource(
+                  new EndpointSliceBuilder()
+                      .withNewMetadata()
+                      .withGenerateName(name)
+                      .addToLabels(KubeVirtEndpointSlices.SERVICE_NAME_LABEL, name)
+                      .endMetadata()
+                      .withAddressType("IPv4")
+                      .build())
+              .create();
+      written.written(name, lost);
+      slices.resource(lost).delete();
+
+      tenantEndpoints("worker-1", "worker-2");
+      await()
+          .atMost(Duration.ofSeconds(10)) // the wait was 30 s
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
+              () -> {
+                controller.sync(name);
+                assertThat(addresses(name))
+                    .containsExactly(
+                        "10.60.0.11@infra-a-" + id + ":true", "10.60.0.12@infra-b-" + id + ":true");
+              });
+      assertThat(managed(name)).hasSize(1);
+    }
+  }
+
+  /**
    * K75: a pass right after the controller updated a slice, before its informer shows the update,
    * sends nothing. It updated the slice again from its old version, which the API server refused
    * with a conflict, logged as a WARN. Five updates, as above.

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -113,6 +114,35 @@ class WrittenEndpointSlicesTest {
     assertThat(written.stale("a1", List.of())).isTrue();
     now.addAndGet(1);
     assertThat(written.stale("a1", List.of())).isFalse();
+  }
+
+  /**
+   * K75: a created slice deleted before the informer's watch delivered it (a relist past both) is
+   * never shown, nor is its deletion: only the API server can say it is gone. The writes the cache
+   * does not hold at all, once they are older than the informer's usual delay, are the ones to ask
+   * about; forgetting those the server no longer has ends the wait, which took the whole patience.
+   */
+  @Test
+  void aWriteTheCacheNeverHeldIsAskedAboutAndForgottenWhenTheServerHasNoSuchSlice() {
+    Duration age = Duration.ofSeconds(1);
+    written.written("a1", slice("u1", "12", 1)); // created, never shown
+    written.written("a1", slice("u2", "14", 3)); // updated, the cache has an older version
+    written.written("a2", slice("u3", "15", 1)); // another Service's
+    written.deleted("a1", slice("u4", "16", 1));
+    List<EndpointSlice> cached = List.of(slice("u2", "13", 2), slice("u4", "16", 1));
+    assertThat(written.unseenSince("a1", cached, age)).as("within the usual delay").isEmpty();
+
+    now.addAndGet(age.toNanos());
+    assertThat(written.unseenSince("a1", cached, age)).containsExactly("u1");
+    List<EndpointSlice> caughtUp = List.of(slice("u2", "14", 3));
+    assertThat(written.stale("a1", caughtUp)).as("the lost create holds the Service").isTrue();
+    written.forget(Set.of("u1"));
+    assertThat(written.unseenSince("a1", cached, age)).isEmpty();
+    assertThat(written.stale("a1", caughtUp)).isFalse();
+    assertThat(written.stale("a1", cached))
+        .as("an update the cache holds at an older version, and a deletion, are still waited for")
+        .isTrue();
+    assertThat(written.stale("a2", List.of())).as("another Service's write stays").isTrue();
   }
 
   @Test
