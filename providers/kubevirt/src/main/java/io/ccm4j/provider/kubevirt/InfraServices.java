@@ -139,13 +139,18 @@ record InfraServices(
   /**
    * Whether the existing infrastructure Service must follow the tenant Service. Upstream follows
    * the ports only, comparing whole structs, so it writes on every call (K47 Quirk); ccm4j compares
-   * name, protocol, port and targetPort, and follows the selector (a changed {@code selectorless}
-   * or cluster name), {@code externalTrafficPolicy}, {@code externalIPs} and {@code loadBalancerIP}
-   * too: an address copied before the allow-list forbade it (by upstream, or an earlier ccm4j) is
-   * taken away.
+   * name, protocol, port and targetPort, and follows the K42 labels (a changed cluster name or
+   * {@code infraLabels}: a Service without a selector has only its label to say which cluster's it
+   * is, and the EndpointSlice controller serves only its own cluster's), the selector (a changed
+   * {@code selectorless} or cluster name), {@code externalTrafficPolicy}, {@code externalIPs} and
+   * {@code loadBalancerIP} too: an address copied before the allow-list forbade it (by upstream, or
+   * an earlier ccm4j) is taken away. Labels someone else put on the Service stay.
    */
   boolean needsUpdate(Service infra, Service tenant) throws CloudException {
+    Map<String, String> infraLabels =
+        Objects.requireNonNullElse(infra.getMetadata().getLabels(), Map.of());
     return !portKeys(infra.getSpec().getPorts()).equals(portKeys(ports(tenant)))
+        || !infraLabels.entrySet().containsAll(labels(tenant).entrySet())
         || !Objects.equals(emptyToNull(infra.getSpec().getSelector()), selector(tenant))
         || !Objects.equals(
             infra.getSpec().getExternalTrafficPolicy(), externalTrafficPolicy(tenant))

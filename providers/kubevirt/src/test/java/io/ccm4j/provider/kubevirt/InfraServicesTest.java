@@ -217,4 +217,32 @@ class InfraServicesTest {
         .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a");
     assertThat(right.needsUpdate(infra, tenant())).isFalse();
   }
+
+  /**
+   * K42 with K46: a Service without a selector (selectorless, or Local traffic under the
+   * EndpointSlice controller) has only its cluster-name label to say which cluster's it is, and the
+   * controller serves only its own cluster's Services. A corrected {@code --cluster-name}, or a
+   * changed {@code infraLabels}, changed no compared field, so the old label stayed and the
+   * controller never wrote the Service's endpoints.
+   */
+  @Test
+  void k42_aCorrectedClusterNameOrNewInfraLabelsReachAServiceWithoutASelector()
+      throws CloudException {
+    InfraServices wrong =
+        new InfraServices(
+            "infra-ns", "kubernetes", Map.of(), true, true, TenantFieldAllowList.NONE);
+    InfraServices right =
+        new InfraServices(
+            "infra-ns", "tenant-a", Map.of("team", "blue"), true, true, TenantFieldAllowList.NONE);
+    Service infra = wrong.desired(tenant());
+    infra.getMetadata().getLabels().put("added-by-someone", "else");
+    assertThat(infra.getSpec().getSelector()).isNull();
+    assertThat(right.needsUpdate(infra, tenant())).isTrue();
+    right.update(infra, tenant());
+    assertThat(infra.getMetadata().getLabels())
+        .containsEntry(KubeVirtApi.CLUSTER_NAME_LABEL, "tenant-a")
+        .containsEntry("team", "blue")
+        .containsEntry("added-by-someone", "else");
+    assertThat(right.needsUpdate(infra, tenant())).isFalse();
+  }
 }
