@@ -128,11 +128,11 @@ public final class KubeVirtCloud implements CloudProvider {
 
   /**
    * K4: the cloud config turns the controller on, and {@code --controllers} does not turn it off
-   * ({@code *} includes it, as upstream's table entry).
+   * ({@code *} includes it, as upstream's table entry). {@code loadBalancer.enabled} is not asked,
+   * as upstream does not ask it: the infrastructure Services may be another component's.
    */
   private boolean endpointSlicesWanted(ProviderContext context) {
     return settings.epsController()
-        && settings.loadBalancerEnabled()
         && context.controllerEnabled().test(KubeVirtEndpointSlices.CONTROLLER_NAME);
   }
 

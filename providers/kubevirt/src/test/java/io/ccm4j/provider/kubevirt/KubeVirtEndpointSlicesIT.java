@@ -111,11 +111,16 @@ class KubeVirtEndpointSlicesIT {
   }
 
   private KubeVirtCloud cloud(boolean enabledByControllersFlag, Path kubeconfig) throws Exception {
+    return cloud(enabledByControllersFlag, kubeconfig, "{enableEPSController: true}");
+  }
+
+  private KubeVirtCloud cloud(
+      boolean enabledByControllersFlag, Path kubeconfig, String loadBalancer) throws Exception {
     Path config = temp.resolve("cloud.yaml");
     Files.writeString(
         config,
-        "kubeconfig: %s\nnamespace: %s\nloadBalancer: {enableEPSController: true}\n"
-            .formatted(kubeconfig, infraNamespace));
+        "kubeconfig: %s\nnamespace: %s\nloadBalancer: %s\n"
+            .formatted(kubeconfig, infraNamespace, loadBalancer));
     KubeVirtCloud created =
         (KubeVirtCloud) new KubeVirtCloudProviderFactory().create(Optional.of(config));
     created.initialize(
@@ -1169,6 +1174,33 @@ class KubeVirtEndpointSlicesIT {
       }
       assertThat(managed(name)).hasSize(1);
     }
+  }
+
+  /**
+   * K4: the cloud config's {@code enableEPSController} alone turns the controller on, as upstream's
+   * start function asks nothing else. With the load balancers off it did not run, and nothing said
+   * why: the infrastructure Services another component makes with the K42 labels got no endpoints.
+   */
+  @Test
+  void k4_theControllerRunsWithTheLoadBalancersOff() throws Exception {
+    virt.start(VirtualMachineSpec.worker("worker-1", cluster, "infra-a-" + id, "10.60.0.11"));
+    cloud = cloud(true, plane.kubeconfigPath(), "{enabled: false, enableEPSController: true}");
+    assertThat(cloud.loadBalancer()).isEmpty();
+    Service tenant = tenantService("Local");
+    client
+        .services()
+        .resource(
+            new InfraServices(
+                    infraNamespace, cluster, Map.of(), false, true, TenantFieldAllowList.NONE)
+                .desired(tenant))
+        .create();
+    tenantEndpoints("worker-1");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(addresses(LoadBalancer.defaultName(tenant)))
+                    .containsExactly("10.60.0.11@infra-a-" + id + ":true"));
   }
 
   @Test
