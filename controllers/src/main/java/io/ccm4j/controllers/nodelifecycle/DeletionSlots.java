@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ final class DeletionSlots {
 
   /** A slot taken: closed when the try is done. */
   final class Slot implements AutoCloseable {
-    private final long since = System.nanoTime();
+    private final long since = nanoTime.getAsLong();
 
     @Override
     public void close() {
@@ -44,8 +45,9 @@ final class DeletionSlots {
 
   private final Semaphore permits;
   private final long stuckAfterNanos;
+  private final LongSupplier nanoTime;
 
-  /** The slots taken and not taken over; each holds a permit. Guarded by this. */
+  /** The slots taken and not taken over, oldest first; each holds a permit. Guarded by this. */
   private final Set<Slot> held = new LinkedHashSet<>();
 
   DeletionSlots() {
@@ -53,8 +55,14 @@ final class DeletionSlots {
   }
 
   DeletionSlots(int slots, Duration stuckAfter) {
+    this(slots, stuckAfter, System::nanoTime);
+  }
+
+  /** As above, with the clock that tells how long a slot has been held: tests give their own. */
+  DeletionSlots(int slots, Duration stuckAfter, LongSupplier nanoTime) {
     this.permits = new Semaphore(slots, true);
     this.stuckAfterNanos = stuckAfter.toNanos();
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -64,8 +72,9 @@ final class DeletionSlots {
    * @param pod the deletion's pod, for the log
    */
   Slot take(String pod) throws InterruptedException {
+    long wait = 0; // a slot free now first, behind the deletions already waiting for one
     while (true) {
-      if (permits.tryAcquire(stuckAfterNanos, TimeUnit.NANOSECONDS)) {
+      if (permits.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
         synchronized (this) {
           Slot slot = new Slot();
           held.add(slot);
@@ -73,19 +82,29 @@ final class DeletionSlots {
         }
       }
       synchronized (this) {
-        long now = System.nanoTime();
-        for (Slot slot : held) {
-          if (now - slot.since >= stuckAfterNanos) {
-            held.remove(slot);
-            Slot taken = new Slot();
-            held.add(taken);
-            log.info(
-                "pod {}: its eviction goes ahead of one stuck on the API server for {} s",
-                pod,
-                Duration.ofNanos(now - slot.since).toSeconds());
-            return taken;
-          }
+        if (held.isEmpty()) {
+          // Freed just now, and deletions that waited before this one are taking the slots.
+          wait = stuckAfterNanos;
+          continue;
         }
+        // The oldest slot is the first to count as stuck: waited for until then, not a whole
+        // stuckAfter, or a deletion that came while the slots were stuck already waited up to
+        // twice that long behind them.
+        long now = nanoTime.getAsLong();
+        Slot oldest = held.iterator().next();
+        long heldFor = now - oldest.since;
+        if (heldFor < stuckAfterNanos) {
+          wait = stuckAfterNanos - heldFor;
+          continue;
+        }
+        held.remove(oldest);
+        Slot taken = new Slot();
+        held.add(taken);
+        log.info(
+            "pod {}: its eviction goes ahead of one stuck on the API server for {} s",
+            pod,
+            Duration.ofNanos(heldFor).toSeconds());
+        return taken;
       }
     }
   }

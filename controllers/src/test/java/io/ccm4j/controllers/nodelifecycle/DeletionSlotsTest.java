@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class DeletionSlotsTest {
@@ -35,6 +36,25 @@ class DeletionSlotsTest {
 
     next.close();
     assertThat(slots.free()).isEqualTo(1);
+  }
+
+  /**
+   * A deletion that comes once a slot has been held longer than the stuck time takes it over at
+   * once: it waited a whole stuck time more before it looked, so up to twice that long behind a
+   * stuck try. The slots' clock says 45 s have passed; the stuck time (30 s) is never waited for.
+   */
+  @Test
+  void aDeletionComingWhenASlotIsStuckAlreadyTakesItOverWithoutWaiting() throws Exception {
+    AtomicLong now = new AtomicLong();
+    DeletionSlots slots = new DeletionSlots(1, DeletionSlots.STUCK_AFTER, now::get);
+    slots.take("stuck");
+    now.addAndGet(Duration.ofSeconds(45).toNanos());
+
+    CompletableFuture<DeletionSlots.Slot> next =
+        CompletableFuture.supplyAsync(() -> takeUnchecked(slots, "next"), virtualThread());
+
+    await().atMost(10, TimeUnit.SECONDS).until(next::isDone);
+    assertThat(slots.free()).isZero();
   }
 
   private static java.util.concurrent.Executor virtualThread() {
