@@ -20,7 +20,7 @@ class DeletionSlotsTest {
     CompletableFuture<DeletionSlots.Slot> third =
         CompletableFuture.supplyAsync(() -> takeUnchecked(slots, "c"), virtualThread());
 
-    await().during(Duration.ofMillis(300)).atMost(1, TimeUnit.SECONDS).until(() -> !third.isDone());
+    await().during(Duration.ofMillis(300)).atMost(5, TimeUnit.SECONDS).until(() -> !third.isDone());
     first.close();
     await().atMost(5, TimeUnit.SECONDS).until(third::isDone);
   }
