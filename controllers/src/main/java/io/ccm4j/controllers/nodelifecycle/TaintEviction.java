@@ -52,7 +52,7 @@ final class TaintEviction {
   static final long MAX_TOLERATION_SECONDS = Duration.ofDays(365L * 10_000).toSeconds();
 
   /** Tries of an eviction, 10 ms apart (upstream's retries). */
-  private static final int TRIES = 5;
+  static final int TRIES = 5;
 
   private static final String DISRUPTION_TARGET = "DisruptionTarget";
 
@@ -264,9 +264,15 @@ final class TaintEviction {
     Work scheduled = new Work(createdAt, pod, fireAt.isAfter(createdAt));
     // Entered before it can run: the deletion checks that it is still the pod's entry.
     work.put(key, scheduled);
-    scheduled.future =
-        timers.schedule(
-            () -> startDeletion(key, scheduled, fireAt), delayMs, TimeUnit.MILLISECONDS);
+    try {
+      scheduled.future =
+          timers.schedule(
+              () -> startDeletion(key, scheduled, fireAt), delayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // The manager is stopping: its timers went first, and the pod's key is the queue's last.
+      forget(key, scheduled);
+      log.debug("pod {}: eviction not scheduled, the manager is stopping", key);
+    }
   }
 
   /** Hands a due deletion to a thread of its own; the timer thread never waits for the API. */
@@ -381,14 +387,21 @@ final class TaintEviction {
           }
           log.info("evicted pod {} from a node with NoExecute taints", key);
           return;
-        } catch (KubernetesClientException e) {
+        } catch (RuntimeException e) {
           if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
             // The manager is stopping: the try was cut short, nothing failed.
             log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
             return;
           }
+          // A failure of the client or of ccm4j's own reading (the thread is a virtual one of its
+          // own, which would print an uncaught exception's stack and keep the pod's entry): a
+          // failed try either way, as upstream's deletePodHandler returns any error.
           log.warn(
-              "pod {}: eviction failed (try {} of {}): {}", key, attempt, TRIES, e.getMessage());
+              "pod {}: eviction failed (try {} of {}): {}",
+              key,
+              attempt,
+              TRIES,
+              e instanceof KubernetesClientException ? e.getMessage() : e.toString());
           try {
             Thread.sleep(10);
           } catch (InterruptedException interrupted) {

@@ -38,6 +38,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -136,6 +137,9 @@ class TaintEvictionTest {
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      if (isShutdown()) {
+        throw new RejectedExecutionException("the timers are shut down"); // as the JDK's
+      }
       delays.add(Duration.ofMillis(unit.toMillis(delay)));
       timeline.add("deletion in " + Duration.ofMillis(unit.toMillis(delay)));
       RecordedTimer timer = new RecordedTimer(command, unit.toMillis(delay));
@@ -570,6 +574,43 @@ class TaintEvictionTest {
         .containsExactly(
             "DEBUG pod default/p: eviction stopped by the shutdown:"
                 + " io.fabric8.kubernetes.client.KubernetesClientException: An error has occurred.");
+  }
+
+  /**
+   * A pod's key handled after the manager's stop has shut the timers (they stop before the queue's
+   * worker) schedules nothing and throws nothing: the worker would log the refusal as a failed
+   * sync.
+   */
+  @Test
+  void aDeletionDueWhileTheManagerStopsIsNotScheduledAndFailsNothing() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", 30L);
+    timers.shutdownNow();
+
+    manager.handleNodeUpdate("n");
+
+    assertThat(manager.isEvictionPending(key)).isFalse();
+  }
+
+  /**
+   * A try that fails other than by the client (ccm4j's own reading of an odd pod, say) is a failed
+   * try like any other, retried and then given up, not an exception escaping its thread with the
+   * pod's entry kept for ever.
+   */
+  @Test
+  void aTryFailingOtherwiseThanByTheClientIsAFailedTry() {
+    node("n", WellKnownTaints.NODE_UNREACHABLE);
+    String key = pod("p", "n", -1L);
+    manager.handleNodeUpdate("n");
+    tries =
+        pod -> {
+          throw new IllegalStateException("a field the code did not expect");
+        };
+
+    timers.deletions.getFirst().run();
+
+    assertThat(triesMade).isEqualTo(TaintEviction.TRIES);
+    assertThat(manager.isEvictionPending(key)).isFalse();
   }
 
   @Test
