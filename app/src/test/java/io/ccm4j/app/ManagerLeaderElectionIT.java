@@ -3,6 +3,9 @@ package io.ccm4j.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.LoadBalancer;
@@ -31,7 +34,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The manager under leader election: two {@code ccm4j run} processes against one API server (A5,
@@ -264,6 +270,50 @@ class ManagerLeaderElectionIT {
     }
   }
 
+  /**
+   * A stop right after the Lease was taken (SIGTERM during a rollout) ends the informers before
+   * their first list. That is an ordinary stop: fabric8 logged it as a failure to start, with a
+   * WARN and a stack trace per informer ("informer manually stopped before starting").
+   */
+  @Test
+  void aStopRightAfterTakingTheLeaseLogsNoFailure(KubernetesClient client) throws Exception {
+    String lease = "ccm-early-" + UUID.randomUUID().toString().substring(0, 8);
+    AtomicReference<CloudControllerManager> manager = new AtomicReference<>();
+    AtomicReference<Thread> stopper = new AtomicReference<>();
+    CloudProvider stopsWhileStarting =
+        new HangingLoadBalancerCloud(new CountDownLatch(1), new CountDownLatch(0)) {
+          @Override
+          public Optional<LoadBalancer> loadBalancer() {
+            // Asked while the controller is built, before the informers start.
+            stopper.compareAndSet(null, Thread.ofPlatform().start(() -> manager.get().close()));
+            return super.loadBalancer();
+          }
+        };
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    ch.qos.logback.classic.Logger root =
+        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+    logged.start();
+    root.addAppender(logged);
+    try {
+      manager.set(
+          CloudControllerManager.builder(client)
+              .settings(withShortLease(stopsWhileStarting, "service-lb-controller", lease))
+              .exit(code -> {})
+              .build());
+      manager.get().start();
+      await().atMost(30, TimeUnit.SECONDS).until(() -> stopper.get() != null);
+      stopper.get().join(Duration.ofSeconds(30));
+    } finally {
+      root.detachAppender(logged);
+      manager.get().close();
+    }
+    assertThat(logged.list)
+        .as("a stop is no failure")
+        .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN) || e.getThrowableProxy() != null)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .isEmpty();
+  }
+
   /** One controller on {@code cloud}, leading {@code lease} for 4 s (renew deadline 3 s). */
   private static CloudControllerManager.Settings withShortLease(
       CloudProvider cloud, String controller, String lease) {
@@ -301,7 +351,7 @@ class ManagerLeaderElectionIT {
   }
 
   /** A cloud whose EnsureLoadBalancer hangs, deaf to interrupts, until the test ends. */
-  private static final class HangingLoadBalancerCloud implements CloudProvider, LoadBalancer {
+  private static class HangingLoadBalancerCloud implements CloudProvider, LoadBalancer {
     private final CountDownLatch ensuring;
     private final CountDownLatch unblock;
 

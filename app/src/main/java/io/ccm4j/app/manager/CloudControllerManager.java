@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.SharedInformerEventListener;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -364,6 +365,20 @@ public final class CloudControllerManager implements AutoCloseable {
       return; // stopped while the cloud initialised, without waiting for it
     }
     informers = clients.informers();
+    // Without a listener fabric8 logs each informer that did not start with a WARN and its stack,
+    // the informers a stop right after taking the Lease ends before their first list too.
+    informers.addSharedInformerEventListener(
+        new SharedInformerEventListener() {
+          @Override
+          public void onException(Exception cause) {
+            informerDidNotStart("an informer", cause);
+          }
+
+          @Override
+          public void onException(SharedIndexInformer<?> informer, Exception cause) {
+            informerDidNotStart(informer.getApiTypeClass().getSimpleName(), cause);
+          }
+        });
     watchdog = new InformerWatchdog(settings.informerStallBound(), this::informerStopped);
     for (ControllerDescriptor descriptor : controllers) {
       String name = descriptor.name();
@@ -444,6 +459,19 @@ public final class CloudControllerManager implements AutoCloseable {
   private void informerStopped(String resource, Throwable cause) {
     log.error("shared informer {} stopped, exiting: {}", resource, cause.toString());
     exitLater(1);
+  }
+
+  /**
+   * A shared informer's start failed. When the manager is stopping, that is the stop ending an
+   * informer before its first list: nothing to report. Otherwise the wait for the caches reports it
+   * too ("informer caches did not sync"); this line names the informer, without a stack.
+   */
+  private void informerDidNotStart(String informer, Exception cause) {
+    if (closed.get() || leaseLost) {
+      log.debug("{} informer stopped before it started", informer);
+      return;
+    }
+    log.warn("{} informer did not start: {}", informer, KubernetesErrors.message(cause));
   }
 
   /** The short name {@code running_managed_controllers} reports for a controller (A8). */
