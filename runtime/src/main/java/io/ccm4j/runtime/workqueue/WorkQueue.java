@@ -1,7 +1,6 @@
 package io.ccm4j.runtime.workqueue;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -48,6 +47,7 @@ public final class WorkQueue<T> implements AutoCloseable {
   private final PriorityQueue<Delayed<T>> waiting = new PriorityQueue<>();
   private final Thread delayThread;
 
+  private final QueueGauges gauges;
   private final Counter adds;
   private final Counter retries;
   private final Timer queueDuration;
@@ -85,23 +85,6 @@ public final class WorkQueue<T> implements AutoCloseable {
   public WorkQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry) {
     this.name = name;
     this.rateLimiter = rateLimiter;
-    Gauge.builder("workqueue.depth", this, WorkQueue::length)
-        .tag("name", name)
-        .description("Current depth of the work queue")
-        .register(registry);
-    // client-go's two gauges of work in progress, which show a worker stuck on one item.
-    Gauge.builder("workqueue.unfinished.work", this, q -> q.inProgressSeconds(false))
-        .tag("name", name)
-        .baseUnit("seconds")
-        .description(
-            "How long the items being processed have been processed, summed: a large value with"
-                + " a small work duration means stuck workers")
-        .register(registry);
-    Gauge.builder("workqueue.longest.running.processor", this, q -> q.inProgressSeconds(true))
-        .tag("name", name)
-        .baseUnit("seconds")
-        .description("How long the longest running worker has been processing its item")
-        .register(registry);
     this.adds =
         Counter.builder("workqueue.adds")
             .tag("name", name)
@@ -129,6 +112,8 @@ public final class WorkQueue<T> implements AutoCloseable {
             .daemon()
             .name("workqueue-" + name + "-delay")
             .start(this::releaseDelayed);
+    // Last: a scrape may read this queue from here on.
+    this.gauges = QueueGauges.join(registry, name, this);
   }
 
   public String name() {
@@ -245,7 +230,7 @@ public final class WorkQueue<T> implements AutoCloseable {
   }
 
   /** The seconds the items in process have been processed: summed, or the longest. */
-  private double inProgressSeconds(boolean longest) {
+  double inProgressSeconds(boolean longest) {
     lock.lock();
     try {
       long now = System.nanoTime();
@@ -301,6 +286,7 @@ public final class WorkQueue<T> implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     shutDown();
+    gauges.leave(this);
     delayThread.join();
   }
 

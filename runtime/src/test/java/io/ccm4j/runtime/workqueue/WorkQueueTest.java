@@ -252,6 +252,31 @@ class WorkQueueTest {
     }
   }
 
+  /**
+   * Two queues of one name on one registry (two kubevirt EndpointSlice controllers, say) share
+   * their series, as client-go's do: the depth is the sum of both. The second queue's gauges were
+   * ignored, with a warning, and the depth read the first queue alone.
+   */
+  @Test
+  void queuesOfOneNameShareTheirGauges() throws InterruptedException {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (WorkQueue<String> first = nodesQueue(prometheus);
+        WorkQueue<String> second = nodesQueue(prometheus)) {
+      first.add("a");
+      second.add("b");
+      second.add("c");
+      assertThat(prometheus.get("workqueue.depth").tag("name", "Nodes").gauge().value())
+          .isEqualTo(3);
+      assertThat(prometheus.get("workqueue.adds").tag("name", "Nodes").counter().count())
+          .isEqualTo(3);
+
+      first.close();
+      assertThat(prometheus.get("workqueue.depth").tag("name", "Nodes").gauge().value())
+          .as("a closed queue no longer counts")
+          .isEqualTo(2);
+    }
+  }
+
   /** The node controller's queue, as Prometheus scrapes it. */
   private static WorkQueue<String> nodesQueue(PrometheusMeterRegistry prometheus) {
     return new WorkQueue<>(
