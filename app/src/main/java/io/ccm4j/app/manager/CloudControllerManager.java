@@ -18,6 +18,7 @@ import io.ccm4j.runtime.cloud.MeasuredCloudProvider;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.ProcessMetrics;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -170,6 +171,7 @@ public final class CloudControllerManager implements AutoCloseable {
     new JvmMemoryMetrics().bindTo(metrics);
     new JvmThreadMetrics().bindTo(metrics);
     new ProcessorMetrics().bindTo(metrics);
+    new ProcessMetrics().bindTo(metrics);
   }
 
   /**

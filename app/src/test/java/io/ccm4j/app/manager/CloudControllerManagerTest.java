@@ -1,6 +1,7 @@
 package io.ccm4j.app.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -10,6 +11,8 @@ import io.ccm4j.controllers.ControllerSettings;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -72,6 +75,44 @@ class CloudControllerManagerTest {
       assertThat(took)
           .isGreaterThanOrEqualTo(CloudControllerManager.CLOSE_TIMEOUT.minusMillis(100))
           .isLessThan(CloudControllerManager.CLOSE_TIMEOUT.plusSeconds(2));
+    }
+  }
+
+  /**
+   * The process series every Prometheus client exports, upstream's manager too, by the names
+   * dashboards and alerts read: CPU, start time (restarts), file descriptors, memory.
+   */
+  @Test
+  void metricsHaveTheProcessSeriesOfEveryPrometheusClient() {
+    try (KubernetesClient client =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:9").build())
+            .build()) {
+      CloudControllerManager manager =
+          CloudControllerManager.builder(client)
+              .cloud(new HangingOnClose())
+              .selection(ControllerSelection.parse(List.of("*"), Set.of()))
+              .controllers(ControllerSettings.defaults())
+              .registry(List.of())
+              .exit(code -> {})
+              .build();
+      PrometheusMeterRegistry metrics = (PrometheusMeterRegistry) manager.metrics();
+      String scrape = metrics.scrape();
+
+      assertThat(scrape)
+          .contains(
+              "# TYPE process_cpu_seconds_total counter",
+              "# TYPE process_start_time_seconds gauge",
+              "# TYPE process_open_fds gauge",
+              "# TYPE process_max_fds gauge",
+              "# TYPE process_resident_memory_bytes gauge",
+              "# TYPE process_virtual_memory_bytes gauge");
+      double started = metrics.get("process.start.time").gauge().value();
+      long jvmStarted = ManagementFactory.getRuntimeMXBean().getStartTime();
+      assertThat(started).isCloseTo(jvmStarted / 1000.0, within(0.001));
+      assertThat(metrics.get("process.cpu").functionCounter().count()).isPositive();
+      assertThat(metrics.get("process.open.fds").gauge().value()).isPositive();
+      assertThat(metrics.get("process.resident.memory").gauge().value()).isGreaterThan(1024 * 1024);
     }
   }
 }
