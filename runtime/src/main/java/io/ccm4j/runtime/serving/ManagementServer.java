@@ -49,7 +49,6 @@ import org.slf4j.LoggerFactory;
 public final class ManagementServer implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private static final Logger log = LoggerFactory.getLogger(ManagementServer.class);
 
@@ -310,7 +309,7 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   private void serveMetrics(HttpExchange exchange) throws IOException {
-    respond(exchange, 200, PROMETHEUS_TEXT, metrics.scrape());
+    respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.scrape(metrics));
   }
 
   private static void respond(HttpExchange exchange, int status, String contentType, String body)

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.tls.SelfSignedCertificate;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -23,6 +26,58 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ManagementServerTest {
+
+  /**
+   * /metrics has upstream's histograms and nothing beside them: not the {@code <name>_max} gauge
+   * Micrometer adds to each timer and distribution summary. A gauge of another name ending in
+   * {@code _max} stays.
+   */
+  @Test
+  void metricsHaveNoMaximumGaugeBesideTheHistograms() throws Exception {
+    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Timer.builder("workqueue.work.duration")
+        .tag("name", "Nodes")
+        .serviceLevelObjectives(Duration.ofMillis(1), Duration.ofSeconds(1))
+        .register(metrics)
+        .record(Duration.ofMillis(5));
+    DistributionSummary.builder("service_controller_nodesync_latency")
+        .baseUnit("seconds")
+        .serviceLevelObjectives(1, 2)
+        .register(metrics)
+        .record(0.5);
+    Gauge.builder("pool.max", () -> 7).register(metrics);
+    AccessControl allowAll = (method, path, authorization) -> Optional.empty();
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            new HealthChecks(),
+            metrics,
+            allowAll)) {
+      HttpResponse<String> scrape =
+          LocalManagerHttp.client()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(
+                              "https://127.0.0.1:" + server.address().getPort() + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+
+      assertThat(scrape.statusCode()).isEqualTo(200);
+      assertThat(scrape.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8");
+      assertThat(scrape.body())
+          .contains(
+              "workqueue_work_duration_seconds_bucket{name=\"Nodes\",le=\"0.001\"} 0",
+              "workqueue_work_duration_seconds_count{name=\"Nodes\"} 1",
+              "service_controller_nodesync_latency_seconds_bucket{le=\"1.0\"} 1",
+              "# TYPE pool_max gauge",
+              "pool_max 7.0")
+          .doesNotContain(
+              "workqueue_work_duration_seconds_max",
+              "service_controller_nodesync_latency_seconds_max");
+    }
+  }
 
   /**
    * Requests waiting on the API server (a token or access review that hangs) must not hold up the
