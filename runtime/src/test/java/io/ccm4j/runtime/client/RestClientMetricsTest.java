@@ -3,14 +3,18 @@ package io.ccm4j.runtime.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -128,5 +132,61 @@ class RestClientMetricsTest {
                 .formatted(closedPort),
             "rest_client_rate_limiter_duration_seconds_count{host=\"127.0.0.1:%d\",verb=\"GET\"} 2"
                 .formatted(closedPort));
+  }
+
+  /**
+   * fabric8 sends a request again, with a new token, when the API server answers 401. Both answers
+   * are counted, once each, as the two exchanges they are: client-go, which does not resend but
+   * fails the request and lets its caller retry, counts the same 401 and the same 200.
+   */
+  @Test
+  void aRequestSentAgainAfterA401CountsEachAnswerOnce() throws Exception {
+    AtomicInteger received = new AtomicInteger();
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          boolean first = received.incrementAndGet() == 1;
+          byte[] body =
+              (first
+                      ? "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":401}"
+                      : "{\"kind\":\"NamespaceList\",\"apiVersion\":\"v1\",\"items\":[]}")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(first ? 401 : 200, body.length);
+          try (var out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    server.start();
+    String host = "127.0.0.1:" + server.getAddress().getPort();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RestClientMetrics metrics = new RestClientMetrics();
+    metrics.bindTo(registry);
+    try (KubernetesClient client =
+        KubeClients.create(
+            new ConfigBuilder()
+                .withMasterUrl("http://" + host)
+                .withOauthTokenProvider(() -> "token-" + received.get())
+                .build(),
+            KubeClients.USER_AGENT,
+            100,
+            100,
+            null,
+            null,
+            metrics)) {
+      assertThat(client.namespaces().list().getItems()).isEmpty();
+    } finally {
+      server.stop(0);
+    }
+
+    assertThat(received).as("sent again after the 401").hasValue(2);
+    assertThat(registry.scrape())
+        .contains(
+            "rest_client_requests_total{code=\"401\",host=\"%s\",method=\"GET\"} 1.0"
+                .formatted(host),
+            "rest_client_requests_total{code=\"200\",host=\"%s\",method=\"GET\"} 1.0"
+                .formatted(host));
   }
 }
