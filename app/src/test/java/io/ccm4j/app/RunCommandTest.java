@@ -38,6 +38,16 @@ class RunCommandTest {
                 "--cloud-provider=sim", "--cloud-config=src/test/resources/sim-wrong-type.yaml"),
             "field \"instances\": expected a list, got a whole number (3)"),
         Arguments.of(
+            "a cloud config that is no YAML: SnakeYAML's lines of quoted text left out",
+            List.of("--cloud-provider=sim", "--cloud-config=src/test/resources/sim-not-yaml.yaml"),
+            "--cloud-config: src/test/resources/sim-not-yaml.yaml: line 2: not valid YAML: found"
+                + " character '\\t(TAB)' that cannot start any token"),
+        Arguments.of(
+            "an empty --cloud-config is none, as upstream's (\"Empty string for no configuration"
+                + " file\"), not the working directory",
+            List.of("--cloud-provider=sim", "--cloud-config="),
+            "--cloud-config: the sim cloud is a simulation and needs one"),
+        Arguments.of(
             "a bool flag's value after a space (pflag: an argument, which the manager refuses)",
             List.of("--cloud-provider=fake", "--leader-elect", "false"),
             "--leader-elect takes its value only after '=' (--leader-elect=false): 'false' stands"
@@ -443,6 +453,24 @@ class RunCommandTest {
             "ccm4j run: neither --kubeconfig nor --master is given and this is no pod"
                 + " (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)"
                 + System.lineSeparator());
+
+    // Empty values are none, as client-go's BuildConfigFromFlags("", "") takes them (a chart
+    // renders an unset value so), not the working directory as a kubeconfig.
+    StringWriter emptyErr = new StringWriter();
+    int emptyExitCode =
+        Ccm4j.execute(
+            new PrintWriter(emptyErr, true),
+            "run",
+            "--cloud-provider=sim",
+            "--cloud-config=" + cloud,
+            "--kubeconfig=",
+            "--master=",
+            "--bind-address=127.0.0.1",
+            "--secure-port=0",
+            "--leader-elect=false");
+
+    assertThat(emptyExitCode).isEqualTo(1);
+    assertThat(emptyErr.toString()).isEqualTo(err.toString());
   }
 
   /**
@@ -484,6 +512,13 @@ class RunCommandTest {
                 + " client.authentication.k8s.io/v1, command: /nonexistent/plugin}}"),
         "the exec credential plugin \"/nonexistent/plugin\" of user \"admin\" is not found");
     broken.put("\u0000\u0001 not yaml: [", "is not a kubeconfig");
+    broken.put(
+        "apiVersion: v1\nkind: Config\nclusters: [\n",
+        "is not a kubeconfig: line 4: not valid YAML: expected the node content, but found"
+            + " '<stream end>' (while parsing a flow node)");
+    broken.put(
+        "apiVersion: v1\nkind: Config\nclusters: oops\n",
+        "is not a kubeconfig: field \"clusters\": expected a list");
     int n = 0;
     for (var entry : broken.entrySet()) {
       java.nio.file.Path file = dir.resolve("kubeconfig-" + n++);

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -101,14 +102,20 @@ public final class CloudConfigYaml {
                     expected(e.getTargetType()),
                     found(parser)));
       } catch (JsonMappingException e) {
+        if (e.getCause() instanceof JsonProcessingException parse
+            && parse.getCause() instanceof MarkedYAMLException) {
+          // The text ends or breaks inside a field's value: no YAML, whatever field it was in.
+          throw new CloudConfigException(
+              "%s: line %d: not valid YAML: %s"
+                  .formatted(source, problemLine(parse), syntaxProblem(parse)));
+        }
         throw new CloudConfigException(
             "%s: line %d: field \"%s\": %s"
                 .formatted(source, line(text, parser, e), path(e), e.getOriginalMessage()));
       }
     } catch (JsonProcessingException e) {
       throw new CloudConfigException(
-          "%s: line %d: not valid YAML: %s"
-              .formatted(source, problemLine(e), e.getOriginalMessage()));
+          "%s: line %d: not valid YAML: %s".formatted(source, problemLine(e), syntaxProblem(e)));
     } catch (IOException e) {
       throw new CloudConfigException("%s: cannot read: %s".formatted(source, e.getMessage()), e);
     }
@@ -223,6 +230,46 @@ public final class CloudConfigYaml {
       }
     }
     return 0;
+  }
+
+  /**
+   * What is wrong with a YAML text, in one line, when Jackson or SnakeYAML could not read it:
+   * {@code line 2: not valid YAML: expected the node content, but found '<stream end>' (while
+   * parsing a flow node)}, or {@code field "clusters": expected a list}. SnakeYAML's own message
+   * spans lines (it quotes the text with a caret under the problem) and Jackson's names Java types.
+   * Empty when the failure is neither (a file that cannot be read).
+   */
+  public static Optional<String> problem(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()) {
+        return Optional.of(
+            "field \"%s\": expected %s"
+                .formatted(path(mismatch), expected(mismatch.getTargetType())));
+      }
+      if (cause instanceof JsonProcessingException parse
+          && parse.getCause() instanceof MarkedYAMLException) {
+        return Optional.of(
+            "line %d: not valid YAML: %s".formatted(problemLine(parse), syntaxProblem(parse)));
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** SnakeYAML's problem and what it was parsing, without the lines of text it quotes. */
+  private static String syntaxProblem(JsonProcessingException e) {
+    if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null) {
+      return syntaxProblem(marked);
+    }
+    return e.getOriginalMessage();
+  }
+
+  private static String syntaxProblem(MarkedYAMLException marked) {
+    return marked.getContext() == null
+        ? marked.getProblem()
+        : marked.getProblem() + " (" + marked.getContext() + ")";
   }
 
   /** Where SnakeYAML found the text not to be YAML: its problem's mark, else Jackson's location. */

@@ -2,6 +2,7 @@ package io.ccm4j.cloudprovider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,39 @@ class CloudConfigYamlTest {
     assertThatThrownBy(
             () -> CloudConfigYaml.parse("latency: 1\n\tdryRun: true\n", "c.yaml", Config.class))
         .hasMessageStartingWith("c.yaml: line 2: not valid YAML: ");
+  }
+
+  /**
+   * SnakeYAML's message spans lines, quoting the text with a caret under the problem: the error is
+   * one line, its problem and what was being parsed.
+   */
+  @Test
+  void textThatIsNoYamlIsOneLineNamingTheProblem() {
+    assertThatThrownBy(() -> CloudConfigYaml.parse("instances: [\n", "c.yaml", Config.class))
+        .isInstanceOf(CloudConfigException.class)
+        .hasMessage(
+            "c.yaml: line 2: not valid YAML: expected the node content, but found '<stream end>'"
+                + " (while parsing a flow node)");
+  }
+
+  /** Any reader's failure on a YAML text, told as a user who wrote YAML reads it. */
+  @Test
+  void problemNamesTheLineOrTheFieldInOneLine() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+            new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+
+    assertThat(
+            CloudConfigYaml.problem(
+                catchThrowable(() -> yaml.readValue("instances: [\n", Config.class))))
+        .contains(
+            "line 2: not valid YAML: expected the node content, but found '<stream end>'"
+                + " (while parsing a flow node)");
+    assertThat(
+            CloudConfigYaml.problem(
+                catchThrowable(() -> yaml.readValue("instances: oops\n", Config.class))))
+        .contains("field \"instances\": expected a list");
+    assertThat(CloudConfigYaml.problem(new java.io.IOException("no such file"))).isEmpty();
   }
 
   /** /dev/zero never ends: refused after a mebibyte, not read until the heap is full. */

@@ -22,6 +22,7 @@ public final class CloudOptions {
   @Option(
       names = "--cloud-config",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description = "The path to the cloud provider's configuration file.")
   Path cloudConfig;
 

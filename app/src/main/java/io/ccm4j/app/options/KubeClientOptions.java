@@ -19,6 +19,7 @@ public final class KubeClientOptions {
   @Option(
       names = "--kubeconfig",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description =
           "Path to a kubeconfig. Without it and --master, the in-cluster configuration is used.")
   Path kubeconfig;
@@ -26,6 +27,7 @@ public final class KubeClientOptions {
   @Option(
       names = "--master",
       paramLabel = "<url>",
+      converter = EmptyIsUnset.Text.class,
       description = "The address of the API server (overrides the kubeconfig's).")
   String master;
 

@@ -1,5 +1,6 @@
 package io.ccm4j.app.options;
 
+import io.ccm4j.cloudprovider.CloudConfigYaml;
 import io.ccm4j.runtime.client.KubernetesErrors;
 import io.fabric8.kubernetes.api.model.AuthInfo;
 import io.fabric8.kubernetes.api.model.Cluster;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 
 /**
  * What makes a kubeconfig unusable, found before anything starts: fabric8 reads a kubeconfig
@@ -50,7 +52,7 @@ final class Kubeconfigs {
       // deserializers for the two reads at start.
       config = KubeConfigUtils.parseConfigFromString(text);
     } catch (RuntimeException e) {
-      return Optional.of(file + " is not a kubeconfig: " + KubernetesErrors.reason(e));
+      return Optional.of(file + " is not a kubeconfig: " + unreadable(e));
     }
     if (config == null) {
       return Optional.of(file + " is empty");
@@ -109,6 +111,27 @@ final class Kubeconfigs {
               .formatted(file, exec.getCommand(), userName));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Why fabric8's reader could not read the text, in one line: SnakeYAML Engine's message quotes
+   * the text over several lines with a caret under the problem, and Jackson's names Java types.
+   */
+  private static String unreadable(RuntimeException failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof MarkedYamlEngineException marked
+          && marked.getProblemMark().isPresent()) {
+        return "line %d: not valid YAML: %s%s"
+            .formatted(
+                marked.getProblemMark().get().getLine() + 1,
+                marked.getProblem(),
+                marked.getContext() == null ? "" : " (" + marked.getContext() + ")");
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return CloudConfigYaml.problem(failure).orElseGet(() -> KubernetesErrors.reason(failure));
   }
 
   private static <T> List<T> named(List<T> entries) {
