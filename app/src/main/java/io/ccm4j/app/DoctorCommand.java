@@ -188,7 +188,7 @@ public final class DoctorCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), e.getMessage());
       }
       if (diff) {
-        printDiff(out, fixedTexts);
+        printDiff(out, documents, fixedTexts);
       } else {
         Files.writeString(fix, wholeInput(documents, fixedTexts));
         if (output.equals("text")) {
@@ -287,11 +287,11 @@ public final class DoctorCommand implements Callable<Integer> {
   }
 
   /** Every input file's text in order, fixed where it changed, as one multi-document file. */
-  private static String wholeInput(List<ManifestDocument> documents, Map<Path, String> fixed)
-      throws java.io.IOException {
+  private static String wholeInput(List<ManifestDocument> documents, Map<Path, String> fixed) {
     StringBuilder all = new StringBuilder();
-    for (Path file : documents.stream().map(ManifestDocument::file).distinct().toList()) {
-      String text = fixed.containsKey(file) ? fixed.get(file) : Files.readString(file);
+    for (Map.Entry<Path, String> input : inputTexts(documents).entrySet()) {
+      Path file = input.getKey();
+      String text = fixed.containsKey(file) ? fixed.get(file) : input.getValue();
       if (!all.isEmpty()) {
         all.append(all.charAt(all.length() - 1) == '\n' ? "" : "\n").append("---\n");
       }
@@ -300,11 +300,22 @@ public final class DoctorCommand implements Callable<Integer> {
     return all.toString();
   }
 
+  /**
+   * Each input file's text as it was read, in order: read once, as a pipe ({@code /dev/stdin},
+   * {@code <(helm template ...)}) gives it.
+   */
+  private static Map<Path, String> inputTexts(List<ManifestDocument> documents) {
+    Map<Path, String> texts = new LinkedHashMap<>();
+    documents.forEach(d -> texts.putIfAbsent(d.file(), d.fileText()));
+    return texts;
+  }
+
   /** A unified diff per changed file, as {@code diff -u} prints it. */
-  private static void printDiff(PrintWriter out, Map<Path, String> fixed)
-      throws java.io.IOException {
+  private static void printDiff(
+      PrintWriter out, List<ManifestDocument> documents, Map<Path, String> fixed) {
+    Map<Path, String> inputs = inputTexts(documents);
     for (Map.Entry<Path, String> file : fixed.entrySet()) {
-      List<String> before = Files.readString(file.getKey()).lines().toList();
+      List<String> before = inputs.get(file.getKey()).lines().toList();
       List<String> after = file.getValue().lines().toList();
       com.github.difflib.UnifiedDiffUtils.generateUnifiedDiff(
               file.getKey().toString(),

@@ -37,6 +37,71 @@ class DoctorCommandTest {
     assertThat(Ccm4j.execute("doctor", "-o", "json", fixed.toString())).isZero();
   }
 
+  /**
+   * A manifest piped in ({@code helm template ... | ccm4j doctor /dev/stdin --diff}, or {@code
+   * <(kubectl kustomize ...)}) can be read once: the fix edits the text as it was read, keeping its
+   * comments, and the diff is against it. A second read of the pipe finds it empty.
+   */
+  @Test
+  void aPipedManifestIsReadOnceAndFixedKeepingItsText() throws Exception {
+    Path manifest =
+        Path.of(
+            "..", "doctor", "src", "test", "resources", "vendor", "openstack-style-daemonset.yaml");
+    String text = Files.readString(manifest);
+    String added = "      - key: node.kubernetes.io/not-ready\n        operator: Exists\n";
+    String fixed =
+        text.replace(
+            "        effect: NoSchedule\n      serviceAccountName",
+            "        effect: NoSchedule\n" + added + "      serviceAccountName");
+
+    Path diffPipe = pipeGivingOnce(text);
+    StringWriter diff = new StringWriter();
+    assertThat(
+            new picocli.CommandLine(new Ccm4j())
+                .setOut(new PrintWriter(diff, true))
+                .execute("doctor", diffPipe.toString(), "--diff"))
+        .isZero();
+    assertThat(diff.toString().lines().filter(line -> line.matches("^[-+](?![-+]{2} ).*")))
+        .containsExactly("+      - key: node.kubernetes.io/not-ready", "+        operator: Exists");
+
+    Path fixPipe = pipeGivingOnce(text);
+    Path out = temp.resolve("fixed.yaml");
+    StringWriter err = new StringWriter();
+    assertThat(
+            new picocli.CommandLine(new Ccm4j())
+                .setOut(new PrintWriter(new StringWriter(), true))
+                .setErr(new PrintWriter(err, true))
+                .execute("doctor", fixPipe.toString(), "--fix", out.toString()))
+        .isZero();
+    assertThat(err.toString()).isEmpty();
+    assertThat(Files.readString(out)).isEqualTo(fixed);
+  }
+
+  /**
+   * A named pipe that gives {@code text} to its first reader and nothing to a second, as a shell's
+   * pipe or process substitution does.
+   */
+  private Path pipeGivingOnce(String text) throws Exception {
+    Path fifo = temp.resolve("pipe-" + System.nanoTime());
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                Files.writeString(fifo, text);
+                while (true) {
+                  Files.writeString(fifo, ""); // a later reader: the end of the pipe at once
+                }
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    writer.setDaemon(true); // blocks on its next opening when nothing reads again
+    writer.start();
+    return fifo;
+  }
+
   @Test
   void unreadableInputIsOneLineNamingFileAndLineWithExitCode2() {
     StringWriter err = new StringWriter();

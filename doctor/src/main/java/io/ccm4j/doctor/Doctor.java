@@ -1,7 +1,5 @@
 package io.ccm4j.doctor;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +94,8 @@ public final class Doctor {
       if (changes.stream().allMatch(c -> c.before().equals(c.after()))) {
         continue;
       }
-      String text = read(file.getKey());
+      // The text as it was read: a pipe cannot be read again.
+      String text = mine.get(0).fileText();
       String rewritten;
       try {
         rewritten = ManifestRewriter.rewrite(text, changes);
@@ -139,14 +138,6 @@ public final class Doctor {
       }
     }
     return null;
-  }
-
-  private static String read(Path file) throws ManifestException {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      throw new ManifestException(file, "cannot read: " + e.getMessage());
-    }
   }
 
   /**
