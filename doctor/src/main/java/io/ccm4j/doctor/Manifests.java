@@ -71,7 +71,7 @@ public final class Manifests {
         throw new ManifestException(path, "no such file or directory");
       }
       boolean directory = Files.isDirectory(path);
-      for (Path file : files(path, skipped)) {
+      for (Path file : files(path, paths, skipped)) {
         try {
           documents.addAll(readFile(file));
         } catch (ManifestException e) {
@@ -91,7 +91,7 @@ public final class Manifests {
       if (!Files.exists(path)) {
         throw new ManifestException(path, "no such file or directory");
       }
-      for (Path file : files(path, skipped -> {})) {
+      for (Path file : files(path, paths, skipped -> {})) {
         documents.addAll(readFile(file));
       }
     }
@@ -109,6 +109,21 @@ public final class Manifests {
     }
   }
 
+  /**
+   * A directory a kustomization names as a resource, outside the paths given: not read. The objects
+   * it holds, as the kustomization's patches change them, are what {@code kubectl kustomize}
+   * prints; judged without them, an overlay's directory holds no CCM at all.
+   */
+  public static final class KustomizeResourceException extends ManifestException {
+    KustomizeResourceException(Path resource, Path kustomization) {
+      super(
+          resource,
+          ("a resource %s names, outside the paths given: not read. The objects as applied are"
+                  + " what kubectl kustomize prints: ccm4j doctor <(kubectl kustomize %s)")
+              .formatted(kustomization, kustomization.getParent()));
+    }
+  }
+
   /** Names kustomize gives its file in a directory. */
   private static final Set<String> KUSTOMIZATIONS =
       Set.of("kustomization.yaml", "kustomization.yml", "Kustomization");
@@ -119,7 +134,7 @@ public final class Manifests {
    * strategic-merge patch of a DaemonSet has no selector and no image: judged as one, it would be a
    * DaemonSet that tolerates nothing); each patch is reported to {@code skipped}.
    */
-  private static List<Path> files(Path path, Consumer<ManifestException> skipped)
+  private static List<Path> files(Path path, List<Path> given, Consumer<ManifestException> skipped)
       throws ManifestException {
     if (!Files.isDirectory(path)) {
       return List.of(path);
@@ -134,6 +149,11 @@ public final class Manifests {
     for (Path file : all) {
       if (KUSTOMIZATIONS.contains(file.getFileName().toString())) {
         kustomizePatches(file).forEach(patch -> patches.putIfAbsent(patch, file));
+        for (Path resource : kustomizeEntries(file, List.of("resources", "bases", "components"))) {
+          if (Files.exists(resource) && !within(resource, given)) {
+            skipped.accept(new KustomizeResourceException(resource, file));
+          }
+        }
       }
     }
     List<Path> files = new ArrayList<>();
@@ -157,6 +177,21 @@ public final class Manifests {
    * {@code patchesJson6902}), resolved against its directory; none when it does not parse.
    */
   private static List<Path> kustomizePatches(Path kustomization) {
+    return kustomizeEntries(
+        kustomization, List.of("patches", "patchesStrategicMerge", "patchesJson6902"));
+  }
+
+  /** Whether {@code file} is one of the paths given or lies in one of them. */
+  private static boolean within(Path file, List<Path> given) {
+    Path normalized = file.toAbsolutePath().normalize();
+    return given.stream().anyMatch(p -> normalized.startsWith(p.toAbsolutePath().normalize()));
+  }
+
+  /**
+   * The files a kustomization's list fields name, resolved against its directory: a name, or an
+   * entry's {@code path}; none when it does not parse. A remote resource (a URL) is no file.
+   */
+  private static List<Path> kustomizeEntries(Path kustomization, List<String> listFields) {
     Map<?, ?> fields;
     try {
       fields = YAML.readValue(kustomization.toFile(), Map.class);
@@ -167,20 +202,23 @@ public final class Manifests {
       return List.of();
     }
     Path directory = kustomization.toAbsolutePath().getParent();
-    List<Path> patches = new ArrayList<>();
-    for (String field : List.of("patches", "patchesStrategicMerge", "patchesJson6902")) {
+    List<Path> named = new ArrayList<>();
+    for (String field : listFields) {
       if (!(fields.get(field) instanceof List<?> entries)) {
         continue;
       }
       for (Object entry : entries) {
         Object name = entry instanceof Map<?, ?> map ? map.get("path") : entry;
         // An inline patch is text of several lines, not a file's name.
-        if (name instanceof String file && !file.isBlank() && !file.contains("\n")) {
-          patches.add(directory.resolve(file).normalize());
+        if (name instanceof String file
+            && !file.isBlank()
+            && !file.contains("\n")
+            && !file.contains("://")) {
+          named.add(directory.resolve(file).normalize());
         }
       }
     }
-    return patches;
+    return named;
   }
 
   /**
@@ -365,11 +403,11 @@ public final class Manifests {
             if (item instanceof Map<?, ?> map) {
               documents.add(
                   new ManifestDocument(
-                      file, lines.getOrDefault(map, line), (Map<String, Object>) map));
+                      file, lines.getOrDefault(map, line), (Map<String, Object>) map, text));
             }
           }
         } else {
-          documents.add(new ManifestDocument(file, line, object));
+          documents.add(new ManifestDocument(file, line, object, text));
         }
       }
     } catch (JsonProcessingException e) {

@@ -260,6 +260,21 @@ class DoctorTest {
                             + overlay.resolve("kustomization.yaml")
                             + " names it), no object of its own: the objects as applied are what"
                             + " kubectl kustomize prints"));
+
+    // The overlay alone: its base is outside it, not read, and said so, rather than "no CCM".
+    List<ManifestException> overlaySkipped = new ArrayList<>();
+
+    assertThat(Manifests.read(List.of(overlay), overlaySkipped::add)).isEmpty();
+    assertThat(overlaySkipped)
+        .extracting(ManifestException::getMessage)
+        .contains(
+            base.toAbsolutePath().normalize()
+                + ": a resource "
+                + overlay.resolve("kustomization.yaml")
+                + " names, outside the paths given: not read. The objects as applied are what"
+                + " kubectl kustomize prints: ccm4j doctor <(kubectl kustomize "
+                + overlay
+                + ")");
   }
 
   /**
