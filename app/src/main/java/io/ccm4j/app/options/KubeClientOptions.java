@@ -28,7 +28,9 @@ public final class KubeClientOptions {
       names = "--master",
       paramLabel = "<url>",
       converter = EmptyIsUnset.Text.class,
-      description = "The address of the API server (overrides the kubeconfig's).")
+      description =
+          "The address of the API server (overrides the kubeconfig's); without a scheme, https"
+              + " when TLS is configured, else http, as client-go.")
   String master;
 
   @Option(
@@ -119,9 +121,29 @@ public final class KubeClientOptions {
       config = Config.autoConfigure(null);
     }
     if (master != null) {
-      config = new ConfigBuilder(config).withMasterUrl(master).build();
+      config = new ConfigBuilder(config).withMasterUrl(withScheme(master, config)).build();
     }
     return config;
+  }
+
+  /**
+   * {@code --master} as a URL, its scheme chosen as client-go's {@code DefaultServerUrlFor} does
+   * when none is given: https when the configuration has a CA, a client certificate or skips
+   * verification, else http. fabric8 would instead try a TLS handshake with the address while the
+   * flags are read, and take http for good if it failed: an API server not up yet at the manager's
+   * start (a static pod's usual order) left every request of the process on the wrong scheme.
+   */
+  static String withScheme(String master, Config config) {
+    if (master.contains("://")) {
+      return master;
+    }
+    boolean tls =
+        config.getCaCertFile() != null
+            || config.getCaCertData() != null
+            || config.getClientCertFile() != null
+            || config.getClientCertData() != null
+            || config.isTrustCerts();
+    return (tls ? "https://" : "http://") + master;
   }
 
   private static boolean inCluster() {

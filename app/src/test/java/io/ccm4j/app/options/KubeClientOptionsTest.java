@@ -51,4 +51,45 @@ class KubeClientOptionsTest {
             "--kubeconfig: %s: user's tokenFile %s cannot be read: no such file"
                 .formatted(file, dir.resolve("gone")));
   }
+
+  /**
+   * A {@code --master} without a scheme takes client-go's (https with TLS configured, else http),
+   * whether or not anything answers there while the flags are read: nothing listens on the port
+   * here, where fabric8 alone would have fallen back to http after its TLS handshake failed.
+   */
+  @Test
+  void aMasterWithoutASchemeTakesClientGosSchemeWhetherOrNotTheServerIsUp() throws Exception {
+    Path withCa = dir.resolve("with-ca");
+    Files.writeString(
+        withCa,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", \
+        certificate-authority-data: "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}]
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        users: [{name: u, user: {token: t}}]
+        """);
+    Path withoutTls = kubeconfig("{token: t}");
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    String master = "127.0.0.1:" + closedPort;
+
+    assertThat(options(withCa, master).clientConfig().getMasterUrl())
+        .isEqualTo("https://" + master + "/");
+    assertThat(options(withoutTls, master).clientConfig().getMasterUrl())
+        .isEqualTo("http://" + master + "/");
+    assertThat(options(withoutTls, "https://" + master).clientConfig().getMasterUrl())
+        .isEqualTo("https://" + master + "/");
+  }
+
+  private static KubeClientOptions options(Path kubeconfig, String master) {
+    KubeClientOptions options = new KubeClientOptions();
+    options.kubeconfig = kubeconfig;
+    options.master = master;
+    return options;
+  }
 }
