@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -227,6 +229,12 @@ public final class Manifests {
    */
   private static Optional<String> unrenderedTemplate(String text) {
     if (text.contains("{{") && text.contains("}}")) {
+      Optional<String> placeholder = placeholderOnly(text);
+      if (placeholder.isPresent()) {
+        return Optional.of(
+            "a placeholder to fill in ({{ %s }}): put your value in its place first"
+                .formatted(placeholder.get()));
+      }
       return Optional.of(
           "an unrendered Helm template ({{ ... }}): render it with helm template first");
     }
@@ -235,6 +243,30 @@ public final class Manifests {
           "an unrendered template (${...}): render it first (envsubst, or the tool it is made for)");
     }
     return Optional.empty();
+  }
+
+  private static final Pattern ACTION = Pattern.compile("\\{\\{(.*?)}}", Pattern.DOTALL);
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("[A-Z][A-Z0-9_]*");
+
+  /**
+   * The first of the {@code {{ NAME }}} placeholders a vendor's example asks its user to replace
+   * (DigitalOcean's, Vultr's, Linode's: {@code {{ DO_ACCESS_TOKEN }}}), when they are the text's
+   * only actions: a Helm template's begin with a dot, a variable, a function or a keyword.
+   */
+  private static Optional<String> placeholderOnly(String text) {
+    Matcher action = ACTION.matcher(text);
+    String first = null;
+    while (action.find()) {
+      String inner = action.group(1).trim();
+      if (!PLACEHOLDER.matcher(inner).matches()) {
+        return Optional.empty();
+      }
+      if (first == null) {
+        first = inner;
+      }
+    }
+    return Optional.ofNullable(first);
   }
 
   static List<ManifestDocument> readFile(Path file) throws ManifestException {

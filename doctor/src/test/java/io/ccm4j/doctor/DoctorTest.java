@@ -545,6 +545,26 @@ class DoctorTest {
     assertThatThrownBy(() -> Manifests.read(List.of(envsubst)))
         .isInstanceOf(ManifestException.class)
         .hasMessageContaining("an unrendered template (${...}): render it first");
+
+    // A vendor's example with a value for its user to fill in, as DigitalOcean's, Vultr's and
+    // Linode's CCM manifests have (digitalocean/digitalocean-cloud-controller-manager
+    // releases/digitalocean-cloud-controller-manager/*.yml): no Helm to render it with.
+    Path placeholder = temp.resolve("secret.yaml");
+    Files.writeString(
+        placeholder,
+        """
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: digitalocean, namespace: kube-system}
+        stringData:
+          access-token: {{ DO_ACCESS_TOKEN }}
+          region: {{ REGION }}
+        """);
+    assertThatThrownBy(() -> Manifests.read(List.of(placeholder)))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageMatching(
+            "(?s).*secret.yaml:[0-9]+: a placeholder to fill in \\(\\{\\{ DO_ACCESS_TOKEN \\}\\}\\):"
+                + " put your value in its place first");
   }
 
   /**
