@@ -154,18 +154,19 @@ public final class CloudNodeLifecycleController implements Controller {
 
   /** One batch of NotReady nodes; false when the cloud may no longer be called (not leading). */
   private boolean monitorNotReady(List<Node> batch) {
-    Optional<BulkAnswers<Boolean>> asked;
+    Asked asked;
     try {
       asked = ask(batch, instances::instancesExist, "exist"); // L5
     } catch (NotLeadingException e) {
       return false;
     }
-    if (asked.isEmpty()) {
+    if (asked.failure() != null) {
       batch.forEach(
-          node -> metrics.observe(CloudNodeLifecycleMetrics.OPERATION_EXISTS, FAILED, false));
+          node ->
+              metrics.observe(CloudNodeLifecycleMetrics.OPERATION_EXISTS, asked.failure(), false));
       return true; // logged once for the batch; none of its nodes is gone
     }
-    BulkAnswers<Boolean> exist = asked.get();
+    BulkAnswers<Boolean> exist = asked.answers();
     List<Node> existing = new ArrayList<>();
     for (Node node : batch) {
       String name = node.getMetadata().getName();
@@ -191,18 +192,20 @@ public final class CloudNodeLifecycleController implements Controller {
     if (existing.isEmpty()) {
       return true;
     }
-    Optional<BulkAnswers<Boolean>> askedShutdown;
+    Asked askedShutdown;
     try {
       askedShutdown = ask(existing, instances::instancesShutdown, "are shut down");
     } catch (NotLeadingException e) {
       return false;
     }
-    if (askedShutdown.isEmpty()) {
+    if (askedShutdown.failure() != null) {
       existing.forEach(
-          node -> metrics.observe(CloudNodeLifecycleMetrics.OPERATION_SHUTDOWN, FAILED, false));
+          node ->
+              metrics.observe(
+                  CloudNodeLifecycleMetrics.OPERATION_SHUTDOWN, askedShutdown.failure(), false));
       return true;
     }
-    BulkAnswers<Boolean> shutdown = askedShutdown.get();
+    BulkAnswers<Boolean> shutdown = askedShutdown.answers();
     for (Node node : existing) {
       String name = node.getMetadata().getName();
       Optional<CloudException> failure = shutdown.failure(name);
@@ -227,24 +230,28 @@ public final class CloudNodeLifecycleController implements Controller {
     return true;
   }
 
-  /** What a bulk call that failed as a whole counts as, for each of its nodes. */
-  private static final CloudException FAILED = new CloudException("the bulk call failed");
-
   @FunctionalInterface
   private interface BulkQuestion {
     BulkAnswers<Boolean> ask(List<Node> nodes) throws CloudException;
   }
 
   /**
-   * A bulk call; empty when it failed as a whole, which skips every node of the batch until the
-   * next pass (none is gone), with one log line for them all.
+   * What a bulk call gave: its answers, or the error it failed with as a whole, which each node of
+   * the call counts in the calls metric as the per-node call would have ({@code not_implemented}
+   * for {@link io.ccm4j.cloudprovider.NotImplementedException}, else {@code error}).
+   */
+  private record Asked(BulkAnswers<Boolean> answers, CloudException failure) {}
+
+  /**
+   * A bulk call; when it failed as a whole, every node of the batch is skipped until the next pass
+   * (none is gone), with one log line for them all.
    *
    * @throws NotLeadingException when the call was not made: this instance no longer leads
    */
-  private static Optional<BulkAnswers<Boolean>> ask(
-      List<Node> batch, BulkQuestion question, String what) throws NotLeadingException {
+  private static Asked ask(List<Node> batch, BulkQuestion question, String what)
+      throws NotLeadingException {
     try {
-      return Optional.of(question.ask(batch));
+      return new Asked(question.ask(batch), null);
     } catch (NotLeadingException e) {
       throw e;
     } catch (CloudException | RuntimeException e) {
@@ -255,7 +262,8 @@ public final class CloudNodeLifecycleController implements Controller {
           batch.size() > 1 ? ", …" : "",
           what,
           e.getMessage());
-      return Optional.empty();
+      return new Asked(
+          null, e instanceof CloudException cloud ? cloud : new CloudException(e.toString(), e));
     }
   }
 

@@ -7,10 +7,12 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.NotImplementedException;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
@@ -268,6 +270,85 @@ class CloudNodeLifecycleControllerIT {
         .atMost(5, TimeUnit.SECONDS)
         .until(() -> node(name) != null && !Taints.hasKey(node(name), WellKnownTaints.SHUTDOWN));
     assertThat(cloud.calls().getOrDefault("InstanceShutdown", 0L)).isPositive();
+  }
+
+  /**
+   * A bulk call that fails as a whole counts each of its nodes as upstream counts the per-node call
+   * that failed so: a provider without existence or shutdown checks is {@code not_implemented}, not
+   * {@code error} (an alert on errors must not fire for it), and no node is deleted or tainted.
+   */
+  @Test
+  void L5_L7_aBulkCallNotImplementedAsAWholeCountsAsNotImplemented() throws Exception {
+    harness.close();
+    java.util.concurrent.atomic.AtomicBoolean existsImplemented =
+        new java.util.concurrent.atomic.AtomicBoolean(false);
+    CloudProvider partial =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "partial";
+          }
+
+          @Override
+          public Optional<InstancesV2> instancesV2() {
+            return Optional.of(
+                new InstancesV2() {
+                  @Override
+                  public boolean instanceExists(Node node) throws CloudException {
+                    throw new AssertionError("asked in bulk only");
+                  }
+
+                  @Override
+                  public boolean instanceShutdown(Node node) throws CloudException {
+                    throw new AssertionError("asked in bulk only");
+                  }
+
+                  @Override
+                  public Optional<InstanceMetadata> instanceMetadata(Node node) {
+                    return Optional.empty();
+                  }
+
+                  @Override
+                  public int maxNodesPerCall() {
+                    return 100;
+                  }
+
+                  @Override
+                  public BulkAnswers<Boolean> instancesExist(java.util.Collection<Node> nodes)
+                      throws CloudException {
+                    if (!existsImplemented.get()) {
+                      throw new NotImplementedException();
+                    }
+                    java.util.Map<String, Boolean> exist = new java.util.HashMap<>();
+                    nodes.forEach(node -> exist.put(InstancesV2.nodeName(node), true));
+                    return new BulkAnswers<>(exist, java.util.Map.of());
+                  }
+
+                  @Override
+                  public BulkAnswers<Boolean> instancesShutdown(java.util.Collection<Node> nodes)
+                      throws CloudException {
+                    throw new NotImplementedException();
+                  }
+                });
+          }
+        };
+    harness = new ControllerHarness(client, partial, FAST).start(Controllers.CLOUD_NODE_LIFECYCLE);
+    String name = prefix + "0";
+    kubelets.register(NodeSpec.named(name)).setReady(false, "network down");
+    io.micrometer.core.instrument.MeterRegistry metrics = harness.metrics();
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> calls(metrics, "instance_exists", "not_implemented") > 0);
+    existsImplemented.set(true);
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> calls(metrics, "instance_shutdown", "not_implemented") > 0);
+
+    assertThat(calls(metrics, "instance_exists", "error")).isZero();
+    assertThat(calls(metrics, "instance_shutdown", "error")).isZero();
+    assertThat(node(name)).as("never deleted").isNotNull();
+    assertThat(Taints.hasKey(node(name), WellKnownTaints.SHUTDOWN)).isFalse();
   }
 
   /**
