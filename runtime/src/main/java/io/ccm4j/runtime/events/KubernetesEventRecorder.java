@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * Writes {@code core/v1} Events in the background, so a controller's sync never waits for them: one
  * writer, in the order they were recorded, as upstream's event broadcaster has one sink per event
  * source. A repeat of the same event (object, type, reason, message) raises the count of the
- * existing Event instead of creating another, as client-go's correlator does. When 1,000 events are
+ * existing Event instead of creating another, as client-go's correlator does; so does the rest of
+ * that correlator ({@link EventCorrelator}): similar events with ten different messages become one
+ * combined event, and an object's events of one type pass a spam filter. When 1,000 events are
  * pending, new ones are dropped (counted in the log) rather than slowing the controllers: a burst
  * of thousands of nodes initialised at once writes what one writer can, as upstream's does, and
  * leaves the API server's capacity to the nodes' writes.
@@ -61,6 +63,12 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
           return size() > MAX_REMEMBERED;
         }
       };
+
+  /** The message part of the key of an object's combined event (no real message is this). */
+  private static final String COMBINED = "\u0000combined";
+
+  /** client-go's aggregation and spam filter, applied on the writer thread in recording order. */
+  private final EventCorrelator correlator = new EventCorrelator();
 
   private record EventKey(
       String uid, String kind, String name, String type, String reason, String message) {}
@@ -148,17 +156,48 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
       String message) {
     String namespace = reference.getNamespace() == null ? "default" : reference.getNamespace();
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    EventCorrelator.Decision decision = correlator.correlate(reference, type, reason, message);
+    message = decision.message();
+    // The combined event of an object, type and reason is one Event whatever its latest message.
     EventKey key =
         new EventKey(
-            reference.getUid(), reference.getKind(), reference.getName(), type, reason, message);
+            reference.getUid(),
+            reference.getKind(),
+            reference.getName(),
+            type,
+            reason,
+            decision.combined() ? COMBINED : message);
     Recorded previous;
     synchronized (recorded) {
       previous = recorded.get(key);
+      if (decision.skip()) {
+        // Held back by the spam filter: counted, as client-go counts it, not written. A later
+        // write of the same event carries the count (or creates it, if it never was).
+        recorded.put(
+            key,
+            previous == null
+                ? new Recorded(
+                    namespace,
+                    reference.getName() + "." + Long.toHexString(sequence.incrementAndGet()),
+                    1,
+                    now)
+                : new Recorded(
+                    previous.namespace(),
+                    previous.name(),
+                    previous.count() + 1,
+                    previous.firstTimestamp()));
+        return;
+      }
     }
     if (previous != null) {
       int count = previous.count() + 1;
       try {
-        patchCount(previous.namespace(), previous.name(), count, now);
+        patchCount(
+            previous.namespace(),
+            previous.name(),
+            count,
+            now,
+            decision.combined() ? message : null);
         synchronized (recorded) {
           recorded.put(
               key,
@@ -213,9 +252,18 @@ public final class KubernetesEventRecorder implements EventRecorder, AutoCloseab
     protobuf.send("POST", url, ProtobufBodies.eventCreate(event), event);
   }
 
-  /** A repeat: the existing Event's count and last time, by a merge patch. */
-  private void patchCount(String namespace, String name, int count, String now) {
-    String patch = "{\"count\":%d,\"lastTimestamp\":\"%s\"}".formatted(count, now);
+  /**
+   * A repeat: the existing Event's count and last time (and the latest message of a combined
+   * event), by a merge patch.
+   */
+  private void patchCount(String namespace, String name, int count, String now, String message) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("count", count);
+    fields.put("lastTimestamp", now);
+    if (message != null) {
+      fields.put("message", message);
+    }
+    String patch = client.getKubernetesSerialization().asJson(fields);
     if (protobuf == null) {
       // By resource(), not withName(): fabric8 would GET the event first, a verb the
       // documented ClusterRole does not grant on events (create, patch, update).

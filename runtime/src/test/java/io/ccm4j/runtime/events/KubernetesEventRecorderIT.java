@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -161,6 +162,94 @@ class KubernetesEventRecorderIT {
     assertThat(written)
         .extracting(e -> e.getInvolvedObject().getName())
         .containsExactlyElementsOf(nodes.stream().map(n -> n.getMetadata().getName()).toList());
+  }
+
+  /**
+   * client-go's correlator: a warning whose message changes on every try (a route creation that
+   * failed "after 1.2ms") is ten Events at most, the tenth on combining the rest, not one per try.
+   */
+  @ParameterizedTest
+  @EnumSource(KubeApiContentType.class)
+  void similarEventsWithTenMessagesAreCombinedIntoOne(
+      KubeApiContentType contentType, KubernetesClient client) throws Exception {
+    String name = "events-similar-" + contentType.name().toLowerCase();
+    Node node =
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+            .create();
+    try (KubernetesEventRecorder recorder =
+        new KubernetesEventRecorder(client, "route_controller", contentType)) {
+      for (int i = 1; i <= 12; i++) {
+        recorder.warning(node, "FailedToCreateRoute", "Could not create route after " + i + "ms");
+      }
+    }
+
+    List<Event> events =
+        await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () -> eventsAbout(client, name),
+                list ->
+                    list.stream()
+                        .anyMatch(
+                            e -> e.getMessage().startsWith("(combined") && e.getCount() == 3));
+    assertThat(events).hasSize(10);
+    assertThat(events)
+        .filteredOn(e -> e.getMessage().startsWith("(combined"))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        "(combined from similar events): Could not create route after 12ms"));
+    assertThat(events)
+        .filteredOn(e -> !e.getMessage().startsWith("(combined"))
+        .extracting(Event::getMessage)
+        .containsExactlyInAnyOrderElementsOf(
+            IntStream.rangeClosed(1, 9)
+                .mapToObj(i -> "Could not create route after " + i + "ms")
+                .toList());
+  }
+
+  /** client-go's spam filter: an object's events of one type pass a bucket of 25. */
+  @ParameterizedTest
+  @EnumSource(KubeApiContentType.class)
+  void anObjectsEventsOfOneTypePassABucketOf25(
+      KubeApiContentType contentType, KubernetesClient client) throws Exception {
+    String name = "events-spam-" + contentType.name().toLowerCase();
+    Node node =
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+            .create();
+    try (KubernetesEventRecorder recorder =
+        new KubernetesEventRecorder(client, "cloud-node-controller", contentType)) {
+      for (int i = 0; i < 30; i++) {
+        recorder.normal(node, "Reason" + i, "the same message");
+      }
+      recorder.warning(node, "Other", "a warning has its own bucket");
+    }
+
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> eventsAbout(client, name), list -> list.size() >= 26);
+    List<Event> events =
+        await() // and nothing more arrives
+            .during(Duration.ofMillis(500))
+            .atMost(5, TimeUnit.SECONDS)
+            .until(() -> eventsAbout(client, name), list -> list.size() == 26);
+    assertThat(events)
+        .filteredOn(e -> "Normal".equals(e.getType()))
+        .extracting(Event::getReason)
+        .containsExactlyInAnyOrderElementsOf(
+            IntStream.range(0, 25).mapToObj(i -> "Reason" + i).toList());
+  }
+
+  private static List<Event> eventsAbout(KubernetesClient client, String node) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> node.equals(e.getInvolvedObject().getName()))
+        .toList();
   }
 
   private static Event synced(KubernetesClient client, String node) {
