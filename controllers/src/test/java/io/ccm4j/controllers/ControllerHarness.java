@@ -25,6 +25,7 @@ public final class ControllerHarness implements AutoCloseable {
   private final Map<String, KubernetesEventRecorder> recorders = new ConcurrentHashMap<>();
   private final List<Controller> controllers = new ArrayList<>();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+  private String clusterName = "kubernetes";
 
   public ControllerHarness(
       KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
@@ -35,6 +36,12 @@ public final class ControllerHarness implements AutoCloseable {
     this.settings = settings;
   }
 
+  /** The manager's {@code --cluster-name} (upstream's default, "kubernetes", unless set here). */
+  public ControllerHarness withClusterName(String name) {
+    this.clusterName = name;
+    return this;
+  }
+
   /** What the manager hands the controller {@code descriptor} describes, beside its settings. */
   public ControllerContext context(ControllerDescriptor descriptor) {
     return new ControllerContext(
@@ -42,7 +49,7 @@ public final class ControllerHarness implements AutoCloseable {
         client,
         informers,
         cloud,
-        "kubernetes",
+        clusterName,
         metrics,
         recorders.computeIfAbsent(
             descriptor.eventSource(),

@@ -70,12 +70,13 @@ public interface LoadBalancer {
   void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException;
 
   /**
-   * What, besides the Service and its nodes, decides how this provider ensures a load balancer: its
-   * version and the parts of its cloud-config that shape load balancers, as a short string (a
-   * digest, a version). ccm4j records it with each ensure; a new leader that finds another value
-   * recorded ensures the load balancer again instead of trusting the record, so an upgrade or a
-   * changed cloud-config reaches every existing load balancer. Empty (the default) means "nothing
-   * but the Service and the nodes"; the periodic re-ensure still corrects drift in the cloud.
+   * What, besides the Service, its nodes and the cluster name (which ccm4j records itself), decides
+   * how this provider ensures a load balancer: its version and the parts of its cloud-config that
+   * shape load balancers, as a short string (a digest, a version). ccm4j records it with each
+   * ensure; a new leader that finds another value recorded ensures the load balancer again instead
+   * of trusting the record, so an upgrade or a changed cloud-config reaches every existing load
+   * balancer. Empty (the default) means "nothing but the Service and the nodes"; the periodic
+   * re-ensure still corrects drift in the cloud.
    */
   default String fingerprint() {
     return "";

@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
 /**
  * What a load balancer was last ensured with, kept in the Service's annotation {@value
  * WellKnownAnnotations#LOAD_BALANCER_APPLIED} as {@code spec=<digest>,nodes=<digest>}: a digest of
- * everything of the Service an ensure may depend on and of the provider's fingerprint, and one of
- * the backend set ({name → provider ID}, S15). A new leader that finds both digests equal to what
- * it would ensure now, and the cloud reporting the load balancer with the ingress in the Service's
- * status, has nothing to ensure (ccm4j's answer to the start-up storm, §8.8).
+ * everything of the Service an ensure may depend on, of the cluster name and of the provider's
+ * fingerprint, and one of the backend set ({name → provider ID}, S15). A new leader that finds both
+ * digests equal to what it would ensure now, and the cloud reporting the load balancer with the
+ * ingress in the Service's status, has nothing to ensure (ccm4j's answer to the start-up storm,
+ * §8.8).
  *
  * <p>A node-sync pass (S15) that moves the backends away from the recorded set first records {@code
  * nodes=}{@value #NODES_UNRECORDED}: a new leader then updates the backends instead of trusting a
@@ -38,11 +39,13 @@ record AppliedLoadBalancer(String specDigest, String nodesDigest) {
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
   /**
-   * What the controller would record after ensuring {@code service} with {@code nodes} by a
-   * provider of the given fingerprint.
+   * What the controller would record after ensuring {@code service} with {@code nodes} for the
+   * cluster {@code clusterName} by a provider of the given fingerprint.
    */
-  static AppliedLoadBalancer of(Service service, List<Node> nodes, String providerFingerprint) {
-    return new AppliedLoadBalancer(specDigest(service, providerFingerprint), nodesDigest(nodes));
+  static AppliedLoadBalancer of(
+      Service service, List<Node> nodes, String clusterName, String providerFingerprint) {
+    return new AppliedLoadBalancer(
+        specDigest(service, clusterName, providerFingerprint), nodesDigest(nodes));
   }
 
   /** The recorded value; empty when absent or not in ccm4j's format (then it is ignored). */
@@ -74,12 +77,15 @@ record AppliedLoadBalancer(String specDigest, String nodesDigest) {
   /**
    * Everything of the Service an ensure may depend on, not only the S6 fields: the whole spec, the
    * labels and every annotation but ccm4j's own record, the UID (which ties the digest to this very
-   * Service), and the provider's {@link io.ccm4j.cloudprovider.LoadBalancer#fingerprint()}. A field
-   * S6 ignores, an upgraded provider or a changed cloud-config makes a new leader ensure again.
+   * Service), the cluster name every cloud call is given ({@code --cluster-name}: providers name
+   * and tag load balancers with it) and the provider's {@link
+   * io.ccm4j.cloudprovider.LoadBalancer#fingerprint()}. A field S6 ignores, a corrected cluster
+   * name, an upgraded provider or a changed cloud-config makes a new leader ensure again.
    */
-  static String specDigest(Service service, String providerFingerprint) {
+  static String specDigest(Service service, String clusterName, String providerFingerprint) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("uid", service.getMetadata().getUid());
+    fields.put("cluster", clusterName);
     fields.put("provider", providerFingerprint);
     fields.put("spec", service.getSpec() == null ? Map.of() : service.getSpec());
     fields.put("labels", new TreeMap<>(orEmpty(service.getMetadata().getLabels())));

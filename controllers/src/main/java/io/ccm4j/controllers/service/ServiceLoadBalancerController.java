@@ -456,7 +456,8 @@ public final class ServiceLoadBalancerController implements Controller {
       events.warning(service, REASON_FIELD_IGNORED, warning.message());
     }
     events.normal(service, REASON_ENSURED, "Ensured load balancer");
-    writeStatus(service, status, AppliedLoadBalancer.of(service, nodeSet, fingerprint));
+    writeStatus(
+        service, status, AppliedLoadBalancer.of(service, nodeSet, clusterName, fingerprint));
   }
 
   /**
@@ -473,7 +474,7 @@ public final class ServiceLoadBalancerController implements Controller {
         || !recorded
             .get()
             .specDigest()
-            .equals(AppliedLoadBalancer.specDigest(service, fingerprint))) {
+            .equals(AppliedLoadBalancer.specDigest(service, clusterName, fingerprint))) {
       return false;
     }
     Optional<LoadBalancerStatus> existing;
@@ -490,7 +491,7 @@ public final class ServiceLoadBalancerController implements Controller {
     // As in ensureLoadBalancer: read after the cloud call, right before it is stored.
     List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     lastSyncedNodes.put(key, nodeSet);
-    AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet, fingerprint);
+    AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet, clusterName, fingerprint);
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
       if (!nodeSync.updateBackends(service, nodeSet)) {
         return false; // as after a failed node sync: a full ensure (S15)

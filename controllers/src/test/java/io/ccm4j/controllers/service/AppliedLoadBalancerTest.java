@@ -18,7 +18,7 @@ class AppliedLoadBalancerTest {
   @Test
   void roundTripsThroughTheAnnotation() {
     Service service = loadBalancer().build();
-    AppliedLoadBalancer applied = AppliedLoadBalancer.of(service, nodes, "");
+    AppliedLoadBalancer applied = AppliedLoadBalancer.of(service, nodes, "kubernetes", "");
     Service annotated =
         loadBalancer()
             .editMetadata()
@@ -28,28 +28,33 @@ class AppliedLoadBalancerTest {
 
     assertThat(applied.annotationValue()).matches("spec=[0-9a-f]{16},nodes=[0-9a-f]{16}");
     assertThat(AppliedLoadBalancer.recorded(annotated)).contains(applied);
-    assertThat(AppliedLoadBalancer.of(annotated, nodes, ""))
+    assertThat(AppliedLoadBalancer.of(annotated, nodes, "kubernetes", ""))
         .as("its own annotation does not change the digest")
         .isEqualTo(applied);
   }
 
   /**
    * Everything an ensure may read counts, not only the S6 fields: a field S6 ignores, a label, an
-   * annotation, the provider's fingerprint (its version, its cloud-config) all make a new leader
-   * ensure again instead of trusting the record.
+   * annotation, the cluster name, the provider's fingerprint (its version, its cloud-config) all
+   * make a new leader ensure again instead of trusting the record.
    */
   @Test
   void theSpecDigestCoversEverythingAnEnsureMayDependOn() {
     Service service = loadBalancer().build();
-    String digest = AppliedLoadBalancer.specDigest(service, "v1");
+    String digest = AppliedLoadBalancer.specDigest(service, "kubernetes", "v1");
 
-    assertThat(AppliedLoadBalancer.specDigest(loadBalancer().build(), "v1")).isEqualTo(digest);
-    assertThat(AppliedLoadBalancer.specDigest(service, "v2"))
+    assertThat(AppliedLoadBalancer.specDigest(loadBalancer().build(), "kubernetes", "v1"))
+        .isEqualTo(digest);
+    assertThat(AppliedLoadBalancer.specDigest(service, "kubernetes", "v2"))
         .as("another provider version or cloud-config")
+        .isNotEqualTo(digest);
+    assertThat(AppliedLoadBalancer.specDigest(service, "renamed", "v1"))
+        .as("another --cluster-name")
         .isNotEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
                 loadBalancer().editSpec().editFirstPort().withPort(81).endPort().endSpec().build(),
+                "kubernetes",
                 "v1"))
         .isNotEqualTo(digest);
     assertThat(
@@ -59,17 +64,20 @@ class AppliedLoadBalancerTest {
                     .withAllocateLoadBalancerNodePorts(false)
                     .endSpec()
                     .build(),
+                "kubernetes",
                 "v1"))
         .as("a field S6 does not compare")
         .isNotEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
                 loadBalancer().editMetadata().addToLabels("app", "web").endMetadata().build(),
+                "kubernetes",
                 "v1"))
         .isNotEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
                 loadBalancer().editMetadata().addToAnnotations("a", "b").endMetadata().build(),
+                "kubernetes",
                 "v1"))
         .isNotEqualTo(digest);
     assertThat(
@@ -79,12 +87,15 @@ class AppliedLoadBalancerTest {
                     .addToAnnotations(WellKnownAnnotations.LOAD_BALANCER_APPLIED, "spec=x")
                     .endMetadata()
                     .build(),
+                "kubernetes",
                 "v1"))
         .as("ccm4j's own record does not count")
         .isEqualTo(digest);
     assertThat(
             AppliedLoadBalancer.specDigest(
-                loadBalancer().editMetadata().withUid("recreated").endMetadata().build(), "v1"))
+                loadBalancer().editMetadata().withUid("recreated").endMetadata().build(),
+                "kubernetes",
+                "v1"))
         .as("a recreated Service with a copied annotation is not adopted")
         .isNotEqualTo(digest);
   }
@@ -96,7 +107,8 @@ class AppliedLoadBalancerTest {
    */
   @Test
   void theRecordWrittenHereDecidesTheMarkBeforeABackendChange() {
-    AppliedLoadBalancer written = AppliedLoadBalancer.of(loadBalancer().build(), nodes, "");
+    AppliedLoadBalancer written =
+        AppliedLoadBalancer.of(loadBalancer().build(), nodes, "kubernetes", "");
 
     assertThat(
             AppliedLoadBalancer.toMarkBeforeBackendChange(
@@ -145,7 +157,7 @@ class AppliedLoadBalancerTest {
   void nodesMarkedUnrecordedRoundTripAndMatchNoNodeSet() {
     Service service = loadBalancer().build();
     AppliedLoadBalancer unrecorded =
-        AppliedLoadBalancer.of(service, nodes, "").withNodesUnrecorded();
+        AppliedLoadBalancer.of(service, nodes, "kubernetes", "").withNodesUnrecorded();
     Service annotated =
         loadBalancer()
             .editMetadata()
@@ -157,7 +169,7 @@ class AppliedLoadBalancerTest {
     assertThat(unrecorded.annotationValue()).matches("spec=[0-9a-f]{16},nodes=unrecorded");
     assertThat(AppliedLoadBalancer.recorded(annotated)).contains(unrecorded);
     assertThat(unrecorded.nodesRecorded()).isFalse();
-    assertThat(AppliedLoadBalancer.of(service, nodes, "").nodesRecorded()).isTrue();
+    assertThat(AppliedLoadBalancer.of(service, nodes, "kubernetes", "").nodesRecorded()).isTrue();
     assertThat(unrecorded.nodesDigest())
         .isNotEqualTo(AppliedLoadBalancer.nodesDigest(nodes))
         .isNotEqualTo(AppliedLoadBalancer.nodesDigest(List.of()));

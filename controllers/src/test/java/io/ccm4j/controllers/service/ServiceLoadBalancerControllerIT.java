@@ -861,8 +861,36 @@ class ServiceLoadBalancerControllerIT {
             AppliedLoadBalancer.of(
                     service("s0"),
                     LoadBalancerNodes.stableNodeSet(client.nodes().list().getItems()),
+                    "kubernetes",
                     "sim/v2")
                 .annotationValue());
+  }
+
+  /**
+   * The cluster name is an input of every ensure (providers name and tag load balancers with it): a
+   * corrected {@code --cluster-name} must reach the load balancers a previous leader ensured, as
+   * upstream's ensure of every load balancer at each start makes it, whatever the provider's
+   * fingerprint says.
+   */
+  @Test
+  void failover_aNewLeaderWithAnotherClusterNameEnsuresEveryLoadBalancerAgain() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    List<String> names = List.of("c0", "c1");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    awaitRecorded(names);
+    harness.close();
+    Map<String, Map<String, Long>> before = callsByService(names);
+
+    harness =
+        new ControllerHarness(client, cloud, SETTINGS)
+            .withClusterName("renamed")
+            .start(Controllers.SERVICE_LB);
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> names.stream().allMatch(n -> delta(before, n, "EnsureLoadBalancer") == 1));
   }
 
   /**
