@@ -301,7 +301,11 @@ public final class ServiceLoadBalancerController implements Controller {
     forget(key);
   }
 
-  /** S9 steps 1–4: unlike S11, {@code ImplementedElsewhere} counts as a failure here. */
+  /**
+   * S9 steps 1–4: unlike S11, {@code ImplementedElsewhere} counts as a failure here. Any failure is
+   * the Warning, an unchecked one too: upstream records every error of this deletion, and nothing
+   * else would tell the operator why the load balancer stays.
+   */
   private void deleteLoadBalancerOf(Service service) throws CloudException {
     if (!LoadBalancerServices.wantsLoadBalancer(service)) {
       return;
@@ -309,9 +313,12 @@ public final class ServiceLoadBalancerController implements Controller {
     events.normal(service, REASON_DELETING, "Deleting load balancer");
     try {
       balancer.ensureLoadBalancerDeleted(clusterName, service);
-    } catch (CloudException e) {
+    } catch (CloudException | RuntimeException e) {
       events.warning(
-          service, REASON_DELETE_FAILED, "Error deleting load balancer: " + e.getMessage());
+          service,
+          REASON_DELETE_FAILED,
+          "Error deleting load balancer: "
+              + Objects.requireNonNullElse(e.getMessage(), e.toString()));
       throw e;
     }
     events.normal(service, REASON_DELETED, "Deleted load balancer");

@@ -495,6 +495,61 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
+   * S9: a Service that went without the finalizer has its load balancer deleted from the copy the
+   * controller synced; whatever the provider throws there is a Warning {@code
+   * DeleteLoadBalancerFailed}, as upstream records every error of that deletion, and not only a
+   * line in the log behind a Normal {@code DeletingLoadBalancer} repeated at each retry.
+   */
+  @Test
+  void S9_anyFailureOfTheDeletionOfAServiceGoneWithoutFinalizerIsAWarning() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer failingDeletions =
+        new ForwardingLoadBalancer(cloud.loadBalancer().orElseThrow()) {
+          @Override
+          public void ensureLoadBalancerDeleted(String cluster, Service service) {
+            throw new IllegalStateException("the provider lost its session");
+          }
+        };
+    CloudProvider provider =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "sim";
+          }
+
+          @Override
+          public Optional<LoadBalancer> loadBalancer() {
+            return Optional.of(failingDeletions);
+          }
+        };
+    // The periodic re-ensure queues the key of every Service this instance synced, so the sync
+    // finds this one gone (S9) soon after its deletion.
+    harness =
+        new ControllerHarness(
+                client,
+                provider,
+                SETTINGS.withService(
+                    SETTINGS.service().withLoadBalancerResyncPeriod(Duration.ofSeconds(2))))
+            .start(Controllers.SERVICE_LB);
+    create("gone");
+    awaitIngress("gone");
+
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("gone")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+    client.services().inNamespace(namespace).withName("gone").delete();
+
+    awaitEvent(
+        "gone",
+        "Warning",
+        "DeleteLoadBalancerFailed",
+        "Error deleting load balancer: the provider lost its session");
+  }
+
+  /**
    * A write the API server refuses is named in the event as upstream's says it, by the API server's
    * message, not fabric8's line with the request's URL and the whole Status object.
    */
