@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -228,6 +229,13 @@ final class LoadBalancerNodeSync {
       } catch (CloudException e) {
         answers =
             BulkAnswers.allFailed(batch.stream().map(Cache::metaNamespaceKeyFunc).toList(), e);
+      } catch (RuntimeException e) {
+        // As a per-Service update's (nodeSyncService): the pass has stored the new backend set,
+        // so a pass ending here would leave these load balancers on the old nodes for good.
+        answers =
+            BulkAnswers.allFailed(
+                batch.stream().map(Cache::metaNamespaceKeyFunc).toList(),
+                new CloudException(Objects.requireNonNullElse(e.getMessage(), e.toString()), e));
       }
       double seconds = (System.nanoTime() - callStarted) / 1e9;
       for (Service service : batch) {

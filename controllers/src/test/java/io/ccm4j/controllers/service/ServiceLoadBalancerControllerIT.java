@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InvalidServiceFieldException;
@@ -38,6 +39,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -331,6 +333,46 @@ class ServiceLoadBalancerControllerIT {
     }
     // One pass, one call for the five (a node event of another test may add a pass).
     assertThat(cloud.calls().getOrDefault("UpdateLoadBalancers", 0L) - before).isBetween(1L, 2L);
+  }
+
+  /**
+   * S15 step 4: a bulk update that throws, an unchecked exception too, fails each Service of the
+   * call as its own update would, so each goes for a full ensure. The pass had already stored the
+   * new backend set, so a pass that ended on the exception left the load balancers on the old
+   * nodes, and every later pass found the set unchanged.
+   */
+  @Test
+  void S15_aBulkUpdateThatThrowsSendsEachServiceOfTheCallForAFullEnsure() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("loadBalancers: {servicesPerCall: 1000}");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger failures = new AtomicInteger(1);
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public int maxServicesPerCall() {
+            return sim.maxServicesPerCall();
+          }
+
+          @Override
+          public BulkAnswers<Boolean> updateLoadBalancers(
+              String cluster, Collection<Service> services, List<Node> nodes)
+              throws CloudException {
+            if (failures.getAndDecrement() > 0) {
+              throw new IllegalStateException("the provider lost its session");
+            }
+            return sim.updateLoadBalancers(cluster, services, nodes);
+          }
+        });
+    create("web");
+    awaitIngress("web");
+
+    kubelets.register(NodeSpec.named(node("b")));
+
+    awaitEvent(
+        "web", "Warning", "UpdateLoadBalancerFailed", "error: the provider lost its session");
+    await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(calls("web", "EnsureLoadBalancer")).as("the full ensure").isGreaterThanOrEqualTo(2);
   }
 
   @Test
