@@ -234,8 +234,7 @@ final class LoadBalancerNodeSync {
         // so a pass ending here would leave these load balancers on the old nodes for good.
         answers =
             BulkAnswers.allFailed(
-                batch.stream().map(Cache::metaNamespaceKeyFunc).toList(),
-                new CloudException(Objects.requireNonNullElse(e.getMessage(), e.toString()), e));
+                batch.stream().map(Cache::metaNamespaceKeyFunc).toList(), unchecked(e));
       }
       double seconds = (System.nanoTime() - callStarted) / 1e9;
       for (Service service : batch) {
@@ -306,6 +305,9 @@ final class LoadBalancerNodeSync {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
     } catch (CloudException e) {
       return afterUpdate(service, newNodes, Optional.of(e));
+    } catch (RuntimeException e) {
+      // Reported as any failed update (upstream reports every error), not only logged.
+      return afterUpdate(service, newNodes, Optional.of(unchecked(e)));
     }
     return afterUpdate(service, newNodes, Optional.empty());
   }
@@ -348,6 +350,11 @@ final class LoadBalancerNodeSync {
           "Updated load balancer with new hosts");
     }
     return true;
+  }
+
+  /** A provider's unchecked exception as the cloud error it stands for, worded by its message. */
+  private static CloudException unchecked(RuntimeException e) {
+    return new CloudException(Objects.requireNonNullElse(e.getMessage(), e.toString()), e);
   }
 
   /** Go's {@code %v} of a string slice. */

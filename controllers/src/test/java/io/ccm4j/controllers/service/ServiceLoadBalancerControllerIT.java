@@ -336,6 +336,40 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
+   * S15 step 3: any failure of UpdateLoadBalancer, an unchecked exception of the provider too, is a
+   * Warning {@code UpdateLoadBalancerFailed} and counts in {@code nodesync_error_total} before the
+   * full ensure, as upstream reports every error of the update.
+   */
+  @Test
+  void S15_anUpdateThatThrowsUncheckedIsReportedAsAnyFailedUpdate() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger failures = new AtomicInteger(1);
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
+              throws CloudException {
+            if (failures.getAndDecrement() > 0) {
+              throw new IllegalStateException("the provider lost its session");
+            }
+            super.updateLoadBalancer(cluster, service, nodes);
+          }
+        });
+    create("web");
+    awaitIngress("web");
+
+    kubelets.register(NodeSpec.named(node("b")));
+
+    awaitEvent(
+        "web", "Warning", "UpdateLoadBalancerFailed", "error: the provider lost its session");
+    await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(harness.metrics().get("service_controller_nodesync_error").counter().count())
+        .isEqualTo(1);
+  }
+
+  /**
    * S15 step 4: a bulk update that throws, an unchecked exception too, fails each Service of the
    * call as its own update would, so each goes for a full ensure. The pass had already stored the
    * new backend set, so a pass that ended on the exception left the load balancers on the old
