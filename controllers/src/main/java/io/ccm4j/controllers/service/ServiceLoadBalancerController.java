@@ -314,11 +314,7 @@ public final class ServiceLoadBalancerController implements Controller {
     try {
       balancer.ensureLoadBalancerDeleted(clusterName, service);
     } catch (CloudException | RuntimeException e) {
-      events.warning(
-          service,
-          REASON_DELETE_FAILED,
-          "Error deleting load balancer: "
-              + Objects.requireNonNullElse(e.getMessage(), e.toString()));
+      events.warning(service, REASON_DELETE_FAILED, "Error deleting load balancer: " + describe(e));
       throw e;
     }
     events.normal(service, REASON_DELETED, "Deleted load balancer");
@@ -341,7 +337,7 @@ public final class ServiceLoadBalancerController implements Controller {
         // Being provisioned: the fixed-delay retry follows (S14), logged by the workers.
         throw e;
       }
-      events.warning(service, REASON_SYNC_FAILED, "Error syncing load balancer: " + e.getMessage());
+      events.warning(service, REASON_SYNC_FAILED, "Error syncing load balancer: " + describe(e));
       Optional<InvalidServiceFieldException> invalid = invalidField(e);
       // Only an ensure waits for the Service to be fixed: a deletion the cloud refuses is retried
       // with backoff, or the load balancer would leak.
@@ -455,6 +451,9 @@ public final class ServiceLoadBalancerController implements Controller {
     } catch (CloudException e) {
       // The cause keeps a RetryAfterException reachable for the fixed-delay retry (S14).
       throw new SyncFailure("failed to ensure load balancer: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      // A provider's unchecked exception fails the ensure as any error does, worded as one.
+      throw new SyncFailure("failed to ensure load balancer: " + describe(e), e);
     }
     if (status == null) {
       throw new SyncFailure("service status returned by EnsureLoadBalancer is nil", null);
@@ -544,6 +543,11 @@ public final class ServiceLoadBalancerController implements Controller {
   /** S15: one pass over every synced Service ({@link LoadBalancerNodeSync}). */
   void syncNodes(String ignoredKey) throws InterruptedException {
     nodeSync.pass();
+  }
+
+  /** A failure in words: its message, or its class where it has none (never "null"). */
+  private static String describe(Throwable error) {
+    return Objects.requireNonNullElse(error.getMessage(), error.toString());
   }
 
   private static String uid(Service service) {

@@ -571,6 +571,38 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
+   * S10, S12: a provider's unchecked exception fails the ensure as any error does, and the Warning
+   * says which step failed and what was thrown; without a message of its own it read "Error syncing
+   * load balancer: null", which upstream's error text never is.
+   */
+  @Test
+  void S12_anEnsureThatThrowsUncheckedIsAWarningNamingTheStepAndTheException() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger failures = new AtomicInteger(1);
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public LoadBalancerStatus ensureLoadBalancer(
+              String cluster, Service service, List<Node> nodes) throws CloudException {
+            if (failures.getAndDecrement() > 0) {
+              throw new IllegalStateException();
+            }
+            return super.ensureLoadBalancer(cluster, service, nodes);
+          }
+        });
+    create("web");
+
+    awaitEvent(
+        "web",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "Error syncing load balancer: failed to ensure load balancer: java.lang.IllegalStateException");
+    awaitIngress("web"); // retried with backoff, as any failure
+  }
+
+  /**
    * S9: a Service that went without the finalizer has its load balancer deleted from the copy the
    * controller synced; whatever the provider throws there is a Warning {@code
    * DeleteLoadBalancerFailed}, as upstream records every error of that deletion, and not only a
