@@ -383,9 +383,9 @@ public final class ServiceLoadBalancerController implements Controller {
     boolean exists;
     try {
       exists = balancer.getLoadBalancer(clusterName, service).isPresent();
-    } catch (CloudException e) {
+    } catch (CloudException | RuntimeException e) {
       throw new SyncFailure(
-          "failed to check if load balancer exists before cleanup: " + e.getMessage(), e);
+          "failed to check if load balancer exists before cleanup: " + describe(e), e);
     }
     if (exists) {
       log.info("Deleting existing load balancer for service {}", key);
@@ -394,8 +394,9 @@ public final class ServiceLoadBalancerController implements Controller {
         balancer.ensureLoadBalancerDeleted(clusterName, service);
       } catch (ImplementedElsewhereException e) {
         log.debug("load balancer of {} is implemented elsewhere; ignoring on deletion", key);
-      } catch (CloudException e) {
-        throw new SyncFailure("failed to delete load balancer: " + e.getMessage(), e);
+      } catch (CloudException | RuntimeException e) {
+        // A provider's unchecked exception fails the deletion as any error does, worded as one.
+        throw new SyncFailure("failed to delete load balancer: " + describe(e), e);
       }
     }
     if (LoadBalancerServices.hasCleanupFinalizer(service)) {

@@ -603,6 +603,50 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
+   * S11, as S12: a provider's unchecked exception while a load balancer is deleted (the Service no
+   * longer of type LoadBalancer) is worded as any failed deletion, never "null".
+   */
+  @Test
+  void S11_aDeletionThatThrowsUncheckedIsAWarningNamingTheStepAndTheException() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger failures = new AtomicInteger(1);
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public void ensureLoadBalancerDeleted(String cluster, Service service)
+              throws CloudException {
+            if (failures.getAndDecrement() > 0) {
+              throw new IllegalStateException();
+            }
+            super.ensureLoadBalancerDeleted(cluster, service);
+          }
+        });
+    create("web");
+    awaitIngress("web");
+
+    client
+        .services()
+        .inNamespace(namespace)
+        .withName("web")
+        .edit(
+            s -> {
+              s.getSpec().setType("ClusterIP");
+              s.getSpec().getPorts().forEach(p -> p.setNodePort(null));
+              return s;
+            });
+
+    awaitEvent(
+        "web",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "Error syncing load balancer: failed to delete load balancer:"
+            + " java.lang.IllegalStateException");
+    awaitEvent("web", "Normal", "DeletedLoadBalancer", "Deleted load balancer"); // retried
+  }
+
+  /**
    * S9: a Service that went without the finalizer has its load balancer deleted from the copy the
    * controller synced; whatever the provider throws there is a Warning {@code
    * DeleteLoadBalancerFailed}, as upstream records every error of that deletion, and not only a
