@@ -105,6 +105,9 @@ class ServiceLoadBalancerControllerIT {
             .withName(left.getMetadata().getName())
             .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
       }
+      // Nor a Service: every later test's controller watches every namespace, and would ensure it
+      // (a test that closed its controller itself, harness null, deleted none above).
+      client.services().inNamespace(namespace).delete();
       if (harness != null) {
         harness.close();
       }
