@@ -275,12 +275,12 @@ class FaultInjectionIT {
       assertThat(overlap).isZero();
       assertThat(leader.log()).contains("waiting for cloud writes in flight: EnsureLoadBalancer");
     } finally {
-      client.services().inNamespace("default").withName(name).delete();
+      LeftServices.remove(client, "default", name);
     }
   }
 
   /**
-   * The leader is cut off from the API server (a network partition) while its cloud write of 6 s
+   * The leader is cut off from the API server (a network partition) while its cloud write of 7 s
    * goes on: it starts no cloud call after its renew deadline, waits for the write until shortly
    * before its Lease may pass (lease 10 s, renew deadline 4 s), and exits; the standby takes over
    * only then, and the two never write the same load balancer at once.
@@ -291,7 +291,10 @@ class FaultInjectionIT {
     String lease = "faults-cut-write-" + UUID.randomUUID().toString().substring(0, 8);
     String name = "cut-write-" + UUID.randomUUID().toString().substring(0, 8);
     Path journal = temp.resolve("cut-calls.tsv");
-    Path config = simConfig(journal, 2000);
+    // 7 s: the Lease is lost 3 to 4 s after the cut (its last renewal up to a retry period
+    // before it), the workers get 2 s to stop, and only then are the writes in flight waited for,
+    // until 8 to 9 s after the cut; a write of 7 s is still in flight then, and done before.
+    Path config = simConfig(journal, 2334);
     String[] flags = {
       "--leader-elect-lease-duration=10s",
       "--leader-elect-renew-deadline=4s",
@@ -340,7 +343,7 @@ class FaultInjectionIT {
         CallJournal calls = CallJournal.read(journal);
         long overlap = calls.overlapMillis(balancer);
         System.out.printf(
-            "fault: leader cut off during a 6 s cloud write (lease 10 s, renew deadline 4 s):"
+            "fault: leader cut off during a 7 s cloud write (lease 10 s, renew deadline 4 s):"
                 + " it exited %.2f s after the cut, the standby led %.2f s after the cut;"
                 + " overlap %d ms; from the old leader's last write to the new leader's first:"
                 + " %s%n",
@@ -358,7 +361,7 @@ class FaultInjectionIT {
             .contains("leaderelection lost")
             .contains("waiting for cloud writes in flight: EnsureLoadBalancer");
       } finally {
-        client.services().inNamespace("default").withName(name).delete();
+        LeftServices.remove(client, "default", name);
       }
     }
   }

@@ -82,6 +82,7 @@ class LoadBalancerTrafficIT {
     }
     proxies.close();
     kubelets.close();
+    LeftServices.removeAll(client, namespace);
     client.namespaces().withName(namespace).delete();
     client.nodes().list().getItems().stream()
         .filter(node -> node.getMetadata().getName().startsWith(namespace))

@@ -183,7 +183,7 @@ class ManagerLeaderElectionIT {
       // Before closing: the old manager waited for the hung worker there, forever.
       unblock.countDown();
       manager.close();
-      client.services().inNamespace("default").withName(service).delete();
+      LeftServices.remove(client, "default", service);
     }
   }
 
@@ -232,7 +232,7 @@ class ManagerLeaderElectionIT {
               });
     } finally {
       unblock.countDown();
-      client.services().inNamespace("default").withName(service).delete();
+      LeftServices.remove(client, "default", service);
     }
   }
 
