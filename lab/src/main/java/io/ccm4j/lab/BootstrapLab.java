@@ -31,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine;
 
 /**
@@ -84,9 +83,10 @@ public final class BootstrapLab {
 
   /**
    * This run's addresses on the machine's loopback, {@code 127.<n>.}: nodes in {@code .0.x}
-   * (control plane) and {@code .1.x} (workers), load balancers in {@code .100.x}.
+   * (control plane) and {@code .1.x} (workers), load balancers in {@code .100.x}; a block no other
+   * lab holds while this one runs ({@link LabLoopback}).
    */
-  private final String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
+  private String loopback;
 
   private SimCloud simCloud;
   private volatile boolean serviceControllerRuns;
@@ -98,13 +98,12 @@ public final class BootstrapLab {
   /** The simulated kubelets' container runtime and CNI. */
   private final LabPodRuntime pods = new LabPodRuntime();
 
-  /** The nodes, their addresses and their instances in the sim cloud. */
-  private final LabNodes machines;
+  /** The nodes, their addresses (in this run's loopback block) and their instances. */
+  private LabNodes machines;
 
   public BootstrapLab(Settings settings, PrintStream out) {
     this.settings = settings;
     this.out = out;
-    this.machines = new LabNodes(settings.controlPlaneNodes(), settings.workerNodes(), loopback);
   }
 
   public LabResult run(String scenario, String manifest) throws Exception {
@@ -118,7 +117,8 @@ public final class BootstrapLab {
         "lab: scenario %s: starting Kubernetes %s (kube-apiserver, kube-scheduler,"
             + " kube-controller-manager)%n",
         scenario, binaries.version());
-    try (LocalControlPlane controlPlane =
+    try (LabLoopback block = claimLoopback();
+        LocalControlPlane controlPlane =
             LocalControlPlane.builder()
                 .binaries(binaries)
                 .withScheduler(true)
@@ -130,7 +130,7 @@ public final class BootstrapLab {
         LocalCloud local =
             LocalCloudProviderFactory.fromYaml(
                 "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\n"
-                    .formatted(loopback));
+                    .formatted(block.prefix()));
         KubeVirtInfrastructure infrastructure =
             kubeVirtWanted.isEmpty()
                 ? null
@@ -187,6 +187,14 @@ public final class BootstrapLab {
       kubevirt = null;
       deletePodFiles();
     }
+  }
+
+  /** This run's block of the loopback, where its nodes and load balancers take their addresses. */
+  private LabLoopback claimLoopback() {
+    LabLoopback block = LabLoopback.claim();
+    loopback = block.prefix();
+    machines = new LabNodes(settings.controlPlaneNodes(), settings.workerNodes(), loopback);
+    return block;
   }
 
   /**
