@@ -18,6 +18,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -49,7 +54,16 @@ class LabIT {
         .hasValueSatisfying(t -> assertThat(t.answered()).as(t.summary()).isTrue());
   }
 
+  /**
+   * Two scenarios at a time (the lab's failsafe configuration), beside this class's other tests:
+   * each lab has its own control plane, temp dirs, ports and block of the loopback, and a deadlock
+   * scenario mostly waits out {@link DeadlockProof#WINDOW}, a stillness of its own cluster that the
+   * other lab's work does not disturb. They only print to standard output, which the command's test
+   * replaces for a while.
+   */
   @ParameterizedTest(name = "{0} -> {1}")
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = Resources.SYSTEM_OUT, mode = ResourceAccessMode.READ)
   @CsvSource(
       delimiter = '|',
       value = {
@@ -150,6 +164,8 @@ class LabIT {
    * report, whose path is printed once, and nothing to standard error.
    */
   @Test
+  @ResourceLock(Resources.SYSTEM_OUT)
+  @ResourceLock(Resources.SYSTEM_ERR)
   void theCommandPrintsOnlyTheLabsOwnLinesAndLogsToAFileBesideTheReport() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
