@@ -16,7 +16,7 @@ import java.util.function.IntSupplier;
  * two blocks. Each lab listens on the block's {@link #MARK} while it holds it: a second lab that
  * drew the same {@code n} cannot listen there and draws again.
  */
-final class LabLoopback implements AutoCloseable {
+public final class LabLoopback implements AutoCloseable {
 
   /** The address and port a lab listens on to hold its block: no lab address uses them. */
   static final String MARK = "255.254";
@@ -39,7 +39,7 @@ final class LabLoopback implements AutoCloseable {
   }
 
   /** A block drawn at random that no other lab holds now. */
-  static LabLoopback claim() {
+  public static LabLoopback claim() {
     return claim(() -> ThreadLocalRandom.current().nextInt(FIRST, END));
   }
 
@@ -70,7 +70,7 @@ final class LabLoopback implements AutoCloseable {
   }
 
   /** {@code 127.<n>.}: the lab's addresses are this and two more octets. */
-  String prefix() {
+  public String prefix() {
     return prefix;
   }
 

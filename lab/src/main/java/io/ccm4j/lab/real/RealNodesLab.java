@@ -12,6 +12,7 @@ import io.ccm4j.doctor.ManifestException;
 import io.ccm4j.doctor.Manifests;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.LabEvidence;
+import io.ccm4j.lab.LabLoopback;
 import io.ccm4j.lab.LabManifest;
 import io.ccm4j.lab.LabNodeLifecycle;
 import io.ccm4j.lab.LabResult;
@@ -39,7 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@code ccm4j lab --kubelets real}: the bootstrap on real nodes. A real kube-apiserver,
@@ -132,8 +132,9 @@ public final class RealNodesLab {
               + " ./mvnw -pl app -am package -DskipTests%n",
           RealCcmImage.candidates().getFirst());
     }
-    String loopback = "127." + ThreadLocalRandom.current().nextInt(60, 250) + ".";
-    try (LocalControlPlane controlPlane =
+    // A block of the loopback no other lab on this machine holds meanwhile (its load balancers').
+    try (LabLoopback block = LabLoopback.claim();
+        LocalControlPlane controlPlane =
             LocalControlPlane.builder()
                 .binaries(binaries)
                 .withScheduler(true)
@@ -153,7 +154,7 @@ public final class RealNodesLab {
               LocalCloudProviderFactory.fromYaml(
                   "addressPool: %s100.0/24\nhealthCheck: {interval: 500ms, timeout: 1s}\nrouteTable: %s\n"
                       .formatted(
-                          loopback,
+                          block.prefix(),
                           RealCluster.cloudDirectory().resolve(RealCloudRouter.ROUTE_TABLE)))) {
         timeline.record(
             "control plane",
