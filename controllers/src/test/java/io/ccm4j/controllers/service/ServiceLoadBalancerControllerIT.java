@@ -130,6 +130,11 @@ class ServiceLoadBalancerControllerIT {
 
   /** The controller on a cloud whose load balancers are the test's (wrapping the sim's). */
   private void startControllerWith(LoadBalancer loadBalancer) throws Exception {
+    startControllerWith(loadBalancer, SETTINGS);
+  }
+
+  private void startControllerWith(LoadBalancer loadBalancer, ControllerSettings settings)
+      throws Exception {
     CloudProvider provider =
         new CloudProvider() {
           @Override
@@ -142,7 +147,7 @@ class ServiceLoadBalancerControllerIT {
             return Optional.of(loadBalancer);
           }
         };
-    harness = new ControllerHarness(client, provider, SETTINGS).start(Controllers.SERVICE_LB);
+    harness = new ControllerHarness(client, provider, settings).start(Controllers.SERVICE_LB);
   }
 
   private SimLoadBalancers lbs() {
@@ -666,27 +671,12 @@ class ServiceLoadBalancerControllerIT {
             throw new IllegalStateException("the provider lost its session");
           }
         };
-    CloudProvider provider =
-        new CloudProvider() {
-          @Override
-          public String providerName() {
-            return "sim";
-          }
-
-          @Override
-          public Optional<LoadBalancer> loadBalancer() {
-            return Optional.of(failingDeletions);
-          }
-        };
     // The periodic re-ensure queues the key of every Service this instance synced, so the sync
     // finds this one gone (S9) soon after its deletion.
-    harness =
-        new ControllerHarness(
-                client,
-                provider,
-                SETTINGS.withService(
-                    SETTINGS.service().withLoadBalancerResyncPeriod(Duration.ofSeconds(2))))
-            .start(Controllers.SERVICE_LB);
+    startControllerWith(
+        failingDeletions,
+        SETTINGS.withService(
+            SETTINGS.service().withLoadBalancerResyncPeriod(Duration.ofSeconds(2))));
     create("gone");
     awaitIngress("gone");
 

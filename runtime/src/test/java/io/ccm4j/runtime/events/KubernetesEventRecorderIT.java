@@ -30,11 +30,7 @@ class KubernetesEventRecorderIT {
   void writesEventsAboutClusterScopedObjectsAndAggregatesRepeats(
       KubeApiContentType contentType, KubernetesClient client) throws Exception {
     String name = "events-it-" + contentType.name().toLowerCase();
-    Node node =
-        client
-            .nodes()
-            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
-            .create();
+    Node node = node(client, name);
 
     try (KubernetesEventRecorder recorder =
         new KubernetesEventRecorder(client, "cloud-node-controller", contentType)) {
@@ -89,11 +85,7 @@ class KubernetesEventRecorderIT {
   void anExpiredEventIsWrittenAgainWithItsCountAndFirstTime(
       KubeApiContentType contentType, KubernetesClient client) throws Exception {
     String name = "events-expired-" + contentType.name().toLowerCase();
-    Node node =
-        client
-            .nodes()
-            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
-            .create();
+    Node node = node(client, name);
     try (KubernetesEventRecorder recorder =
         new KubernetesEventRecorder(client, "cloud-node-controller", contentType)) {
       recorder.normal(node, "Synced", "Node synced successfully");
@@ -173,11 +165,7 @@ class KubernetesEventRecorderIT {
   void similarEventsWithTenMessagesAreCombinedIntoOne(
       KubeApiContentType contentType, KubernetesClient client) throws Exception {
     String name = "events-similar-" + contentType.name().toLowerCase();
-    Node node =
-        client
-            .nodes()
-            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
-            .create();
+    Node node = node(client, name);
     try (KubernetesEventRecorder recorder =
         new KubernetesEventRecorder(client, "route_controller", contentType)) {
       for (int i = 1; i <= 12; i++) {
@@ -218,11 +206,7 @@ class KubernetesEventRecorderIT {
   void anObjectsEventsOfOneTypePassABucketOf25(
       KubeApiContentType contentType, KubernetesClient client) throws Exception {
     String name = "events-spam-" + contentType.name().toLowerCase();
-    Node node =
-        client
-            .nodes()
-            .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
-            .create();
+    Node node = node(client, name);
     try (KubernetesEventRecorder recorder =
         new KubernetesEventRecorder(client, "cloud-node-controller", contentType)) {
       for (int i = 0; i < 30; i++) {
@@ -258,5 +242,13 @@ class KubernetesEventRecorderIT {
         .filter(e -> "Synced".equals(e.getReason()))
         .findFirst()
         .orElse(null);
+  }
+
+  /** A Node of that name, the events' object. */
+  private static Node node(KubernetesClient client, String name) {
+    return client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
   }
 }
