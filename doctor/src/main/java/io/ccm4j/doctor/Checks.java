@@ -1,6 +1,7 @@
 package io.ccm4j.doctor;
 
 import static io.ccm4j.doctor.PodSpecs.CONTROL_PLANE;
+import static io.ccm4j.doctor.PodSpecs.MASTER;
 import static io.ccm4j.doctor.PodSpecs.NETWORK_UNAVAILABLE;
 import static io.ccm4j.doctor.PodSpecs.NOT_READY_NO_EXECUTE;
 import static io.ccm4j.doctor.PodSpecs.NOT_READY_NO_SCHEDULE;
@@ -188,7 +189,8 @@ final class Checks {
               rule,
               rule.severity(),
               rule.consequence(),
-              tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+              (tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE)
+                  + (tolerates(pod, MASTER) ? "" : ALSO_TOLERATE_MASTER));
       case CONTROL_PLANE_LABEL_VALUE ->
           Finding.of(
               workload,
@@ -204,7 +206,8 @@ final class Checks {
               rule,
               rule.severity(),
               rule.consequence() + preferredPlacement(pod),
-              tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE);
+              (tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE)
+                  + (tolerates(pod, MASTER) ? "" : ALSO_TOLERATE_MASTER));
       case MANAGES_REMOTE_CLUSTER ->
           Finding.of(
               workload,
@@ -318,6 +321,11 @@ final class Checks {
       " Control-plane nodes carry node-role.kubernetes.io/control-plane:NoSchedule: then tolerate"
           + " it too (tolerating only node-role.kubernetes.io/master, the taint before Kubernetes"
           + " 1.25, is not enough).";
+
+  /** What the fix adds beside the placement when the pod does not tolerate the master taint. */
+  private static final String ALSO_TOLERATE_MASTER =
+      " The fix also tolerates node-role.kubernetes.io/master:NoSchedule, which the control-plane"
+          + " nodes of a cluster set up before Kubernetes 1.25 may still carry.";
 
   /**
    * Whether this CCM can hold up a new node: it initialises nodes, or hands out the pod CIDRs or

@@ -153,7 +153,7 @@ public final class Manifests {
         kustomizePatches(file).forEach(patch -> patches.putIfAbsent(patch, file));
         for (Path resource : kustomizeEntries(file, List.of("resources", "bases", "components"))) {
           if (Files.exists(resource) && !within(resource, given)) {
-            skipped.accept(new KustomizeResourceException(resource, file));
+            skipped.accept(new KustomizeResourceException(asGiven(resource, file), file));
           }
         }
       }
@@ -181,6 +181,16 @@ public final class Manifests {
   private static List<Path> kustomizePatches(Path kustomization) {
     return kustomizeEntries(
         kustomization, List.of("patches", "patchesStrategicMerge", "patchesJson6902"));
+  }
+
+  /**
+   * A path resolved from a kustomization, written as the kustomization's own path is: relative to
+   * the working directory when that one was given relative.
+   */
+  private static Path asGiven(Path resolved, Path kustomization) {
+    return kustomization.isAbsolute()
+        ? resolved
+        : Path.of("").toAbsolutePath().relativize(resolved.toAbsolutePath());
   }
 
   /** Whether {@code file} is one of the paths given or lies in one of them. */

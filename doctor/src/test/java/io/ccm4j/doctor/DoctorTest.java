@@ -275,6 +275,23 @@ class DoctorTest {
                 + " kubectl kustomize prints: ccm4j doctor <(kubectl kustomize "
                 + overlay
                 + ")");
+
+    // The overlay given relative to the working directory: the base is named the same way.
+    Path here = Path.of("").toAbsolutePath();
+    Path relativeOverlay = here.relativize(overlay.toAbsolutePath());
+    List<ManifestException> relativeSkipped = new ArrayList<>();
+
+    assertThat(Manifests.read(List.of(relativeOverlay), relativeSkipped::add)).isEmpty();
+    assertThat(relativeSkipped)
+        .extracting(ManifestException::getMessage)
+        .contains(
+            here.relativize(base.toAbsolutePath().normalize())
+                + ": a resource "
+                + relativeOverlay.resolve("kustomization.yaml")
+                + " names, outside the paths given: not read. The objects as applied are what"
+                + " kubectl kustomize prints: ccm4j doctor <(kubectl kustomize "
+                + relativeOverlay
+                + ")");
   }
 
   /**
@@ -1651,10 +1668,30 @@ class DoctorTest {
     assertThat(only(findings, "rolling-update").consequence()).doesNotContain("control-plane");
     assertThat(only(findings, "control-plane-placement").fix())
         .contains("node-role.kubernetes.io/control-plane:NoSchedule: then tolerate it too")
-        .contains("tolerating only node-role.kubernetes.io/master");
+        .contains("tolerating only node-role.kubernetes.io/master")
+        .doesNotContain("also tolerates");
     CcmWorkload fixed = fixed(anywhere).getFirst();
     assertThat(Doctor.check(fixed)).isEmpty();
     assertThat(PodSpecs.tolerates(fixed.pod(), PodSpecs.CONTROL_PLANE)).isTrue();
+
+    // What the fix adds is what the finding says: the master toleration too, where the pod has
+    // none (as the Proxmox CCM's published DaemonSet, which tolerates only the control-plane
+    // taint).
+    String withoutMaster =
+        anywhere.replace(
+            "{key: node-role.kubernetes.io/master, operator: Exists, effect: NoSchedule}",
+            "{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}");
+    assertThat(only(Doctor.examine(yaml(withoutMaster)), "control-plane-placement").fix())
+        .doesNotContain("then tolerate it too")
+        .contains("The fix also tolerates node-role.kubernetes.io/master:NoSchedule");
+    assertThat(PodSpecs.tolerates(fixed(withoutMaster).getFirst().pod(), PodSpecs.MASTER)).isTrue();
+    String selectsMaster =
+        withoutMaster.replace(
+            "spec: {hostNetwork: true,",
+            "spec: {hostNetwork: true, nodeSelector: {node-role.kubernetes.io/master: ''},");
+    assertThat(only(Doctor.examine(yaml(selectsMaster)), "master-selector").fix())
+        .contains("The fix also tolerates node-role.kubernetes.io/master:NoSchedule");
+    assertThat(PodSpecs.tolerates(fixed(selectsMaster).getFirst().pod(), PodSpecs.MASTER)).isTrue();
 
     String onControlPlane =
         anywhere.replace(
