@@ -417,12 +417,6 @@ public final class ServiceLoadBalancerController implements Controller {
   /** S12. */
   private void ensureLoadBalancer(String key, Service service, boolean firstSync)
       throws SyncFailure {
-    try {
-      // The one field the controller interprets itself: a bad value must not reach the cloud.
-      LoadBalancerSourceRanges.of(service);
-    } catch (InvalidServiceFieldException e) {
-      throw new SyncFailure(e.getMessage(), e);
-    }
     if (firstSync && alreadyApplied(key, service)) {
       return;
     }
@@ -445,6 +439,10 @@ public final class ServiceLoadBalancerController implements Controller {
     lastSyncedNodes.put(key, nodeSet);
     LoadBalancerStatus status;
     try {
+      // The one field the controller interprets itself, checked where upstream's providers check
+      // it (inside EnsureLoadBalancer): after the events and steps above, the nodes stored, so that
+      // node syncs keep the backends of a load balancer the Service already has current.
+      LoadBalancerSourceRanges.of(service);
       status = balancer.ensureLoadBalancer(clusterName, service, nodeSet);
     } catch (ImplementedElsewhereException e) {
       log.debug("load balancer of {} is implemented elsewhere; nothing to do", key);
@@ -477,6 +475,7 @@ public final class ServiceLoadBalancerController implements Controller {
   private boolean alreadyApplied(String key, Service service) throws SyncFailure {
     Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(service);
     if (!LoadBalancerServices.hasCleanupFinalizer(service)
+        || !sourceRangesValid(service)
         || recorded.isEmpty()
         || !recorded
             .get()
@@ -544,6 +543,19 @@ public final class ServiceLoadBalancerController implements Controller {
   /** S15: one pass over every synced Service ({@link LoadBalancerNodeSync}). */
   void syncNodes(String ignoredKey) throws InterruptedException {
     nodeSync.pass();
+  }
+
+  /**
+   * No record vouches for source ranges this controller refuses (one written before its check grew
+   * stricter): the ensure reports them.
+   */
+  private static boolean sourceRangesValid(Service service) {
+    try {
+      LoadBalancerSourceRanges.of(service);
+      return true;
+    } catch (InvalidServiceFieldException e) {
+      return false;
+    }
   }
 
   /** A failure in words: its message, or its class where it has none (never "null"). */
