@@ -342,7 +342,7 @@ final class LoadBalancerNodeSync {
       events.warning(
           service,
           ServiceLoadBalancerController.REASON_UNAVAILABLE,
-          "There are no available nodes for LoadBalancer");
+          ServiceLoadBalancerController.MESSAGE_UNAVAILABLE);
     } else {
       events.normal(
           service,

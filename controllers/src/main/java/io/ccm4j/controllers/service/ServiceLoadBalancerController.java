@@ -80,6 +80,7 @@ public final class ServiceLoadBalancerController implements Controller {
   static final String REASON_UPDATED = "UpdatedLoadBalancer";
   static final String REASON_UPDATE_FAILED = "UpdateLoadBalancerFailed";
   static final String REASON_UNAVAILABLE = "UnAvailableLoadBalancer";
+  static final String MESSAGE_UNAVAILABLE = "There are no available nodes for LoadBalancer";
 
   /** ccm4j: a field the provider built the load balancer without ({@code FieldWarning}). */
   static final String REASON_FIELD_IGNORED = "LoadBalancerFieldIgnored";
@@ -434,7 +435,7 @@ public final class ServiceLoadBalancerController implements Controller {
     // until then (nodeSyncService), so a node that joined meanwhile must be in this set.
     List<Node> nodeSet = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     if (nodeSet.isEmpty()) {
-      events.warning(service, REASON_UNAVAILABLE, "There are no available nodes for LoadBalancer");
+      events.warning(service, REASON_UNAVAILABLE, MESSAGE_UNAVAILABLE);
     }
     lastSyncedNodes.put(key, nodeSet);
     LoadBalancerStatus status;
@@ -505,6 +506,11 @@ public final class ServiceLoadBalancerController implements Controller {
       writeStatus(service, existing.get(), now);
     } else {
       records.put(key, recorded.get());
+      if (nodeSet.isEmpty()) {
+        // The warning upstream's ensure at every leader start repeats (the update above gives it
+        // when the nodes changed): a skipped ensure must not hide that nothing backs the balancer.
+        events.warning(service, REASON_UNAVAILABLE, MESSAGE_UNAVAILABLE);
+      }
     }
     log.debug("load balancer of {} is as recorded; not ensuring it again", key);
     return true;

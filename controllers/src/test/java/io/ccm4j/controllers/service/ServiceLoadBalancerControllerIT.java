@@ -1351,6 +1351,83 @@ class ServiceLoadBalancerControllerIT {
         "ranges", "Warning", "SyncLoadBalancerFailed", "metadata.annotations[" + annotation + "]");
   }
 
+  /**
+   * Upstream's ensure at every leader start warns of a load balancer no node backs; a new leader
+   * that skips the ensure (the record matches) must warn all the same. The nodes are cluster-wide
+   * and earlier test classes leave theirs, so every node is excluded from load balancers here.
+   */
+  @Test
+  void failover_aNewLeaderWhoseRecordMatchesStillWarnsThatNoNodeBacksTheLoadBalancer()
+      throws Exception {
+    List<String> excluded = excludeEveryNodeFromLoadBalancers();
+    try {
+      run("");
+      create("lonely");
+      awaitIngress("lonely");
+      awaitRecorded(List.of("lonely"));
+      awaitEvent(
+          "lonely",
+          "Warning",
+          "UnAvailableLoadBalancer",
+          ServiceLoadBalancerController.MESSAGE_UNAVAILABLE);
+      harness.close();
+      int warned = unavailableCount("lonely");
+      Map<String, Map<String, Long>> before = callsByService(List.of("lonely"));
+
+      startController();
+
+      await()
+          .atMost(20, TimeUnit.SECONDS)
+          .until(() -> delta(before, "lonely", "GetLoadBalancer") == 1);
+      await()
+          .atMost(15, TimeUnit.SECONDS)
+          .untilAsserted(() -> assertThat(unavailableCount("lonely")).isGreaterThan(warned));
+      assertThat(delta(before, "lonely", "EnsureLoadBalancer")).isZero();
+      assertThat(delta(before, "lonely", "UpdateLoadBalancer")).isZero();
+    } finally {
+      for (String name : excluded) {
+        try {
+          client
+              .nodes()
+              .withName(name)
+              .patch(
+                  PatchContext.of(PatchType.JSON_MERGE),
+                  "{\"metadata\":{\"labels\":{\"%s\":null}}}"
+                      .formatted(WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS));
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 404) {
+            throw e;
+          }
+        }
+      }
+    }
+  }
+
+  /** Labels every node a load balancer would take as excluded; returns the ones it labelled. */
+  private List<String> excludeEveryNodeFromLoadBalancers() {
+    List<String> labelled = new ArrayList<>();
+    for (Node node : LoadBalancerNodes.stableNodeSet(client.nodes().list().getItems())) {
+      String name = node.getMetadata().getName();
+      client
+          .nodes()
+          .withName(name)
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              "{\"metadata\":{\"labels\":{\"%s\":\"true\"}}}"
+                  .formatted(WellKnownLabels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS));
+      labelled.add(name);
+    }
+    return labelled;
+  }
+
+  /** How many times the Service was warned that no node backs it (the events' counts). */
+  private int unavailableCount(String name) {
+    return events(name).stream()
+        .filter(e -> "UnAvailableLoadBalancer".equals(e.getReason()))
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount())
+        .sum();
+  }
+
   /** Metadata through the status subresource: the API server does not validate it there. */
   private void patchAnnotationThroughStatus(String name, String annotation, String value) {
     client
