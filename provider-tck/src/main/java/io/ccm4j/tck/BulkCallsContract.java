@@ -169,43 +169,45 @@ public interface BulkCallsContract extends FacetContract {
       services.add(session().harness().loadBalancerService(cloud));
     }
     List<Service> made = new ArrayList<>(List.of(single));
-    try {
-      session().ensure(cloud, balancer, single, List.of(a, b));
-      session().hook("backendNodes", () -> session().harness().backendNodes(cloud, single));
-      for (Service service : services) {
-        made.add(service);
-        session().ensure(cloud, balancer, service, List.of(a, b));
-      }
-      balancer.updateLoadBalancer(cluster, single, List.of(b, c));
-      Set<String> wanted = session().harness().backendNodes(cloud, single).orElseThrow();
-      BulkAsker.Outcome<Boolean> bulk =
-          BulkAsker.ask(
-              services,
-              LoadBalancer::serviceKey,
-              max,
-              BulkAsker.ROUNDS,
-              Boolean::booleanValue,
-              batch -> balancer.updateLoadBalancers(cluster, batch, List.of(b, c)));
-      for (Service service : services) {
-        String key = LoadBalancer.serviceKey(service);
-        CloudException failure = bulk.failures().get(key);
-        BULK_UPDATE_AS_PER_SERVICE.require(
-            failure == null,
-            "updateLoadBalancers left Service %s not updated after %d calls of at most %d: %s"
-                .formatted(key, BulkAsker.ROUNDS, max, failure));
-        Set<String> now =
-            new TreeSet<>(session().harness().backendNodes(cloud, service).orElse(Set.of()));
-        BULK_UPDATE_AS_PER_SERVICE.require(
-            now.equals(wanted),
-            "after updateLoadBalancers with nodes %s the load balancer of Service %s forwards to"
-                    .formatted(names(b, c), key)
-                + " %s; updateLoadBalancer of one Service gives %s".formatted(now, wanted));
-      }
-    } finally {
-      for (Service service : made) {
-        balancer.ensureLoadBalancerDeleted(cluster, service);
-      }
-    }
+    ContractSession.thenCleanUp(
+        () -> {
+          session().ensure(cloud, balancer, single, List.of(a, b));
+          session().hook("backendNodes", () -> session().harness().backendNodes(cloud, single));
+          for (Service service : services) {
+            made.add(service);
+            session().ensure(cloud, balancer, service, List.of(a, b));
+          }
+          balancer.updateLoadBalancer(cluster, single, List.of(b, c));
+          Set<String> wanted = session().harness().backendNodes(cloud, single).orElseThrow();
+          BulkAsker.Outcome<Boolean> bulk =
+              BulkAsker.ask(
+                  services,
+                  LoadBalancer::serviceKey,
+                  max,
+                  BulkAsker.ROUNDS,
+                  Boolean::booleanValue,
+                  batch -> balancer.updateLoadBalancers(cluster, batch, List.of(b, c)));
+          for (Service service : services) {
+            String key = LoadBalancer.serviceKey(service);
+            CloudException failure = bulk.failures().get(key);
+            BULK_UPDATE_AS_PER_SERVICE.require(
+                failure == null,
+                "updateLoadBalancers left Service %s not updated after %d calls of at most %d: %s"
+                    .formatted(key, BulkAsker.ROUNDS, max, failure));
+            Set<String> now =
+                new TreeSet<>(session().harness().backendNodes(cloud, service).orElse(Set.of()));
+            BULK_UPDATE_AS_PER_SERVICE.require(
+                now.equals(wanted),
+                "after updateLoadBalancers with nodes %s the load balancer of Service %s forwards to"
+                        .formatted(names(b, c), key)
+                    + " %s; updateLoadBalancer of one Service gives %s".formatted(now, wanted));
+          }
+        },
+        () -> {
+          for (Service service : made) {
+            balancer.ensureLoadBalancerDeleted(cluster, service);
+          }
+        });
   }
 
   private void bulkNeverGone(CloudProvider cloud, Map<Node, String> nodes, String api)

@@ -132,6 +132,33 @@ public final class ContractSession implements AutoCloseable {
             + " ProviderHarness.finishProvisioning called between them");
   }
 
+  /** A part of a check that may throw. */
+  @FunctionalInterface
+  public interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs a check's body, then its clean-up (a load balancer deleted, a route removed), as {@code
+   * try … finally} would, except that a clean-up that fails after the body failed is added to the
+   * body's failure (suppressed) instead of replacing it: the message stays about what the check
+   * found. Otherwise a generated provider's stubs would be reported by the clean-up's stub ({@code
+   * ensureLoadBalancerDeleted}) rather than the one the check called first.
+   */
+  public static void thenCleanUp(Step body, Step cleanUp) throws Exception {
+    try {
+      body.run();
+    } catch (Throwable failure) {
+      try {
+        cleanUp.run();
+      } catch (Throwable cleanUpFailure) {
+        failure.addSuppressed(cleanUpFailure);
+      }
+      throw failure;
+    }
+    cleanUp.run();
+  }
+
   @Override
   public void close() throws Exception {
     Exception first = null;

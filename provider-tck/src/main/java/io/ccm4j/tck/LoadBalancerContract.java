@@ -47,22 +47,22 @@ public interface LoadBalancerContract extends FacetContract {
     LoadBalancer balancer = session().loadBalancer();
     Service service = session().harness().loadBalancerService(cloud);
     List<Node> nodes = List.of(session().backendNode(0), session().backendNode(1));
-    try {
-      LoadBalancerStatus first = session().ensure(cloud, balancer, service, nodes);
-      LoadBalancerStatus again = session().ensure(cloud, balancer, service, nodes);
-      ENSURE_IDEMPOTENT.require(
-          first.ingress().equals(again.ingress()),
-          "the first ensure of %s gave %s, the second %s"
-              .formatted(key(service), first.ingress(), again.ingress()));
-      Optional<LoadBalancerStatus> got =
-          balancer.getLoadBalancer(session().harness().clusterName(), service);
-      ENSURE_IDEMPOTENT.require(
-          got.isPresent() && got.get().ingress().equals(first.ingress()),
-          "after two ensures of %s getLoadBalancer answered %s, ensure %s"
-              .formatted(key(service), got, first.ingress()));
-    } finally {
-      balancer.ensureLoadBalancerDeleted(session().harness().clusterName(), service);
-    }
+    ContractSession.thenCleanUp(
+        () -> {
+          LoadBalancerStatus first = session().ensure(cloud, balancer, service, nodes);
+          LoadBalancerStatus again = session().ensure(cloud, balancer, service, nodes);
+          ENSURE_IDEMPOTENT.require(
+              first.ingress().equals(again.ingress()),
+              "the first ensure of %s gave %s, the second %s"
+                  .formatted(key(service), first.ingress(), again.ingress()));
+          Optional<LoadBalancerStatus> got =
+              balancer.getLoadBalancer(session().harness().clusterName(), service);
+          ENSURE_IDEMPOTENT.require(
+              got.isPresent() && got.get().ingress().equals(first.ingress()),
+              "after two ensures of %s getLoadBalancer answered %s, ensure %s"
+                  .formatted(key(service), got, first.ingress()));
+        },
+        () -> balancer.ensureLoadBalancerDeleted(session().harness().clusterName(), service));
   }
 
   @Test
@@ -71,34 +71,37 @@ public interface LoadBalancerContract extends FacetContract {
     CloudProvider cloud = session().provider();
     LoadBalancer balancer = session().loadBalancer();
     Service service = session().harness().loadBalancerService(cloud);
-    try {
-      LoadBalancerStatus status =
-          session().ensure(cloud, balancer, service, List.of(session().backendNode(0)));
-      STATUS_SHAPE.require(status != null, "ensureLoadBalancer returned null for " + key(service));
-      STATUS_SHAPE.require(
-          !status.ingress().isEmpty(), "ensureLoadBalancer gave no ingress for " + key(service));
-      for (LoadBalancerStatus.Ingress ingress : status.ingress()) {
-        STATUS_SHAPE.require(
-            ingress.ip().isEmpty() || IpAddresses.isIp(ingress.ip()),
-            "ingress ip \"%s\" is not an IP address".formatted(ingress.ip()));
-        STATUS_SHAPE.require(
-            ingress.ipMode().isEmpty()
-                || (!ingress.ip().isEmpty() && Set.of("VIP", "Proxy").contains(ingress.ipMode())),
-            "ingress %s has ipMode \"%s\"".formatted(ingress, ingress.ipMode()));
-        for (LoadBalancerStatus.PortStatus port : ingress.ports()) {
+    ContractSession.thenCleanUp(
+        () -> {
+          LoadBalancerStatus status =
+              session().ensure(cloud, balancer, service, List.of(session().backendNode(0)));
           STATUS_SHAPE.require(
-              Set.of("TCP", "UDP", "SCTP").contains(port.protocol()),
-              "ingress port %s has protocol \"%s\"".formatted(port, port.protocol()));
-        }
-      }
-      Optional<LoadBalancerStatus> got =
-          balancer.getLoadBalancer(session().harness().clusterName(), service);
-      STATUS_SHAPE.require(
-          got.isPresent() && got.get().ingress().equals(status.ingress()),
-          "ensure gave %s, getLoadBalancer %s".formatted(status.ingress(), got));
-    } finally {
-      balancer.ensureLoadBalancerDeleted(session().harness().clusterName(), service);
-    }
+              status != null, "ensureLoadBalancer returned null for " + key(service));
+          STATUS_SHAPE.require(
+              !status.ingress().isEmpty(),
+              "ensureLoadBalancer gave no ingress for " + key(service));
+          for (LoadBalancerStatus.Ingress ingress : status.ingress()) {
+            STATUS_SHAPE.require(
+                ingress.ip().isEmpty() || IpAddresses.isIp(ingress.ip()),
+                "ingress ip \"%s\" is not an IP address".formatted(ingress.ip()));
+            STATUS_SHAPE.require(
+                ingress.ipMode().isEmpty()
+                    || (!ingress.ip().isEmpty()
+                        && Set.of("VIP", "Proxy").contains(ingress.ipMode())),
+                "ingress %s has ipMode \"%s\"".formatted(ingress, ingress.ipMode()));
+            for (LoadBalancerStatus.PortStatus port : ingress.ports()) {
+              STATUS_SHAPE.require(
+                  Set.of("TCP", "UDP", "SCTP").contains(port.protocol()),
+                  "ingress port %s has protocol \"%s\"".formatted(port, port.protocol()));
+            }
+          }
+          Optional<LoadBalancerStatus> got =
+              balancer.getLoadBalancer(session().harness().clusterName(), service);
+          STATUS_SHAPE.require(
+              got.isPresent() && got.get().ingress().equals(status.ingress()),
+              "ensure gave %s, getLoadBalancer %s".formatted(status.ingress(), got));
+        },
+        () -> balancer.ensureLoadBalancerDeleted(session().harness().clusterName(), service));
   }
 
   @Test
@@ -111,25 +114,28 @@ public interface LoadBalancerContract extends FacetContract {
     Node a = session().backendNode(0);
     Node b = session().backendNode(1);
     Node c = session().backendNode(2);
-    try {
-      session().ensure(cloud, balancer, service, List.of(a, b));
-      Set<String> backends =
-          session().hook("backendNodes", () -> session().harness().backendNodes(cloud, service));
-      UPDATE_FOLLOWS_NODES.require(
-          backends.equals(names(a, b)),
-          "after ensure with %s the load balancer forwards to %s".formatted(names(a, b), backends));
-      for (List<Node> nodes : List.of(List.of(b, c), List.of(c), List.<Node>of(), List.of(a, c))) {
-        balancer.updateLoadBalancer(cluster, service, nodes);
-        Set<String> now = session().harness().backendNodes(cloud, service).orElseThrow();
-        Set<String> wanted = names(nodes.toArray(Node[]::new));
-        UPDATE_FOLLOWS_NODES.require(
-            now.equals(wanted),
-            "after updateLoadBalancer with %s the load balancer forwards to %s"
-                .formatted(wanted, now));
-      }
-    } finally {
-      balancer.ensureLoadBalancerDeleted(cluster, service);
-    }
+    ContractSession.thenCleanUp(
+        () -> {
+          session().ensure(cloud, balancer, service, List.of(a, b));
+          Set<String> backends =
+              session()
+                  .hook("backendNodes", () -> session().harness().backendNodes(cloud, service));
+          UPDATE_FOLLOWS_NODES.require(
+              backends.equals(names(a, b)),
+              "after ensure with %s the load balancer forwards to %s"
+                  .formatted(names(a, b), backends));
+          for (List<Node> nodes :
+              List.of(List.of(b, c), List.of(c), List.<Node>of(), List.of(a, c))) {
+            balancer.updateLoadBalancer(cluster, service, nodes);
+            Set<String> now = session().harness().backendNodes(cloud, service).orElseThrow();
+            Set<String> wanted = names(nodes.toArray(Node[]::new));
+            UPDATE_FOLLOWS_NODES.require(
+                now.equals(wanted),
+                "after updateLoadBalancer with %s the load balancer forwards to %s"
+                    .formatted(wanted, now));
+          }
+        },
+        () -> balancer.ensureLoadBalancerDeleted(cluster, service));
   }
 
   @Test

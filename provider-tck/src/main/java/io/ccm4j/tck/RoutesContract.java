@@ -24,19 +24,21 @@ public interface RoutesContract extends FacetContract {
     Route created = routeTo(node);
     routes.createRoute(cluster, node.getMetadata().getUid(), created);
     Optional<Route> listed = find(routes.listRoutes(cluster), created);
-    try {
-      ROUTE_LISTED_BACK.require(
-          listed.isPresent(),
-          "createRoute of %s to node %s, then listRoutes gave %s"
-              .formatted(
-                  created.destinationCidr(), created.targetNode(), routes.listRoutes(cluster)));
-      ROUTE_LISTED_BACK.require(
-          !listed.get().name().isEmpty(), "the route listed back has no name: " + listed.get());
-    } finally {
-      if (listed.isPresent()) {
-        routes.deleteRoute(cluster, listed.get());
-      }
-    }
+    ContractSession.thenCleanUp(
+        () -> {
+          ROUTE_LISTED_BACK.require(
+              listed.isPresent(),
+              "createRoute of %s to node %s, then listRoutes gave %s"
+                  .formatted(
+                      created.destinationCidr(), created.targetNode(), routes.listRoutes(cluster)));
+          ROUTE_LISTED_BACK.require(
+              !listed.get().name().isEmpty(), "the route listed back has no name: " + listed.get());
+        },
+        () -> {
+          if (listed.isPresent()) {
+            routes.deleteRoute(cluster, listed.get());
+          }
+        });
   }
 
   @Test

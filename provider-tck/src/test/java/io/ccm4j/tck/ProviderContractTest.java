@@ -7,6 +7,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMetho
 import io.ccm4j.tck.ReferenceCloud.Breakage;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -110,6 +111,34 @@ class ProviderContractTest {
             Contract.UPDATE_FOLLOWS_NODES.title()
                 + " not checked: LoadBalancer is not implemented: LoadBalancer.ensureLoadBalancer:"
                 + " create or update the cloud's load balancer (at ReferenceCloud.ensureLoadBalancer)");
+  }
+
+  @Test
+  void aStubbedCleanUpDoesNotHideTheStubACheckCalledFirst() {
+    Events checks =
+        run(
+            EnumSet.of(
+                Breakage.LOAD_BALANCER_NOT_IMPLEMENTED,
+                Breakage.LOAD_BALANCER_DELETE_NOT_IMPLEMENTED),
+            selectClass(ReferenceContract.class));
+
+    Map<String, String> failures = failures(checks);
+    assertThat(failures)
+        .hasEntrySatisfying(
+            "s11_deletingAMissingLoadBalancerSucceeds",
+            message ->
+                assertThat(message).endsWith("(at ReferenceCloud.ensureLoadBalancerDeleted)"));
+    for (String ensuresFirst :
+        List.of(
+            "s14_ensuringAgainGivesTheSameLoadBalancer",
+            "s12_s13_theStatusHasAnIngressOfTheRightShape",
+            "s15_updateFollowsTheNodes",
+            "s15_aBulkUpdateEqualsUpdatesOneByOne")) {
+      assertThat(failures.get(ensuresFirst))
+          .as(ensuresFirst)
+          .contains("is not implemented: LoadBalancer.ensureLoadBalancer: ")
+          .endsWith("(at ReferenceCloud.ensureLoadBalancer)");
+    }
   }
 
   @Test

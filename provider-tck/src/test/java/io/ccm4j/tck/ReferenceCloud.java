@@ -69,6 +69,8 @@ public final class ReferenceCloud
     CONFIG_ERROR_WITHOUT_FIELD,
     CLOSE_HANGS,
     LOAD_BALANCER_NOT_IMPLEMENTED,
+    /** ensureLoadBalancerDeleted still a stub, as in a generated project. */
+    LOAD_BALANCER_DELETE_NOT_IMPLEMENTED,
     /** A failed list taken for an empty one: every node of the call gone. */
     BULK_ERROR_MEANS_GONE,
     /** instancesExist looks up one page of the list and takes the rest for gone. */
@@ -438,6 +440,10 @@ public final class ReferenceCloud
   @Override
   public void ensureLoadBalancerDeleted(String clusterName, Service service) throws CloudException {
     call();
+    if (broken.contains(Breakage.LOAD_BALANCER_DELETE_NOT_IMPLEMENTED)) {
+      throw new UnsupportedOperationException(
+          "LoadBalancer.ensureLoadBalancerDeleted: delete the cloud's load balancer");
+    }
     String name = LoadBalancer.defaultName(service);
     known.add(name);
     if (balancers.remove(name) == null && broken.contains(Breakage.DELETE_OF_MISSING_FAILS)) {
