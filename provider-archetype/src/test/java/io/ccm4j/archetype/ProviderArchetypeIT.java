@@ -76,6 +76,10 @@ class ProviderArchetypeIT {
         .startsWith(
             "contract ROUTE_LISTED_BACK (R5, Routes) not checked: Routes is not implemented:")
         .endsWith("(at AcmeRoutes.createRoute)");
+    // A check that ensures first names the ensure stub, though its clean-up calls another stub.
+    assertThat(failures.get("s14_ensuringAgainGivesTheSameLoadBalancer"))
+        .contains("is not implemented: LoadBalancer.ensureLoadBalancer:")
+        .endsWith("(at AcmeLoadBalancers.ensureLoadBalancer)");
   }
 
   /**
