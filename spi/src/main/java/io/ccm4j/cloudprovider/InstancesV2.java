@@ -7,6 +7,12 @@ import java.util.Optional;
 /**
  * Instance information, keyed by the whole Node object (spec §2, InstancesV2).
  *
+ * <p>Finding the node's instance: by {@code spec.providerID} when the node has one, else by what
+ * else the node carries (its name, labels, annotations). A node the cloud-node controller has not
+ * initialised yet has no provider ID, and every method is asked about such nodes (N6, the provider
+ * contract kit's {@code UNINITIALISED_NODE_NOT_GONE}), so a lookup by provider ID alone is not
+ * enough. The nodes are the controllers' cached objects: read them, never change them.
+ *
  * <h2>Bulk calls</h2>
  *
  * Besides the per-node methods of upstream, a provider may answer many nodes in one cloud request
@@ -48,7 +54,9 @@ public interface InstancesV2 {
 
   /**
    * Everything the cloud knows about the node's instance, in one call. Empty means "nothing yet":
-   * the node stays uninitialised until its next event.
+   * the node stays uninitialised until its next event. An instance that is gone is {@link
+   * InstanceNotFoundException} (or empty), never metadata; an instance that exists but is stopped
+   * has its metadata.
    */
   Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException;
 

@@ -6,7 +6,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
-/** Cloud load balancers for {@code type: LoadBalancer} Services (spec §2, LoadBalancer). */
+/**
+ * Cloud load balancers for {@code type: LoadBalancer} Services (spec §2, LoadBalancer).
+ *
+ * <p>The Services and Nodes passed in are the service controller's cached objects: read them, never
+ * change them (upstream's interface asks the same).
+ */
 public interface LoadBalancer {
 
   /** The load balancer's status, or empty when it does not exist. */
