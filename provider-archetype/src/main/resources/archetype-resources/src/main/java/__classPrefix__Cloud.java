@@ -32,7 +32,12 @@ public final class ${classPrefix}Cloud implements CloudProvider {
     return ${classPrefix}CloudProviderFactory.NAME;
   }
 
-  /** Fill in: start the cloud API's client here (not in the factory), for {@code clusterName}. */
+  /**
+   * Fill in: start the cloud API's client here (not in the factory). {@code
+   * context.clusterName()} is {@code --cluster-name}, the prefix of the cloud resources this
+   * cluster owns; {@code context.cluster()} the served cluster's client, for a controller of your
+   * own.
+   */
   @Override
   public void initialize(ProviderContext context) throws CloudException {}
 
