@@ -47,6 +47,7 @@ class ProviderArchetypeIT {
           "s11_deletingAMissingLoadBalancerSucceeds",
           "r5_aCreatedRouteIsListedBack",
           "r6_aDeletedRouteIsNoLongerListed",
+          "r6_anotherClustersRouteIsNotListed",
           "l5_l6_bulkExistsAnswersAsPerNode",
           "l7_bulkShutdownAnswersAsPerNode",
           "n6_bulkMetadataAnswersAsPerNode",

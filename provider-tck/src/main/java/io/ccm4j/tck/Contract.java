@@ -161,6 +161,13 @@ public enum Contract {
       "R6",
       "a deleted route is no longer listed",
       "the route controller deletes routes it lists by the name the cloud gave them"),
+  ROUTES_OF_THE_CLUSTER_ONLY(
+      Facet.ROUTES,
+      "R6",
+      "listRoutes(clusterName) lists only the routes created for that cluster name, not those of"
+          + " another cluster in the same cloud",
+      "the route controller deletes every route it lists inside its cluster CIDRs that no node of"
+          + " its own needs, so another cluster's routes listed with its own are deleted"),
   ZONES_AGREE(
       Facet.ZONES,
       "N6",

@@ -1,5 +1,6 @@
 package io.ccm4j.tck;
 
+import static io.ccm4j.tck.Contract.ROUTES_OF_THE_CLUSTER_ONLY;
 import static io.ccm4j.tck.Contract.ROUTE_DELETED;
 import static io.ccm4j.tck.Contract.ROUTE_LISTED_BACK;
 
@@ -56,6 +57,36 @@ public interface RoutesContract extends FacetContract {
     Optional<Route> still = find(routes.listRoutes(cluster), created);
     ROUTE_DELETED.require(
         still.isEmpty(), "deleteRoute of %s, then it is still listed".formatted(listed));
+  }
+
+  @Test
+  @Holds(ROUTES_OF_THE_CLUSTER_ONLY)
+  default void r6_anotherClustersRouteIsNotListed() throws Exception {
+    Routes routes = session().routes();
+    String cluster = session().harness().clusterName();
+    String other = cluster + "-other";
+    Node node = session().backendNode(2);
+    Route created = routeTo(node);
+    routes.createRoute(other, node.getMetadata().getUid(), created);
+    Optional<Route> madeThere = find(routes.listRoutes(other), created);
+    ContractSession.thenCleanUp(
+        () -> {
+          Optional<Route> listedHere = find(routes.listRoutes(cluster), created);
+          ROUTES_OF_THE_CLUSTER_ONLY.require(
+              listedHere.isEmpty(),
+              "createRoute(\"%s\", …) of %s to node %s, then listRoutes(\"%s\") lists it: %s"
+                  .formatted(
+                      other,
+                      created.destinationCidr(),
+                      created.targetNode(),
+                      cluster,
+                      listedHere.orElse(null)));
+        },
+        () -> {
+          if (madeThere.isPresent()) {
+            routes.deleteRoute(other, madeThere.get());
+          }
+        });
   }
 
   /** A route to the node for a pod CIDR no other check uses. */

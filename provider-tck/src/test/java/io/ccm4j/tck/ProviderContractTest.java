@@ -63,6 +63,7 @@ class ProviderContractTest {
         "FINGERPRINT_IGNORES_CONFIG   | FINGERPRINT_FOLLOWS_CONFIG       | fingerprintChangesWithAConfigThatChangesLoadBalancers",
         "ROUTES_NOT_LISTED            | ROUTE_LISTED_BACK                | r5_aCreatedRouteIsListedBack r6_aDeletedRouteIsNoLongerListed",
         "ROUTE_NOT_DELETED            | ROUTE_DELETED                    | r6_aDeletedRouteIsNoLongerListed",
+        "ROUTES_OF_EVERY_CLUSTER_LISTED | ROUTES_OF_THE_CLUSTER_ONLY     | r6_anotherClustersRouteIsNotListed",
         "ZONES_DISAGREE               | ZONES_AGREE                      | n6_theZoneByProviderIdIsTheZoneByNodeName",
         "CONFIG_ERROR_WITHOUT_FIELD   | CONFIG_ERRORS_NAME_THE_FIELD     | configErrorsNameTheField",
         "BULK_ERROR_MEANS_GONE        | BULK_ERROR_NEVER_GONE            | l5_aBulkCallWithAFailingApiIsNeverGone l5_aBulkCallWithAThrottledApiIsNeverGone",

@@ -65,6 +65,8 @@ public final class ReferenceCloud
     FINGERPRINT_IGNORES_CONFIG,
     ROUTES_NOT_LISTED,
     ROUTE_NOT_DELETED,
+    /** listRoutes ignores its cluster name: every cluster's routes in the table. */
+    ROUTES_OF_EVERY_CLUSTER_LISTED,
     ZONES_DISAGREE,
     CONFIG_ERROR_WITHOUT_FIELD,
     CLOSE_HANGS,
@@ -109,6 +111,10 @@ public final class ReferenceCloud
   private final Map<String, Set<String>> backends = new ConcurrentHashMap<>();
   private final Set<String> known = ConcurrentHashMap.newKeySet();
   private final Map<String, Route> routeTable = new ConcurrentHashMap<>();
+
+  /** The cluster each route of the table was created for, by route name. */
+  private final Map<String, String> routeClusters = new ConcurrentHashMap<>();
+
   private final AtomicInteger nextAddress = new AtomicInteger(10);
   final CountDownLatch closeMayReturn = new CountDownLatch(1);
 
@@ -478,13 +484,21 @@ public final class ReferenceCloud
     if (broken.contains(Breakage.ROUTES_NOT_LISTED)) {
       return List.of();
     }
-    return List.copyOf(new TreeMap<>(routeTable).values());
+    return new TreeMap<>(routeTable)
+        .entrySet().stream()
+            .filter(
+                route ->
+                    broken.contains(Breakage.ROUTES_OF_EVERY_CLUSTER_LISTED)
+                        || clusterName.equals(routeClusters.get(route.getKey())))
+            .map(Map.Entry::getValue)
+            .toList();
   }
 
   @Override
   public void createRoute(String clusterName, String nameHint, Route route) throws CloudException {
     call();
     String name = clusterName + "-" + nameHint;
+    routeClusters.put(name, clusterName);
     routeTable.put(
         name,
         new Route(
