@@ -32,10 +32,9 @@ final class ContractFailures implements TestExecutionExceptionHandler {
                   contract.title(), contract.facet().spiName(), thrown.getMessage(), where(thrown)),
           thrown);
     }
-    throw new AssertionFailedError(
-        "%s broken: %s%s. The contract: %s."
-            .formatted(contract.title(), thrown, where(thrown), contract.promise()),
-        thrown);
+    AssertionFailedError broken = contract.broken(thrown + where(thrown));
+    broken.initCause(thrown);
+    throw broken;
   }
 
   /** " (at Class.method)": the frame that threw, so a stub's location is in the message. */

@@ -186,7 +186,20 @@ public interface InstancesContract extends FacetContract {
   /** The providerID the node's metadata gives, else the node's own; in the provider's scheme. */
   private static String providerIdOf(
       CloudProvider cloud, InstancesV2 instances, Node node, Contract contract) throws Exception {
-    Optional<InstanceMetadata> metadata = instances.instanceMetadata(node);
+    Optional<InstanceMetadata> metadata;
+    try {
+      metadata = instances.instanceMetadata(node);
+    } catch (InstanceNotFoundException e) {
+      throw contract.broken(
+          "instanceMetadata threw InstanceNotFoundException for the running %s%s: %s"
+              .formatted(
+                  describe(node),
+                  ContractObjects.providerId(node).isEmpty()
+                      ? ", registered without a providerID (look its instance up by the node's"
+                          + " name, labels or annotations)"
+                      : "",
+                  e.getMessage()));
+    }
     contract.require(
         metadata.isPresent(), "instanceMetadata is empty for the running " + describe(node));
     String own = ContractObjects.providerId(node);

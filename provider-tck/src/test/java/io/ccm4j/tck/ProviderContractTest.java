@@ -143,6 +143,43 @@ class ProviderContractTest {
   }
 
   @Test
+  void metadataThatNeedsAProviderIdSaysHowToFindTheInstance() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.METADATA_BY_PROVIDER_ID_ONLY),
+            selectMethod(
+                ReferenceContract.class, "n6_aRegisteredNodeGetsItsProviderIdFromTheMetadata"));
+
+    assertThat(failures(checks).get("n6_aRegisteredNodeGetsItsProviderIdFromTheMetadata"))
+        .startsWith(
+            Contract.INSTANCE_METADATA.title()
+                + " broken: instanceMetadata threw InstanceNotFoundException for the running node ")
+        .contains(
+            ", registered without a providerID (look its instance up by the node's name, labels"
+                + " or annotations): reference: no instance with providerID");
+  }
+
+  @Test
+  void aProvidersOwnExceptionBreaksTheContractAndSaysWhy() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.EXISTS_THROWS_NULL_POINTER),
+            selectMethod(ReferenceContract.class, "l5_l7_aRunningInstanceExistsAndIsNotShutDown"));
+
+    assertThat(failures(checks))
+        .containsExactly(
+            Map.entry(
+                "l5_l7_aRunningInstanceExistsAndIsNotShutDown",
+                Contract.INSTANCE_EXISTS.title()
+                    + " broken: java.lang.NullPointerException: reference: a bug (at"
+                    + " ReferenceCloud.instanceExists). The contract: "
+                    + Contract.INSTANCE_EXISTS.promise()
+                    + ". Why: "
+                    + Contract.INSTANCE_EXISTS.upstream()
+                    + "."));
+  }
+
+  @Test
   void aCloseThatHangsFailsItsBound() {
     Events checks =
         run(

@@ -55,6 +55,10 @@ public final class ReferenceCloud
     NO_PROVIDER_ID,
     CHANGED_PROVIDER_ID,
     UNINITIALISED_MEANS_GONE,
+    /** instanceMetadata finds an instance by providerID only. */
+    METADATA_BY_PROVIDER_ID_ONLY,
+    /** instanceExists fails with a bug of the provider's own. */
+    EXISTS_THROWS_NULL_POINTER,
     NEW_ADDRESS_EVERY_ENSURE,
     INGRESS_NOT_AN_IP,
     UPDATE_IGNORES_NODES,
@@ -212,6 +216,9 @@ public final class ReferenceCloud
 
   @Override
   public boolean instanceExists(Node node) throws CloudException {
+    if (broken.contains(Breakage.EXISTS_THROWS_NULL_POINTER)) {
+      throw new NullPointerException("reference: a bug");
+    }
     try {
       call();
     } catch (RetryAfterException e) {
@@ -260,6 +267,10 @@ public final class ReferenceCloud
   private Optional<InstanceMetadata> metadata(Node node, Map<String, Boolean> inventory)
       throws InstanceNotFoundException {
     String name = instanceName(node);
+    if (ContractObjects.providerId(node).isEmpty()
+        && broken.contains(Breakage.METADATA_BY_PROVIDER_ID_ONLY)) {
+      throw new InstanceNotFoundException("reference: no instance with providerID \"\"");
+    }
     if (!inventory.containsKey(name)) {
       throw new InstanceNotFoundException("reference: no instance " + name);
     }
