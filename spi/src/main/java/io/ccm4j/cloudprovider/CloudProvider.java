@@ -15,8 +15,11 @@ public interface CloudProvider extends AutoCloseable {
   String providerName();
 
   /**
-   * Called once, before any controller starts, with the settings the manager was given. Providers
-   * that start clients or threads do it here, not in their factory.
+   * Called once, when this replica has become the leader and before any controller starts, with the
+   * settings the manager was given (a standby replica never calls it, as upstream's manager
+   * initialises its cloud only when it leads). Providers that start clients or threads do it here,
+   * not in their factory. A {@link CloudException} ends the manager with its message (exit code 1),
+   * so a standby takes over.
    */
   default void initialize(ProviderContext context) throws CloudException {}
 
