@@ -172,7 +172,10 @@ public enum Contract {
       Facet.ZONES,
       "N6",
       "zoneByProviderId and zoneByNodeName name the same zone for one instance",
-      "the node controller asks the zone by providerID and falls back to the node name"),
+      "when the instance metadata has neither zone nor region, ccm4j's node controller asks Zones"
+          + " by the providerID the metadata or the node gives, and by node name when neither gives"
+          + " one (upstream's asks Zones only of a cloud without InstancesV2, by providerID, then by"
+          + " node name)"),
   CONFIG_ERRORS_NAME_THE_FIELD(
       Facet.CLOUD_CONFIG,
       "§2",
