@@ -43,7 +43,8 @@ class LauncherClassDataIT {
     assertThat(started).doesNotExist();
     long stoppedRunsArchive = Files.size(archive);
 
-    Path cloudConfig = Files.writeString(dir.resolve("sim.yaml"), "latencyMs: 0\n");
+    // An instances section (empty), so the sim cloud offers the instances cloud-node needs.
+    Path cloudConfig = Files.writeString(dir.resolve("sim.yaml"), "instances: []\n");
     Process manager =
         launch(
             dir,

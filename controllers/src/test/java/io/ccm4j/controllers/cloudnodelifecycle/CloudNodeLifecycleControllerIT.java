@@ -1,6 +1,7 @@
 package io.ccm4j.controllers.cloudnodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
@@ -16,6 +17,7 @@ import io.ccm4j.cloudprovider.NotImplementedException;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controllers.ControllerHarness;
 import io.ccm4j.controllers.ControllerSettings;
+import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.RecordingBulkCloud;
 import io.ccm4j.controllers.nodeutil.NodeConditions;
@@ -186,6 +188,32 @@ class CloudNodeLifecycleControllerIT {
         .isNotEmpty()
         .allMatch(message -> message.equals("the pass stops: this instance no longer leads"));
     assertThat(IntStream.range(0, 3).mapToObj(i -> node(prefix + i))).doesNotContainNull();
+  }
+
+  /**
+   * L1: a sim cloud whose config names no instances (only load balancers, as several tests' and
+   * labs' configs) simulates none, so it offers no instances and the controller does not start, as
+   * upstream's refuses a cloud without instances; it does not take every NotReady node for gone.
+   */
+  @Test
+  void L1_aSimCloudThatNamesNoInstancesDeletesNoNotReadyNode() throws Exception {
+    harness.close();
+    String name = prefix + "no-instance-section";
+    kubelets.register(NodeSpec.named(name)).setReady(false, "network down");
+    SimCloud withoutInstances =
+        SimCloudProviderFactory.fromYaml("loadBalancers: {ingressPool: 127.0.200.0/24}");
+    harness = new ControllerHarness(client, withoutInstances, FAST);
+
+    Throwable refused = catchThrowable(() -> harness.start(Controllers.CLOUD_NODE_LIFECYCLE));
+
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> node(name) != null);
+    assertThat(refused)
+        .isInstanceOf(ControllerUnavailableException.class)
+        .hasMessage("cloud provider does not support instances");
+    assertThat(withoutInstances.calls()).doesNotContainKey("InstanceExists");
   }
 
   @Test

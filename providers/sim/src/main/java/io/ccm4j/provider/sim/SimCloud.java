@@ -53,6 +53,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
   private volatile SimAdminServer adminServer;
   private final SimRoutes routes = new SimRoutes(this);
   private final SimLoadBalancers loadBalancers;
+  private final boolean simulatesInstances;
 
   public SimCloud(SimCloudConfig config, List<SimInstance> initial) {
     this.latencyMs = config.latencyMs();
@@ -71,6 +72,7 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     }
     this.instancesPerCall = config.instancesPerCall() == null ? 1 : config.instancesPerCall();
     initial.forEach(instance -> instances.put(instance.name(), instance));
+    this.simulatesInstances = config.instances() != null || config.generate() != null;
     this.loadBalancers = SimCloudConfigLoader.loadBalancers(config, this::call, journal(config));
   }
 
@@ -91,9 +93,16 @@ public final class SimCloud implements CloudProvider, InstancesV2 {
     return PROVIDER_NAME;
   }
 
+  /**
+   * Offered only when the config has an {@code instances:} or {@code generate:} section (even an
+   * empty one): a sim cloud that simulates no instances would answer "no such instance" for every
+   * node, and the cloud-node-lifecycle controller would delete every NotReady node. Without the
+   * facet the controllers that need it are not started, as upstream's for a cloud without
+   * instances.
+   */
   @Override
   public Optional<InstancesV2> instancesV2() {
-    return Optional.of(this);
+    return simulatesInstances ? Optional.of(this) : Optional.empty();
   }
 
   @Override

@@ -42,6 +42,10 @@ import java.util.Map;
  *   servicesPerCall: 1000          # a node-set change updates this many load balancers in one
  *                                  # call (default 1: one call per load balancer, as upstream)
  * </pre>
+ *
+ * <p>Without {@code instances:} and {@code generate:} the cloud simulates no instances and offers
+ * no instances facet (so no cloud-node or cloud-node-lifecycle controller); {@code instances: []}
+ * simulates instances, none yet.
  */
 public record SimCloudConfig(
     @JsonProperty("latencyMs") long latencyMs,

@@ -8,9 +8,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * {@code --cloud-provider=sim}. It needs {@code --cloud-config}: without one the simulated cloud
- * would know no instances and take every node for gone, and its cloud-node-lifecycle controller
- * would delete every NotReady node of the cluster it runs against.
+ * {@code --cloud-provider=sim}. It needs {@code --cloud-config}: a simulation without one describes
+ * nothing. A config that names no instances gets a cloud without the instances facet ({@link
+ * SimCloud#instancesV2()}), so no controller takes every NotReady node for gone.
  */
 public final class SimCloudProviderFactory implements CloudProviderFactory {
 

@@ -101,6 +101,32 @@ class SimCloudConfigTest {
         .hasMessageContaining("injected error");
   }
 
+  /**
+   * A config that names no instances (only load balancers, faults or latency) simulates no
+   * instances: the cloud does not offer the instances facet, so it cannot answer "no such instance"
+   * for every node and have the cloud-node-lifecycle controller delete them. An {@code instances:}
+   * or {@code generate:} section, even an empty one, says the cloud simulates instances.
+   */
+  @ParameterizedTest(name = "{0}: instances facet {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "'{}'                                           | false",
+        "'latencyMs: 5'                                 | false",
+        "'loadBalancers: {ingressPool: 127.0.200.0/24}' | false",
+        "'instances:'                                   | false",
+        "'instances: []'                                | true",
+        "'instances: [{name: a}]'                       | true",
+        "'generate: {count: 0}'                         | true",
+        "'generate: {count: 2}'                         | true",
+      })
+  void theInstancesFacetIsOfferedOnlyWhenTheConfigSimulatesInstances(String yaml, boolean offered)
+      throws Exception {
+    SimCloud cloud = SimCloudProviderFactory.fromYaml(yaml);
+
+    assertThat(cloud.instancesV2().isPresent()).isEqualTo(offered);
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',

@@ -31,11 +31,15 @@ class SimProviderContractTest extends ProviderContract {
       return new SimCloudProviderFactory();
     }
 
-    /** Bulk calls of 3 nodes and 2 Services, so the kit's bulk checks ask in several calls. */
+    /**
+     * Bulk calls of 3 nodes and 2 Services, so the kit's bulk checks ask in several calls; no
+     * instances at first ({@code instances: []}), the kit's are added as it asks.
+     */
     @Override
     public Optional<String> cloudConfig() {
       return Optional.of(
-          "instancesPerCall: 3\nloadBalancers: {ingressPool: 127.0.200.0/24, servicesPerCall: 2}\n");
+          "instances: []\ninstancesPerCall: 3\n"
+              + "loadBalancers: {ingressPool: 127.0.200.0/24, servicesPerCall: 2}\n");
     }
 
     @Override
@@ -81,14 +85,16 @@ class SimProviderContractTest extends ProviderContract {
     /** Every call fails with a cloud error. */
     @Override
     public Optional<CloudProvider> failingCloud(CloudProvider cloud) throws Exception {
-      return Optional.of(SimCloudProviderFactory.fromYaml("errorRate: 1\ninstancesPerCall: 3\n"));
+      return Optional.of(
+          SimCloudProviderFactory.fromYaml("instances: []\nerrorRate: 1\ninstancesPerCall: 3\n"));
     }
 
     /** A quota of one call in a thousand seconds, used up. */
     @Override
     public Optional<CloudProvider> throttledCloud(CloudProvider cloud) throws Exception {
       SimCloud throttled =
-          SimCloudProviderFactory.fromYaml("qps: 0.001\nburst: 1\ninstancesPerCall: 3\n");
+          SimCloudProviderFactory.fromYaml(
+              "instances: []\nqps: 0.001\nburst: 1\ninstancesPerCall: 3\n");
       throttled.instanceExists(
           new NodeBuilder().withNewMetadata().withName("x").endMetadata().build());
       return Optional.of(throttled);
