@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.net.Cidr;
 import io.ccm4j.controllers.nodeutil.NodeAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,21 +93,21 @@ final class RoutePlanner {
 
   /**
    * R6: a route is ccm4j's to delete when its destination parses and its first or last address lies
-   * in a cluster CIDR; anything else in the route table is someone else's.
+   * in a cluster CIDR; anything else in the route table is someone else's. A destination spelled as
+   * IPv4-mapped IPv6 ({@code ::ffff:10.244.1.0/120}) is read as Go reads it: its ends are IPv4
+   * addresses, inside an IPv4 cluster CIDR or not.
    */
   static boolean isResponsible(Route route, List<Cidr> clusterCidrs) {
     Cidr destination;
     try {
-      destination = Cidr.parse(route.destinationCidr());
+      destination = Cidr.parseKeepingIpv4Mapped(route.destinationCidr());
     } catch (IllegalArgumentException e) {
       return false;
     }
+    InetAddress first = destination.firstAddress();
+    InetAddress last = destination.lastAddress();
     return clusterCidrs.stream()
-        .anyMatch(
-            cluster ->
-                cluster.family() == destination.family()
-                    && (cluster.contains(destination.first())
-                        || cluster.contains(destination.last())));
+        .anyMatch(cluster -> cluster.contains(first) || cluster.contains(last));
   }
 
   /** R5–R7 for one pass. */

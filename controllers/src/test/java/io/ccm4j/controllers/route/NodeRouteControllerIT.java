@@ -259,9 +259,14 @@ class NodeRouteControllerIT {
     Route vpn = new Route("vpn", "some-vm", false, List.of(), "192.168.50.0/24", false);
     Route gateway = new Route("gateway", "", false, List.of(), "0.0.0.0/0", false);
     Route stale = new Route("stale", prefix + "never", false, List.of(), "10.110.99.0/24", false);
+    // Spelled IPv4-mapped, as a pod CIDR from before strict CIDR validation: still the cluster's.
+    Route staleMapped =
+        new Route(
+            "stale-mapped", prefix + "never", false, List.of(), "::ffff:10.110.98.0/120", false);
     table.put(CLUSTER, vpn);
     table.put(CLUSTER, gateway);
     table.put(CLUSTER, stale);
+    table.put(CLUSTER, staleMapped);
     startRoutes();
     await().atMost(20, TimeUnit.SECONDS).until(() -> routeTo(gone, "10.110.3.0/24").isPresent());
 
@@ -271,7 +276,9 @@ class NodeRouteControllerIT {
         .atMost(20, TimeUnit.SECONDS)
         .until(
             () ->
-                routeTo(gone, "10.110.3.0/24").isEmpty() && !table.routes(CLUSTER).contains(stale));
+                routeTo(gone, "10.110.3.0/24").isEmpty()
+                    && !table.routes(CLUSTER).contains(stale)
+                    && !table.routes(CLUSTER).contains(staleMapped));
     double before = syncs();
     await().atMost(10, TimeUnit.SECONDS).until(() -> syncs() >= before + 2);
     assertThat(table.routes(CLUSTER)).contains(vpn, gateway);

@@ -85,6 +85,9 @@ class RoutePlannerTest {
     "fd00:0:0:5::/64, true",
     "fd01::/64, false",
     "::a00:0/120, false", // 10.0.0.0 as a number, but IPv6
+    "::ffff:10.244.1.0/120, true", // IPv4-mapped: Go's Contains reads the ends as IPv4 addresses
+    "::ffff:10.245.1.0/120, false",
+    "::ffff:0:0/96, false", // all of IPv4: neither end inside
     "not-a-cidr, false",
     "'', false",
   })
@@ -127,6 +130,26 @@ class RoutePlannerTest {
             CLUSTER);
 
     assertThat(plan.deletions()).containsExactly(gone, stale, noTarget);
+  }
+
+  /**
+   * A route table may hold destinations spelled IPv4-mapped (a pod CIDR from before the API
+   * server's strict CIDR validation): kept while its node needs it, deleted once no node does, as
+   * upstream's.
+   */
+  @Test
+  void R5_R6_routesToIpv4MappedDestinationsAreKeptAndDeletedAsOthers() {
+    Route kept = route("kept", "a", "::ffff:10.244.0.0/120");
+    Route gone = route("gone", "deleted-node", "::ffff:10.244.9.0/120");
+    Route foreign = route("vpn", "deleted-node", "::ffff:192.168.100.0/120");
+
+    Plan plan =
+        RoutePlanner.plan(
+            List.of(node("a", "::ffff:10.244.0.0/120")), List.of(kept, gone, foreign), CLUSTER);
+
+    assertThat(plan.deletions()).containsExactly(gone);
+    assertThat(plan.creations()).isEmpty();
+    assertThat(plan.actions()).containsEntry("a", Map.of("::ffff:10.244.0.0/120", Action.KEEP));
   }
 
   @Test

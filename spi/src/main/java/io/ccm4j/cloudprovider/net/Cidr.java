@@ -49,6 +49,23 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
    * @throws IllegalArgumentException saying what is wrong with {@code text}
    */
   public static Cidr parse(String text) {
+    return parse(text, false);
+  }
+
+  /**
+   * Like {@link #parse}, but an IPv4-mapped IPv6 network ({@code ::ffff:10.244.1.0/120}) is the
+   * IPv6 network it spells, as Go's {@code net.ParseCIDR} reads it, instead of refused. For
+   * networks ccm4j reads but did not choose, such as a cloud's route destinations: its {@link
+   * #firstAddress()} and {@link #lastAddress()} are then IPv4 addresses, which an IPv4 network
+   * {@linkplain #contains(InetAddress) contains}, as Go's {@code IPNet.Contains} does.
+   *
+   * @throws IllegalArgumentException saying what is wrong with {@code text}
+   */
+  public static Cidr parseKeepingIpv4Mapped(String text) {
+    return parse(text, true);
+  }
+
+  private static Cidr parse(String text, boolean keepIpv4Mapped) {
     String value = text == null ? "" : text.trim();
     int slash = value.indexOf('/');
     if (slash < 0) {
@@ -60,17 +77,23 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
     } catch (IllegalArgumentException e) {
       throw invalid(value, e.getMessage());
     }
-    if (address instanceof Inet4Address && value.substring(0, slash).contains(":")) {
+    boolean ipv4Mapped = address instanceof Inet4Address && value.substring(0, slash).contains(":");
+    if (ipv4Mapped && !keepIpv4Mapped) {
       // Java turns ::ffff:a.b.c.d into an IPv4 address; such CIDRs are ambiguous.
       throw invalid(value, "IPv4-mapped IPv6 is not supported");
     }
-    Family family = address instanceof Inet6Address ? Family.IPv6 : Family.IPv4;
+    Family family = address instanceof Inet6Address || ipv4Mapped ? Family.IPv6 : Family.IPv4;
     String prefix = value.substring(slash + 1);
     if (!prefix.matches("\\d{1,3}") || Integer.parseInt(prefix) > family.bits()) {
       throw invalid(value, "prefix length must be between 0 and " + family.bits());
     }
-    return new Cidr(family, toInteger(address), Integer.parseInt(prefix));
+    BigInteger network =
+        ipv4Mapped ? IPV4_MAPPED_PREFIX.or(toInteger(address)) : toInteger(address);
+    return new Cidr(family, network, Integer.parseInt(prefix));
   }
+
+  /** {@code ::ffff:0:0}, the network of the IPv4-mapped IPv6 addresses. */
+  private static final BigInteger IPV4_MAPPED_PREFIX = BigInteger.valueOf(0xffff).shiftLeft(32);
 
   /** The network {@code text} spells, or empty when it is none. */
   public static Optional<Cidr> tryParse(String text) {
@@ -118,7 +141,21 @@ public record Cidr(Family family, BigInteger network, int prefixLength)
 
   /** The address {@code offset} after the network address. */
   public InetAddress addressAt(long offset) {
-    byte[] raw = network.add(BigInteger.valueOf(offset)).toByteArray();
+    return address(network.add(BigInteger.valueOf(offset)));
+  }
+
+  /** The network address; an IPv4-mapped one is its IPv4 address, as Java reads it. */
+  public InetAddress firstAddress() {
+    return address(first());
+  }
+
+  /** The last address of the network; an IPv4-mapped one is its IPv4 address. */
+  public InetAddress lastAddress() {
+    return address(last());
+  }
+
+  private InetAddress address(BigInteger value) {
+    byte[] raw = value.toByteArray();
     byte[] bytes = new byte[family.bits() / 8];
     int copy = Math.min(raw.length, bytes.length);
     System.arraycopy(raw, raw.length - copy, bytes, bytes.length - copy, copy);

@@ -80,6 +80,27 @@ class CidrTest {
     assertThat(Cidr.parse(cidr).contains(IpAddresses.parse(address))).isEqualTo(contains);
   }
 
+  /**
+   * A network ccm4j did not choose (a cloud's route destination) spelled IPv4-mapped is the IPv6
+   * network it spells, as Go's {@code net.ParseCIDR} reads it; its ends are IPv4 addresses then.
+   */
+  @ParameterizedTest(name = "{0}: first {1}, last {2}")
+  @CsvSource({
+    "::ffff:10.244.1.0/120, 10.244.1.0, 10.244.1.255",
+    "::FFFF:10.244.1.7/120, 10.244.1.0, 10.244.1.255",
+    "::ffff:a00:0/104, 10.0.0.0, 10.255.255.255",
+    "::ffff:0:0/96, 0.0.0.0, 255.255.255.255",
+    "::ffff:10.244.1.0/90, ::ffc0:0:0, ::ffff:ffff:ffff", // wider than IPv4: its start is IPv6
+    "10.244.1.0/24, 10.244.1.0, 10.244.1.255",
+    "fd00::/120, fd00::, fd00::ff",
+  })
+  void anIpv4MappedNetworkIsKeptWhenAsked(String text, String first, String last) {
+    Cidr parsed = Cidr.parseKeepingIpv4Mapped(text);
+
+    assertThat(parsed.firstAddress()).isEqualTo(IpAddresses.parse(first));
+    assertThat(parsed.lastAddress()).isEqualTo(IpAddresses.parse(last));
+  }
+
   @ParameterizedTest(name = "{0}: {1} addresses, the 2nd {2}")
   @CsvSource({
     "127.0.100.0/24, 256, 127.0.100.1",
