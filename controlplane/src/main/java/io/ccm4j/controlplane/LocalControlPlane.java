@@ -24,8 +24,11 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -34,8 +37,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A real Kubernetes control plane on loopback: etcd, kube-apiserver with TLS, token authentication
- * and RBAC, and optionally kube-scheduler. Every port is chosen free at start; everything started
- * is stopped by {@link #close()} (and by a shutdown hook, should the JVM exit first).
+ * and RBAC, and optionally kube-scheduler. Every port is chosen free at start; one taken by another
+ * process before etcd or kube-apiserver binds it makes them start again on fresh ports. Everything
+ * started is stopped by {@link #close()} (and by a shutdown hook, should the JVM exit first).
  *
  * <pre>{@code
  * try (LocalControlPlane controlPlane = LocalControlPlane.builder().withScheduler(true).start()) {
@@ -68,9 +72,23 @@ public final class LocalControlPlane implements AutoCloseable {
 
   private static final String SERVICE_CIDR = "10.96.0.0/16";
 
+  /**
+   * How often etcd and kube-apiserver are started on fresh ports after one found its port taken: a
+   * free port is released before the component binds it, and another process (a parallel test's
+   * control plane, a manager's server) may take it in between.
+   */
+  static final int START_ATTEMPTS = 5;
+
+  /** What a Go program's listener says when its port is taken (EADDRINUSE). */
+  private static final String ADDRESS_IN_USE = "address already in use";
+
+  private static final Pattern LISTEN_ERROR =
+      Pattern.compile("listen tcp \\S+: bind: " + ADDRESS_IN_USE);
+
   private final Path directory;
   private final boolean deleteDirectory;
   private final ControlPlaneBinaries binaries;
+  private final PortSource ports;
   private final List<ManagedProcess> processes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::stopProcesses, "local-control-plane-stop");
   private String serverUrl;
@@ -85,6 +103,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private boolean controllerManager;
     private boolean endpointSlices;
     private ControlPlaneBinaries binaries;
+    private PortSource ports = LocalControlPlane::freePort;
 
     private Builder() {}
 
@@ -127,6 +146,12 @@ public final class LocalControlPlane implements AutoCloseable {
       return this;
     }
 
+    /** Where the components' ports come from; for tests that hand out a taken one. */
+    Builder ports(PortSource ports) {
+      this.ports = ports;
+      return this;
+    }
+
     public LocalControlPlane start() {
       try {
         Path dir = directory != null ? directory : Files.createTempDirectory("ccm4j-control-plane");
@@ -134,7 +159,8 @@ public final class LocalControlPlane implements AutoCloseable {
             new LocalControlPlane(
                 dir,
                 directory == null,
-                binaries != null ? binaries : ControlPlaneBinaries.resolve());
+                binaries != null ? binaries : ControlPlaneBinaries.resolve(),
+                ports);
         try {
           controlPlane.start(scheduler, controllerManager, endpointSlices);
         } catch (RuntimeException | Error e) {
@@ -153,10 +179,11 @@ public final class LocalControlPlane implements AutoCloseable {
   }
 
   private LocalControlPlane(
-      Path directory, boolean deleteDirectory, ControlPlaneBinaries binaries) {
+      Path directory, boolean deleteDirectory, ControlPlaneBinaries binaries, PortSource ports) {
     this.directory = directory;
     this.deleteDirectory = deleteDirectory;
     this.binaries = binaries;
+    this.ports = ports;
   }
 
   private void start(
@@ -200,57 +227,8 @@ public final class LocalControlPlane implements AutoCloseable {
                   CONTROLLER_MANAGER_USER,
                   CONTROLLER_MANAGER_USER));
 
-      int etcdClientPort = freePort();
-      int etcdPeerPort = freePort();
-      int apiserverPort = freePort();
-      String etcdUrl = "http://127.0.0.1:" + etcdClientPort;
-      String peerUrl = "http://127.0.0.1:" + etcdPeerPort;
-      start(
-          "etcd",
-          List.of(
-              binaries.etcd().toString(),
-              "--name=default",
-              "--data-dir=" + directory.resolve("etcd-data"),
-              "--listen-client-urls=" + etcdUrl,
-              "--advertise-client-urls=" + etcdUrl,
-              "--listen-peer-urls=" + peerUrl,
-              "--initial-advertise-peer-urls=" + peerUrl,
-              "--initial-cluster=default=" + peerUrl,
-              "--log-level=warn"));
-
-      serverUrl = "https://127.0.0.1:" + apiserverPort;
       KubernetesVersion version = binaries.version();
-      List<String> apiserver =
-          new ArrayList<>(
-              List.of(
-                  binaries.kubeApiserver().toString(),
-                  "--etcd-servers=" + etcdUrl,
-                  "--bind-address=127.0.0.1",
-                  "--advertise-address=127.0.0.1",
-                  "--secure-port=" + apiserverPort,
-                  "--cert-dir=" + pki,
-                  "--tls-cert-file=" + pki.resolve("apiserver.crt"),
-                  "--tls-private-key-file=" + pki.resolve("apiserver.key"),
-                  "--client-ca-file=" + pki.resolve("ca.crt"),
-                  "--token-auth-file=" + pki.resolve("tokens.csv"),
-                  "--authorization-mode=RBAC",
-                  "--service-account-key-file=" + pki.resolve("sa.pub"),
-                  "--service-account-signing-key-file=" + pki.resolve("sa.key"),
-                  "--service-account-issuer=https://kubernetes.default.svc",
-                  "--service-cluster-ip-range=" + SERVICE_CIDR,
-                  "--endpoint-reconciler-type=none",
-                  "--allow-privileged=true",
-                  "--v=1"));
-      if (!version.atLeast(24)) {
-        // The insecure port is gone in 1.24; before, it was on unless switched off.
-        apiserver.add("--insecure-port=0");
-      }
-      if (!version.atLeast(23)) {
-        // Keeps both of a dual-stack node's podCIDRs (always on since 1.23, the gate gone in 1.25).
-        apiserver.add("--feature-gates=IPv6DualStack=true");
-      }
-      start("kube-apiserver", apiserver);
-      awaitReady();
+      startEtcdAndApiServer(pki, version);
       write(directory.resolve("kubeconfig"), kubeconfig(ADMIN_USER, adminToken));
       if (withScheduler) {
         Path schedulerKubeconfig = directory.resolve("kube-scheduler.kubeconfig");
@@ -264,7 +242,9 @@ public final class LocalControlPlane implements AutoCloseable {
                 "--authorization-kubeconfig=" + schedulerKubeconfig,
                 "--leader-elect=false",
                 "--bind-address=127.0.0.1",
-                "--secure-port=" + freePort(),
+                // Nothing here reads its endpoints: no port, so none another process can take
+                // first (before 1.24, when it also served plain HTTP, one chosen free as before).
+                "--secure-port=" + (version.atLeast(24) ? 0 : ports.next()),
                 "--v=1"),
             insecurePortOff(version));
       }
@@ -298,6 +278,85 @@ public final class LocalControlPlane implements AutoCloseable {
         binaries.version(),
         serverUrl,
         startTime.toMillis());
+  }
+
+  /**
+   * etcd, then kube-apiserver, until it is ready; on fresh ports again when one of them could not
+   * listen because its port was taken meanwhile (with a fresh etcd, unless its data was there
+   * before: a directory given again keeps its cluster).
+   */
+  private void startEtcdAndApiServer(Path pki, KubernetesVersion version) throws IOException {
+    Path etcdData = directory.resolve("etcd-data");
+    boolean etcdDataOfThisStart = !Files.exists(etcdData);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        int etcdClientPort = ports.next();
+        int etcdPeerPort = ports.next();
+        int apiserverPort = ports.next();
+        String etcdUrl = "http://127.0.0.1:" + etcdClientPort;
+        String peerUrl = "http://127.0.0.1:" + etcdPeerPort;
+        start(
+            "etcd",
+            List.of(
+                binaries.etcd().toString(),
+                "--name=default",
+                "--data-dir=" + etcdData,
+                "--listen-client-urls=" + etcdUrl,
+                "--advertise-client-urls=" + etcdUrl,
+                "--listen-peer-urls=" + peerUrl,
+                "--initial-advertise-peer-urls=" + peerUrl,
+                "--initial-cluster=default=" + peerUrl,
+                "--log-level=warn"));
+
+        serverUrl = "https://127.0.0.1:" + apiserverPort;
+        List<String> apiserver =
+            new ArrayList<>(
+                List.of(
+                    binaries.kubeApiserver().toString(),
+                    "--etcd-servers=" + etcdUrl,
+                    "--bind-address=127.0.0.1",
+                    "--advertise-address=127.0.0.1",
+                    "--secure-port=" + apiserverPort,
+                    "--cert-dir=" + pki,
+                    "--tls-cert-file=" + pki.resolve("apiserver.crt"),
+                    "--tls-private-key-file=" + pki.resolve("apiserver.key"),
+                    "--client-ca-file=" + pki.resolve("ca.crt"),
+                    "--token-auth-file=" + pki.resolve("tokens.csv"),
+                    "--authorization-mode=RBAC",
+                    "--service-account-key-file=" + pki.resolve("sa.pub"),
+                    "--service-account-signing-key-file=" + pki.resolve("sa.key"),
+                    "--service-account-issuer=https://kubernetes.default.svc",
+                    "--service-cluster-ip-range=" + SERVICE_CIDR,
+                    "--endpoint-reconciler-type=none",
+                    "--allow-privileged=true",
+                    "--v=1"));
+        if (!version.atLeast(24)) {
+          // The insecure port is gone in 1.24; before, it was on unless switched off.
+          apiserver.add("--insecure-port=0");
+        }
+        if (!version.atLeast(23)) {
+          // Keeps both of a dual-stack node's podCIDRs (always on since 1.23, the gate gone in
+          // 1.25).
+          apiserver.add("--feature-gates=IPv6DualStack=true");
+        }
+        start("kube-apiserver", apiserver);
+        awaitReady();
+        return;
+      } catch (PortTakenException e) {
+        if (attempt == START_ATTEMPTS) {
+          throw e;
+        }
+        log.info(
+            "{}; starting etcd and kube-apiserver again on other ports (attempt {} of {})",
+            e.getMessage(),
+            attempt + 1,
+            START_ATTEMPTS);
+        stopProcesses();
+        if (etcdDataOfThisStart) {
+          deleteRecursively(etcdData);
+        }
+      }
+    }
   }
 
   private void start(String name, List<String> command) throws IOException {
@@ -527,6 +586,19 @@ public final class LocalControlPlane implements AutoCloseable {
     return HexFormat.of().formatHex(bytes);
   }
 
+  /** Hands out the components' ports. */
+  @FunctionalInterface
+  interface PortSource {
+    int next() throws IOException;
+  }
+
+  /** A component could not listen: its port was taken after it was chosen free. */
+  static final class PortTakenException extends IllegalStateException {
+    PortTakenException(String message) {
+      super(message);
+    }
+  }
+
   /** A port that was free a moment ago on 127.0.0.1. */
   static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -535,18 +607,23 @@ public final class LocalControlPlane implements AutoCloseable {
     }
   }
 
-  /** A child process whose output goes to a log file. */
-  private record ManagedProcess(String name, List<String> command, Process process, Path logFile) {
+  /**
+   * A child process whose output goes to a log file, from {@code logStart} on (the file keeps the
+   * output of earlier runs).
+   */
+  private record ManagedProcess(
+      String name, List<String> command, Process process, Path logFile, long logStart) {
 
     static ManagedProcess start(String name, List<String> command, Path logFile)
         throws IOException {
+      long logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
       Process process =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
               .start();
       process.getOutputStream().close();
-      return new ManagedProcess(name, List.copyOf(command), process, logFile);
+      return new ManagedProcess(name, List.copyOf(command), process, logFile, logStart);
     }
 
     ManagedProcess restart() throws IOException {
@@ -561,11 +638,31 @@ public final class LocalControlPlane implements AutoCloseable {
       }
     }
 
+    /**
+     * @throws PortTakenException when it exited because a port of its was taken
+     * @throws IllegalStateException when it exited otherwise
+     */
     void checkAlive() {
       if (!process.isAlive()) {
+        List<String> output = output();
+        Optional<String> portTaken =
+            output.stream().filter(line -> line.contains(ADDRESS_IN_USE)).findFirst();
+        if (portTaken.isPresent()) {
+          // Go's error ("listen tcp 127.0.0.1:2379: bind: address already in use"), not the
+          // whole log line around it (etcd's is JSON with a stack trace).
+          Matcher listen = LISTEN_ERROR.matcher(portTaken.get());
+          throw new PortTakenException(
+              "%s could not listen: %s"
+                  .formatted(name, listen.find() ? listen.group() : portTaken.get().strip()));
+        }
         throw new IllegalStateException(
             "%s exited with code %d; last lines of %s:%n%s"
-                .formatted(name, process.exitValue(), logFile, tail(logFile, 20)));
+                .formatted(
+                    name,
+                    process.exitValue(),
+                    logFile,
+                    String.join(
+                        "\n", output.subList(Math.max(0, output.size() - 20), output.size()))));
       }
     }
 
@@ -584,12 +681,14 @@ public final class LocalControlPlane implements AutoCloseable {
       }
     }
 
-    private static String tail(Path file, int lines) {
-      try {
-        List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    /** Its output, this run's only. */
+    private List<String> output() {
+      try (var channel = Files.newByteChannel(logFile)) {
+        channel.position(logStart);
+        byte[] bytes = java.nio.channels.Channels.newInputStream(channel).readAllBytes();
+        return new String(bytes, StandardCharsets.UTF_8).lines().toList();
       } catch (IOException e) {
-        return "(unreadable: " + e.getMessage() + ")";
+        return List.of("(unreadable: " + e.getMessage() + ")");
       }
     }
   }

@@ -10,9 +10,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class LocalControlPlaneIT {
@@ -53,6 +58,60 @@ class LocalControlPlaneIT {
       }
     }
     assertThat(isListening(port)).as("API server port closed after close()").isFalse();
+  }
+
+  /**
+   * A port chosen free is released before etcd or kube-apiserver binds it; another process may take
+   * it in between. Here the first etcd client port and then the next API server port are taken by
+   * the test: both components start again on fresh ports and the control plane comes up.
+   */
+  @Test
+  void aPortTakenBetweenChoosingAndBindingIsChosenAgain() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int takenPort = taken.getLocalPort();
+      AtomicInteger chosen = new AtomicInteger();
+      // Each start asks for etcd's client, etcd's peer and the API server's port, in that order.
+      Set<Integer> handedOutTaken = Set.of(1, 6);
+      LocalControlPlane.PortSource ports =
+          () ->
+              handedOutTaken.contains(chosen.incrementAndGet())
+                  ? takenPort
+                  : LocalControlPlane.freePort();
+
+      try (LocalControlPlane controlPlane = LocalControlPlane.builder().ports(ports).start();
+          KubernetesClient admin = controlPlane.newClient()) {
+        assertThat(admin.namespaces().withName("kube-system").get()).isNotNull();
+        assertThat(URI.create(controlPlane.serverUrl()).getPort()).isNotEqualTo(takenPort);
+        assertThat(chosen.get()).isEqualTo(9);
+        assertThat(Files.readString(controlPlane.directory().resolve("etcd.log")))
+            .contains("address already in use");
+        assertThat(Files.readString(controlPlane.directory().resolve("kube-apiserver.log")))
+            .contains("address already in use");
+      }
+    }
+  }
+
+  /**
+   * kube-scheduler listens on no port: had it one chosen free and lost it, it would exit unseen
+   * after the start returned. Here every port after the API server's is taken.
+   */
+  @Test
+  void theSchedulerHasNoPortToLose() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      AtomicInteger chosen = new AtomicInteger();
+      LocalControlPlane.PortSource ports =
+          () -> chosen.incrementAndGet() > 3 ? taken.getLocalPort() : LocalControlPlane.freePort();
+
+      try (LocalControlPlane controlPlane =
+          LocalControlPlane.builder().withScheduler(true).ports(ports).start()) {
+        Awaitility.await()
+            .during(Duration.ofSeconds(3))
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> controlPlane.pid("kube-scheduler").isPresent());
+        assertThat(Files.readString(controlPlane.directory().resolve("kube-scheduler.log")))
+            .doesNotContain("address already in use");
+      }
+    }
   }
 
   @Test
