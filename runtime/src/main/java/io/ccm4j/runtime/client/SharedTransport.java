@@ -10,6 +10,7 @@ import io.vertx.core.file.FileSystemOptions;
 import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.spi.resolver.ResolverProvider;
 import java.net.InetSocketAddress;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -20,25 +21,35 @@ import java.util.function.Supplier;
  */
 public final class SharedTransport implements AutoCloseable {
 
+  /**
+   * Held while the name-resolution switch is set for a Vert.x being made: two transports made at
+   * once would otherwise take each other's setting for the operator's, or clear it while the other
+   * is still being made (which then resolves with Netty's DNS client after all).
+   */
+  private static final Object NAME_RESOLUTION_SWITCH = new Object();
+
   private final Vertx vertx;
   private final VertxHttpClientFactory httpClients;
 
   public SharedTransport() {
+    this(Vertx::vertx);
+  }
+
+  /** With how the Vert.x is made from its options; for tests that hold it while it is made. */
+  SharedTransport(Function<VertxOptions, Vertx> makeVertx) {
     // As fabric8 makes its own (daemon threads, no file caching or class-path lookups, the JDK's
     // name resolution), with one event loop per processor instead of Vert.x's two: a manager's
     // connections carry small requests, and fewer loops each serve more of them per wake-up, with
     // fewer buffer arenas.
-    vertx =
-        withJdkNameResolution(
-            () ->
-                Vertx.vertx(
-                    new VertxOptions()
-                        .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
-                        .setUseDaemonThread(true)
-                        .setFileSystemOptions(
-                            new FileSystemOptions()
-                                .setFileCachingEnabled(false)
-                                .setClassPathResolvingEnabled(false))));
+    VertxOptions options =
+        new VertxOptions()
+            .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
+            .setUseDaemonThread(true)
+            .setFileSystemOptions(
+                new FileSystemOptions()
+                    .setFileCachingEnabled(false)
+                    .setClassPathResolvingEnabled(false));
+    vertx = withJdkNameResolution(() -> makeVertx.apply(options));
     httpClients = new VertxHttpClientFactory(vertx);
   }
 
@@ -47,19 +58,22 @@ public final class SharedTransport implements AutoCloseable {
    * configuration), as fabric8's own Vert.x does and client-go's resolver does, rather than with
    * Netty's DNS client (which reads {@code resolv.conf} itself and loads some fifty classes at
    * every start to resolve, most often, an API server given by its address). Vert.x reads its
-   * switch, a system property, only while it is made; an operator's own setting is kept.
+   * switch, a system property, only while it is made; an operator's own setting is kept. One
+   * transport at a time sets it ({@link #NAME_RESOLUTION_SWITCH}).
    */
   private static Vertx withJdkNameResolution(Supplier<Vertx> make) {
     String property = ResolverProvider.DISABLE_DNS_RESOLVER_PROP_NAME;
-    String set = System.getProperty(property);
-    if (set != null) {
-      return make.get();
-    }
-    System.setProperty(property, "true");
-    try {
-      return make.get();
-    } finally {
-      System.clearProperty(property);
+    synchronized (NAME_RESOLUTION_SWITCH) {
+      String set = System.getProperty(property);
+      if (set != null) {
+        return make.get();
+      }
+      System.setProperty(property, "true");
+      try {
+        return make.get();
+      } finally {
+        System.clearProperty(property);
+      }
     }
   }
 
