@@ -248,8 +248,15 @@ final class NoExecuteTainting {
   }
 
   /**
+   * When a queued node with no Ready condition is looked at again, as upstream's tainting pass
+   * retries it (its zone's tokens spent on it meanwhile, as upstream's are): it stays queued, and
+   * gets its taint as soon as a Ready that calls for one is back, not at the next health pass.
+   */
+  static final Duration NO_READY_RETRY = Duration.ofMillis(50);
+
+  /**
    * When a queued node's turn comes (§2.5 B): the taint its Ready calls for now, or none when it is
-   * Ready again or has no Ready condition.
+   * Ready again (a node with no Ready condition is not done: {@link #NO_READY_RETRY}).
    */
   static Optional<Action> dueTaint(String ready) {
     if (ConditionStatus.FALSE.equals(ready)) {
@@ -283,6 +290,9 @@ final class NoExecuteTainting {
     }
     String ready =
         NodeConditions.find(node, NodeConditions.READY).map(NodeCondition::getStatus).orElse(null);
+    if (ready == null) {
+      return ZoneTainter.Outcome.retry(NO_READY_RETRY);
+    }
     Optional<Action> due = dueTaint(ready);
     if (due.isEmpty()) {
       return ZoneTainter.Outcome.DONE;

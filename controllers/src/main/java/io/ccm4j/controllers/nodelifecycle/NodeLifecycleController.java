@@ -63,6 +63,12 @@ public final class NodeLifecycleController implements Controller {
   static final String PODS_BY_NODE = "byNode";
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
 
+  /** Tries of a node's health write in one pass: upstream's {@code NodeHealthUpdateRetry}. */
+  static final int HEALTH_UPDATE_TRIES = 5;
+
+  /** Between those tries: upstream's {@code retrySleepTime}. */
+  static final Duration HEALTH_RETRY_SLEEP = Duration.ofMillis(20);
+
   private final KubernetesClient client;
   private final NodeHealthSettings settings;
   private final InstantSource clock;
@@ -329,11 +335,11 @@ public final class NodeLifecycleController implements Controller {
    * Lease cache is behind and the pass must stop.
    */
   private boolean judgeNode(
-      Node node, Instant now, Map<String, List<NodeCondition>> zoneConditions) {
-    String name = node.getMetadata().getName();
-    HealthEvaluation.Result result;
+      Node cached, Instant now, Map<String, List<NodeCondition>> zoneConditions) {
+    String name = cached.getMetadata().getName();
+    Judged judged;
     try {
-      result = leaseCacheIsBehind() ? null : evaluateAndWrite(node, now);
+      judged = leaseCacheIsBehind() ? null : updateHealth(cached, now);
     } catch (KubernetesClientException e) {
       log.warn(
           "node {}: cannot update health, skipping - no pods will be evicted: {}",
@@ -341,12 +347,15 @@ public final class NodeLifecycleController implements Controller {
           e.getMessage());
       return true;
     }
-    if (result == null) {
+    if (judged == null) {
       // A stale Lease cache would make live nodes look silent: judge none of the others, and
       // leave the zones as the last complete pass left them.
       log.debug("the Lease cache is behind the API server: this pass judges no more nodes");
       return false;
     }
+    // The node as judged: the one read afresh when the write of its health had to be retried.
+    Node node = judged.node();
+    HealthEvaluation.Result result = judged.result();
     if (!isExcluded(node)) {
       zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());
     }
@@ -462,9 +471,81 @@ public final class NodeLifecycleController implements Controller {
     return namespace;
   }
 
+  /** A node as its health was judged, and the judgement. */
+  private record Judged(Node node, HealthEvaluation.Result result) {}
+
+  /**
+   * §2.2 a: {@link #evaluateAndWrite}, tried again while writing the node's Unknown conditions
+   * fails, as upstream's {@code wait.PollImmediate(retrySleepTime, retrySleepTime *
+   * NodeHealthUpdateRetry)} does: at most {@link #HEALTH_UPDATE_TRIES} tries, {@link
+   * #HEALTH_RETRY_SLEEP} apart, each after the first on the node read afresh from the API server (a
+   * conflict is most often the kubelet's heartbeat, which the fresh copy shows, or another writer's
+   * change). The last failure, or the read's, is thrown: the node is skipped this pass. Null when
+   * the Lease cache is behind.
+   */
+  private Judged updateHealth(Node cached, Instant now) {
+    String name = cached.getMetadata().getName();
+    long start = System.nanoTime();
+    Node node = cached;
+    Instant judgedAt = now;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        HealthEvaluation.Result result = evaluateAndWrite(node, judgedAt);
+        return result == null ? null : new Judged(node, result);
+      } catch (HealthWriteFailed failed) {
+        if (attempt >= HEALTH_UPDATE_TRIES) {
+          throw failed.getCause();
+        }
+        log.debug(
+            "node {}: cannot write its health (try {}), reading it again: {}",
+            name,
+            attempt,
+            failed.getCause().getMessage());
+        node = client.nodes().withName(name).get();
+        if (node == null) {
+          log.info("node {}: gone while its health was being written; skipped this pass", name);
+          throw failed.getCause();
+        }
+        if (!sleepUntil(start + HEALTH_RETRY_SLEEP.toNanos() * attempt)) {
+          throw failed.getCause();
+        }
+        judgedAt = clock.instant();
+      }
+    }
+  }
+
+  /** Sleeps until {@code System.nanoTime()} reaches {@code deadline}; false when interrupted. */
+  private static boolean sleepUntil(long deadline) {
+    long wait = deadline - System.nanoTime();
+    if (wait <= 0) {
+      return true;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(wait);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the controller stops
+      return false;
+    }
+  }
+
+  /** The write of a node's health failed: the one failure {@link #updateHealth} tries again. */
+  private static final class HealthWriteFailed extends RuntimeException {
+    HealthWriteFailed(KubernetesClientException cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+
+    @Override
+    public synchronized KubernetesClientException getCause() {
+      return (KubernetesClientException) super.getCause();
+    }
+  }
+
   /**
    * §2.3 for one node, its Unknown conditions written when it is silent; null, with nothing written
    * or remembered, when its Lease shows the Lease cache is behind ({@link #isNewerOnTheServer}).
+   *
+   * @throws HealthWriteFailed when the write fails (nothing remembered then)
    */
   private HealthEvaluation.Result evaluateAndWrite(Node node, Instant now) {
     String name = node.getMetadata().getName();
@@ -488,8 +569,15 @@ public final class NodeLifecycleController implements Controller {
       if (isNewerOnTheServer(name, lease)) {
         return null;
       }
-      NodePatches.replaceConditions(
-          client, name, node.getMetadata().getResourceVersion(), result.conditionsToWrite().get());
+      try {
+        NodePatches.replaceConditions(
+            client,
+            name,
+            node.getMetadata().getResourceVersion(),
+            result.conditionsToWrite().get());
+      } catch (KubernetesClientException e) {
+        throw new HealthWriteFailed(e);
+      }
       log.info(
           "node {}: no heartbeat for over {} s; conditions set to Unknown",
           name,

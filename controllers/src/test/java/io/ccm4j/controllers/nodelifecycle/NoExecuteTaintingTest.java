@@ -106,7 +106,6 @@ class NoExecuteTaintingTest {
         "False, SWAP_TO_NOT_READY",
         "Unknown, SWAP_TO_UNREACHABLE",
         "True, none",
-        "none, none"
       })
   void aQueuedNodeGetsTheTaintItsReadyCallsForWhenItsTurnComes(String ready, Action action) {
     assertThat(NoExecuteTainting.dueTaint(ready)).isEqualTo(Optional.ofNullable(action));

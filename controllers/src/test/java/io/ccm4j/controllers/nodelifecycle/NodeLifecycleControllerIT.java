@@ -589,6 +589,217 @@ class NodeLifecycleControllerIT {
     }
   }
 
+  /**
+   * A controller whose passes run only when the test calls them, on a client whose status writes to
+   * {@code node} another writer makes conflict, {@code conflicts} times; a zone rate of 0 keeps a
+   * queued node in its queue.
+   */
+  private StatusWritesConflict startWithConflictingStatusWrites(String node, int conflicts)
+      throws Exception {
+    harness.close();
+    StatusWritesConflict race = new StatusWritesConflict(client, node, conflicts);
+    controllerClient =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder(client.getConfiguration()).build())
+            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("race", race))
+            .build();
+    harness =
+        new ControllerHarness(
+                controllerClient,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults()
+                    .withNodeHealth(
+                        FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0)))
+            .start(Controllers.NODE_LIFECYCLE);
+    controller = (NodeLifecycleController) harness.controllers().getFirst();
+    return race;
+  }
+
+  /** Stops the node's heartbeats and runs passes until one finds it past its grace period. */
+  private void silenceAndPassTheGrace(SimulatedKubelet kubelet) throws Exception {
+    kubelet.stopHeartbeats();
+    Thread.sleep(HEARTBEAT.toMillis() * 2); // the last heartbeat reaches the cache
+    controller.monitorNodeHealth();
+    Thread.sleep(GRACE.toMillis() + 500);
+    controller.monitorNodeHealth();
+  }
+
+  private double zoneSize(String zone) {
+    return harness.metrics().get("node_collector_zone_size").tag("zone", zone).gauge().value();
+  }
+
+  @Test
+  void aHealthWriteThatConflictsIsRetriedInTheSamePassOnTheNodeReadAgain() throws Exception {
+    String name = prefix + "conflicted";
+    StatusWritesConflict race = startWithConflictingStatusWrites(name, 2);
+    SimulatedKubelet kubelet = kubelet(name, "r", "c");
+    kubelet(prefix + "conflicted-peer", "r", "c");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    silenceAndPassTheGrace(kubelet);
+
+    // Upstream tries up to five times, 20 ms apart, each after the first on a fresh GET: this
+    // pass, not the next, marks the node Unknown, records NodeNotReady, queues its NoExecute
+    // taint and counts it in its zone.
+    assertThat(ready(name)).isEqualTo("Unknown");
+    assertThat(race.statusWrites).isEqualTo(3);
+    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(
+            () ->
+                harness.eventsFor(name).stream()
+                    .anyMatch(e -> e.getReason().equals(NodeLifecycleEvents.NODE_NOT_READY)));
+    assertThat(zoneSize("r/c")).isEqualTo(2);
+  }
+
+  @Test
+  void aNodeWhoseHealthCannotBeWrittenInFiveTriesIsSkippedForThePass() throws Exception {
+    String name = prefix + "unwritable";
+    StatusWritesConflict race = startWithConflictingStatusWrites(name, Integer.MAX_VALUE);
+    SimulatedKubelet kubelet = kubelet(name, "r", "u");
+    kubelet(prefix + "unwritable-peer", "r", "u");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    silenceAndPassTheGrace(kubelet);
+
+    // Five tries, then "Skipping - no pods will be evicted": not queued, no event, not counted.
+    assertThat(race.statusWrites).isEqualTo(NodeLifecycleController.HEALTH_UPDATE_TRIES);
+    assertThat(ready(name)).isEqualTo("True");
+    assertThat(controller.isQueuedForNoExecuteTaint(name)).isFalse();
+    assertThat(zoneSize("r/u")).isEqualTo(1);
+    assertThat(harness.eventsFor(name))
+        .noneMatch(e -> e.getReason().equals(NodeLifecycleEvents.NODE_NOT_READY));
+
+    // The next pass, with the writer gone, marks it.
+    race.stop();
+    controller.monitorNodeHealth();
+    assertThat(ready(name)).isEqualTo("Unknown");
+    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+    assertThat(zoneSize("r/u")).isEqualTo(2);
+  }
+
+  @Test
+  void aQueuedNodeWhoseReadyConditionIsGoneStaysQueuedAndIsTaintedWhenItComesBack()
+      throws Exception {
+    // Passes only when called here; the zone's tainter at 0.5 nodes/s, a token every 2 s.
+    harness.close();
+    harness =
+        new ControllerHarness(
+                client,
+                SimCloudProviderFactory.fromYaml(""),
+                ControllerSettings.defaults()
+                    .withNodeHealth(FAST.withMonitorPeriod(Duration.ofHours(1))))
+            .start(Controllers.NODE_LIFECYCLE);
+    controller = (NodeLifecycleController) harness.controllers().getFirst();
+    List<SimulatedKubelet> silent =
+        List.of(kubelet(prefix + "retried-1", "r", "n"), kubelet(prefix + "retried-2", "r", "n"));
+    kubelet(prefix + "retried-peer", "r", "n"); // the zone stays Normal
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> silent.stream().allMatch(k -> "True".equals(ready(k.nodeName()))));
+    controller.monitorNodeHealth();
+    silent.forEach(SimulatedKubelet::stopHeartbeats);
+    Thread.sleep(HEARTBEAT.toMillis() * 2);
+    controller.monitorNodeHealth();
+    Thread.sleep(GRACE.toMillis() + 500);
+    controller.monitorNodeHealth(); // both Unknown, and queued for the unreachable taint
+
+    // The zone's token goes to one of them; the other waits 2 s for the next, and meanwhile its
+    // Ready condition is taken away.
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> noExecuteTainted(silent) == 1);
+    String waiting =
+        silent.stream()
+            .map(SimulatedKubelet::nodeName)
+            .filter(
+                n ->
+                    !hasTaint(
+                        n, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE))
+            .findFirst()
+            .orElseThrow();
+    List<NodeCondition> conditions = new ArrayList<>(node(waiting).getStatus().getConditions());
+    NodeCondition readyCondition =
+        conditions.stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+    conditions.remove(readyCondition);
+    replaceConditions(waiting, conditions);
+    await()
+        .atMost(5, TimeUnit.SECONDS)
+        .until(() -> NodeConditions.find(node(waiting), "Ready").isEmpty());
+    Thread.sleep(3000); // its turn comes without a Ready condition
+    assertThat(
+            hasTaint(waiting, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE))
+        .isFalse();
+
+    // Upstream keeps it queued, retried every 50 ms: its Ready back, the next token taints it,
+    // with no health pass in between.
+    conditions.add(readyCondition);
+    replaceConditions(waiting, conditions);
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(
+                    waiting, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE));
+  }
+
+  private void replaceConditions(String node, List<NodeCondition> conditions) {
+    client
+        .nodes()
+        .withName(node)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            client
+                .getKubernetesSerialization()
+                .asJson(Map.of("status", Map.of("conditions", conditions))));
+  }
+
+  /**
+   * Another writer labels the node just before each of the controller's first {@code conflicts}
+   * writes of its status, so each of them, sent with the resource version the controller read,
+   * conflicts.
+   */
+  private static final class StatusWritesConflict implements Interceptor {
+    private final KubernetesClient admin;
+    private final String name;
+    private volatile int conflicts;
+    volatile int statusWrites;
+
+    StatusWritesConflict(KubernetesClient admin, String name, int conflicts) {
+      this.admin = admin;
+      this.name = name;
+      this.conflicts = conflicts;
+    }
+
+    void stop() {
+      conflicts = 0;
+    }
+
+    @Override
+    public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+      if (!request.method().equals("PATCH")
+          || !request.uri().getPath().endsWith("/nodes/" + name + "/status")) {
+        return;
+      }
+      statusWrites++;
+      if (statusWrites <= conflicts) {
+        admin
+            .nodes()
+            .withName(name)
+            .edit(
+                node ->
+                    new NodeBuilder(node)
+                        .editMetadata()
+                        .addToLabels("raced", Integer.toString(statusWrites))
+                        .endMetadata()
+                        .build());
+      }
+    }
+  }
+
   @Test
   void aDeletedNodeIsRemovedWithAnEventAndItsZoneLeavesTheMetrics() {
     String name = prefix + "leaving";
