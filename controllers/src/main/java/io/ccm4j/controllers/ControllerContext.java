@@ -7,6 +7,7 @@ import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedInformerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.Function;
 
 /**
  * What every controller is built from, handed to it by the manager (upstream's {@code
@@ -22,6 +23,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  *     ControllerDescriptor#eventSource()})
  * @param contentType the wire format of {@code --kube-api-content-type}, in which the API server
  *     answers the Node writes of {@link #nodeWrites()}
+ * @param partClients a client of its own for each part of the controller that upstream runs as a
+ *     controller of its own, by the part's name: the identity of {@code client}, a rate limit of
+ *     its own ({@link #clientFor})
  */
 public record ControllerContext(
     String name,
@@ -31,7 +35,31 @@ public record ControllerContext(
     String clusterName,
     MeterRegistry metrics,
     EventRecorder events,
-    KubeApiContentType contentType) {
+    KubeApiContentType contentType,
+    Function<String, KubernetesClient> partClients) {
+
+  /** A context whose parts write with the controller's own client (tests, the lab's runs). */
+  public ControllerContext(
+      String name,
+      KubernetesClient client,
+      SharedInformerFactory informers,
+      CloudProvider cloud,
+      String clusterName,
+      MeterRegistry metrics,
+      EventRecorder events,
+      KubeApiContentType contentType) {
+    this(name, client, informers, cloud, clusterName, metrics, events, contentType, part -> client);
+  }
+
+  /**
+   * The client of a part of this controller that upstream runs as a controller of its own (the
+   * node-lifecycle controller's taint eviction, upstream's {@code taint-eviction-controller}), as
+   * upstream's {@code ControllerContext.NewClient} gives each a clientset, and so a rate limit, of
+   * its own on the same credentials: the part's requests never queue in front of the rest's.
+   */
+  public KubernetesClient clientFor(String part) {
+    return partClients.apply(part);
+  }
 
   /** The controller's writes of Nodes, through its client. */
   public NodeWrites nodeWrites() {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /** Runs controllers against a real API server as the manager does, without leader election. */
 public final class ControllerHarness implements AutoCloseable {
@@ -26,6 +27,7 @@ public final class ControllerHarness implements AutoCloseable {
   private final List<Controller> controllers = new ArrayList<>();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private String clusterName = "kubernetes";
+  private Function<String, KubernetesClient> partClients;
 
   public ControllerHarness(
       KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
@@ -42,6 +44,15 @@ public final class ControllerHarness implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The clients of the controllers' parts ({@link ControllerContext#clientFor}), as the manager's
+   * {@code ManagerClients} gives each a rate limit of its own; without it, the controller's client.
+   */
+  public ControllerHarness withPartClients(Function<String, KubernetesClient> clients) {
+    this.partClients = clients;
+    return this;
+  }
+
   /** What the manager hands the controller {@code descriptor} describes, beside its settings. */
   public ControllerContext context(ControllerDescriptor descriptor) {
     return new ControllerContext(
@@ -54,7 +65,8 @@ public final class ControllerHarness implements AutoCloseable {
         recorders.computeIfAbsent(
             descriptor.eventSource(),
             c -> new KubernetesEventRecorder(client, c, KubeApiContentType.DEFAULT)),
-        KubeApiContentType.DEFAULT); // the Node writes and events in protobuf, as the manager's
+        KubeApiContentType.DEFAULT, // the Node writes and events in protobuf, as the manager's
+        partClients != null ? partClients : part -> client);
   }
 
   /**

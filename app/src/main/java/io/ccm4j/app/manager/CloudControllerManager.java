@@ -410,7 +410,8 @@ public final class CloudControllerManager implements AutoCloseable {
               settings.clusterName(),
               metrics,
               events.forSource(descriptor.eventSource()),
-              clients.contentType());
+              clients.contentType(),
+              part -> clients.forController(descriptor.clientName(), part));
       try {
         // The entry hands the controller its own record of settings.controllers().
         Controller controller = descriptor.factory().create(context, settings.controllers());
@@ -430,6 +431,16 @@ public final class CloudControllerManager implements AutoCloseable {
             .register(metrics);
       } catch (ControllerUnavailableException e) {
         log.warn("not starting {}: {}", name, e.getMessage());
+      } catch (KubernetesClientException e) {
+        // The client of one of its parts (ControllerContext.clientFor), as the controller's own.
+        log.error(
+            "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
+            name,
+            descriptor.clientName(),
+            e.getMessage());
+        stopControllers(null);
+        exitLater(1);
+        return;
       }
     }
     try {

@@ -61,6 +61,13 @@ public final class NodeLifecycleController implements Controller {
   private static final Logger log = LoggerFactory.getLogger(NodeLifecycleController.class);
 
   static final String PODS_BY_NODE = "byNode";
+
+  /**
+   * Taint eviction, a part with a client of its own ({@link ControllerContext#clientFor}):
+   * upstream's controller of that name.
+   */
+  public static final String TAINT_EVICTION = "taint-eviction-controller";
+
   private static final Duration TAINTING_PERIOD = Duration.ofMillis(100);
 
   /** Tries of a node's health write in one pass: upstream's {@code NodeHealthUpdateRetry}. */
@@ -136,14 +143,22 @@ public final class NodeLifecycleController implements Controller {
     this.loops =
         Executors.newScheduledThreadPool(
             3, runnable -> Thread.ofPlatform().name("node-lifecycle").unstarted(runnable));
-    // Deletions on threads of their own: a burst of them (a node's pods all due at once, each
-    // waiting for the client's rate limit) must not hold up the health and tainting passes, as
-    // upstream's taint-eviction controller runs apart from its node-lifecycle controller.
+    // Deletions on threads of their own and on a client, and so a rate limit, of their own: a
+    // burst of them (a node's pods all due at once) must not hold up the health and tainting
+    // passes, as upstream's taint-eviction controller runs apart from its node-lifecycle controller
+    // on a clientset of its own (§4.5).
     this.evictionTimers = evictionTimers();
     this.evictions = evictionThreads();
     this.taintEviction =
         new TaintEviction(
-            client, nodes, pods, events, clock, evictionTimers, evictions, lifecycleMetrics);
+            context.clientFor(TAINT_EVICTION),
+            nodes,
+            pods,
+            events,
+            clock,
+            evictionTimers,
+            evictions,
+            lifecycleMetrics);
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(

@@ -94,7 +94,6 @@ final class TaintEviction {
   private final InstantSource clock;
   private final ScheduledExecutorService timers;
   private final Executor deletions;
-  private final DeletionSlots slots;
   private final Map<String, List<Taint>> taintedNodes = new ConcurrentHashMap<>();
   private final Map<String, Work> work = new ConcurrentHashMap<>();
   private final NodeLifecycleControllerMetrics metrics;
@@ -109,7 +108,7 @@ final class TaintEviction {
       ScheduledExecutorService timers,
       Executor deletions,
       NodeLifecycleControllerMetrics metrics) {
-    this(client, nodes, pods, events, clock, timers, deletions, new DeletionSlots(), metrics, null);
+    this(client, nodes, pods, events, clock, timers, deletions, metrics, null);
   }
 
   /**
@@ -117,7 +116,6 @@ final class TaintEviction {
    * @param deletions runs each due deletion, each on a thread of its own as upstream's timed
    *     workers each run in a goroutine of their own, so a deletion waiting for a slow API server
    *     holds up no other
-   * @param slots how many deletions send requests at once, and when one is stuck
    * @param evictor one try of a deletion; null: the pod given the {@code DisruptionTarget}
    *     condition and deleted through the API ({@link PodDeletions#deleteExactly})
    */
@@ -129,7 +127,6 @@ final class TaintEviction {
       InstantSource clock,
       ScheduledExecutorService timers,
       Executor deletions,
-      DeletionSlots slots,
       NodeLifecycleControllerMetrics metrics,
       PodEvictor evictor) {
     this.client = client;
@@ -139,7 +136,6 @@ final class TaintEviction {
     this.clock = clock;
     this.timers = timers;
     this.deletions = deletions;
-    this.slots = slots;
     this.metrics = metrics;
     this.evictor =
         evictor != null
@@ -346,68 +342,58 @@ final class TaintEviction {
         NodeLifecycleEvents.TAINT_MANAGER_EVICTION,
         "Marking for deletion Pod %s".formatted(key));
     for (int attempt = 1; attempt <= TRIES; attempt++) {
-      DeletionSlots.Slot slot;
-      try {
-        slot = slots.take(key);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        log.debug("pod {}: eviction stopped by the shutdown before its try {}", key, attempt);
+      if (!isCurrent(key, scheduled)) {
+        log.info("pod {}: eviction cancelled before its try {}", key, attempt);
         return;
       }
-      try (slot) {
-        if (!isCurrent(key, scheduled)) {
-          log.info("pod {}: eviction cancelled before its try {}", key, attempt);
-          return;
-        }
-        if (!onTaintedNode(pod)) {
-          // The cancellation is on its way through the queue: the node's taints were lifted since.
-          log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
+      if (!onTaintedNode(pod)) {
+        // The cancellation is on its way through the queue: the node's taints were lifted since.
+        log.info("pod {}: not evicted, its node has no NoExecute taint any more", key);
+        forget(key, scheduled);
+        return;
+      }
+      try {
+        PodDeletions.Outcome outcome = evictor.evict(pod);
+        if (outcome != PodDeletions.Outcome.DELETED) {
+          log.info(
+              "pod {}: not evicted, {}",
+              key,
+              outcome == PodDeletions.Outcome.GONE
+                  ? "already gone"
+                  : "replaced by another pod of that name");
           forget(key, scheduled);
           return;
         }
-        try {
-          PodDeletions.Outcome outcome = evictor.evict(pod);
-          if (outcome != PodDeletions.Outcome.DELETED) {
-            log.info(
-                "pod {}: not evicted, {}",
-                key,
-                outcome == PodDeletions.Outcome.GONE
-                    ? "already gone"
-                    : "replaced by another pod of that name");
-            forget(key, scheduled);
-            return;
+        metrics.podDeletions.increment();
+        Duration latency = Duration.between(fireAt, clock.instant());
+        metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
+        synchronized (this) {
+          if (work.get(key) == scheduled) {
+            scheduled.future = null; // executed: kept until the pod is gone or it is cancelled
           }
-          metrics.podDeletions.increment();
-          Duration latency = Duration.between(fireAt, clock.instant());
-          metrics.podDeletionDuration.record(latency.isNegative() ? Duration.ZERO : latency);
-          synchronized (this) {
-            if (work.get(key) == scheduled) {
-              scheduled.future = null; // executed: kept until the pod is gone or it is cancelled
-            }
-          }
-          log.info("evicted pod {} from a node with NoExecute taints", key);
+        }
+        log.info("evicted pod {} from a node with NoExecute taints", key);
+        return;
+      } catch (RuntimeException e) {
+        if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
+          // The manager is stopping: the try was cut short, nothing failed.
+          log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
           return;
-        } catch (RuntimeException e) {
-          if (Thread.currentThread().isInterrupted() || timers.isShutdown()) {
-            // The manager is stopping: the try was cut short, nothing failed.
-            log.debug("pod {}: eviction stopped by the shutdown: {}", key, e.toString());
-            return;
-          }
-          // A failure of the client or of ccm4j's own reading (the thread is a virtual one of its
-          // own, which would print an uncaught exception's stack and keep the pod's entry): a
-          // failed try either way, as upstream's deletePodHandler returns any error.
-          log.warn(
-              "pod {}: eviction failed (try {} of {}): {}",
-              key,
-              attempt,
-              TRIES,
-              e instanceof KubernetesClientException ? e.getMessage() : e.toString());
-          try {
-            Thread.sleep(10);
-          } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            return;
-          }
+        }
+        // A failure of the client or of ccm4j's own reading (the thread is a virtual one of its
+        // own, which would print an uncaught exception's stack and keep the pod's entry): a
+        // failed try either way, as upstream's deletePodHandler returns any error.
+        log.warn(
+            "pod {}: eviction failed (try {} of {}): {}",
+            key,
+            attempt,
+            TRIES,
+            e instanceof KubernetesClientException ? e.getMessage() : e.toString());
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return;
         }
       }
     }

@@ -100,7 +100,6 @@ class TaintEvictionTest {
           () -> now,
           timers,
           handedOver::add,
-          new DeletionSlots(),
           new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
           pod -> {
             triesMade++;
@@ -456,8 +455,7 @@ class TaintEvictionTest {
 
   /**
    * Upstream's timed worker queue runs each due deletion in a goroutine of its own: one stuck on a
-   * slow API server holds up no other pod's. More are stuck here than there are slots, each taken
-   * over once its try has held it for the stuck time (here 100 ms).
+   * slow API server holds up no other pod's, however many are stuck.
    */
   @Test
   void deletionsStuckOnASlowApiServerHoldUpNoOtherPodsDeletion() {
@@ -485,7 +483,6 @@ class TaintEvictionTest {
             InstantSource.system(),
             realTimers,
             threads,
-            new DeletionSlots(DeletionSlots.SLOTS, Duration.ofMillis(100)),
             new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
             pod -> {
               if (pod.getMetadata().getName().startsWith("stuck-")) {

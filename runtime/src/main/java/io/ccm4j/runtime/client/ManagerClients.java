@@ -219,6 +219,17 @@ public final class ManagerClients implements AutoCloseable {
     return client;
   }
 
+  /**
+   * A client of its own for a part of a controller that upstream runs as a controller of its own on
+   * the same credentials ({@code taint-eviction-controller}'s {@code
+   * NewClient("node-controller")}): the identity of {@link #forController(String)
+   * forController(clientName)}, with a rate limit of its own, and {@code <clientName>/<part>} as
+   * its user agent's concern ({@link #sharing(KubernetesClient)} gives its one client).
+   */
+  public KubernetesClient forController(String clientName, String part) {
+    return forController(clientName + "/" + part);
+  }
+
   @Override
   public synchronized void close() {
     if (closesControllerClients) {

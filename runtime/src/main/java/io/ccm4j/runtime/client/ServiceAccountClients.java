@@ -76,17 +76,24 @@ public final class ServiceAccountClients implements AutoCloseable {
   }
 
   /**
-   * The client for a controller's ServiceAccount, created with it on first use.
+   * The client for a controller's ServiceAccount, created with it on first use; {@code concern} is
+   * the account's name, or {@code <account>/<part>} for a part of a controller with a client (a
+   * rate limit and a token) of its own under the same account ({@link
+   * ManagerClients#forController(String, String)}).
    *
    * @throws KubernetesClientException when the ServiceAccount cannot be read or created (the
    *     manager's own role must allow {@code get} and {@code create} on serviceaccounts, and {@code
    *     create} on serviceaccounts/token, in kube-system)
    */
-  public synchronized KubernetesClient forController(String serviceAccount) {
-    KubernetesClient existing = clients.get(serviceAccount);
+  public synchronized KubernetesClient forController(String concern) {
+    KubernetesClient existing = clients.get(concern);
     if (existing != null) {
       return existing;
     }
+    // "node-controller/taint-eviction-controller": a part of a controller with a client of its
+    // own, as the account's (ServiceAccount names have no slash).
+    int part = concern.indexOf('/');
+    String serviceAccount = part < 0 ? concern : concern.substring(0, part);
     Config base = root.getConfiguration();
     // The server and how to trust it, without the manager's own credentials (upstream's
     // AnonymousClientConfig); the token comes from the provider on every request.
@@ -113,14 +120,8 @@ public final class ServiceAccountClients implements AutoCloseable {
     config.setOauthTokenProvider(token);
     KubernetesClient client =
         KubeClients.create(
-            config,
-            KubeClients.USER_AGENT + "/" + serviceAccount,
-            qps,
-            burst,
-            fence,
-            transport,
-            metrics);
-    clients.put(serviceAccount, client);
+            config, KubeClients.USER_AGENT + "/" + concern, qps, burst, fence, transport, metrics);
+    clients.put(concern, client);
     log.info("controller credentials: ServiceAccount {}/{}", NAMESPACE, serviceAccount);
     return client;
   }

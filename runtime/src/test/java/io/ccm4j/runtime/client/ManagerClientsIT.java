@@ -65,6 +65,32 @@ class ManagerClientsIT {
         .anySatisfy(manager -> assertThat(manager).isNotEqualTo("cloud-controller-manager"));
   }
 
+  /**
+   * A part of a controller that upstream runs as a controller of its own (taint eviction, whose
+   * {@code NewClient("node-controller")} is a clientset of its own on the node controller's
+   * credentials) gets a client, and so a rate limit, of its own under the controller's account.
+   */
+  @Test
+  void aControllersPartHasAClientOfItsOwnUnderTheControllersServiceAccount(KubernetesClient admin) {
+    try (ManagerClients clients = ManagerClients.create(admin.getConfiguration(), 50, 100, true)) {
+      KubernetesClient controller = clients.forController("node-controller");
+      KubernetesClient part = clients.forController("node-controller", "taint-eviction-controller");
+
+      assertThat(part).isNotSameAs(controller);
+      assertThat(clients.forController("node-controller", "taint-eviction-controller"))
+          .isSameAs(part);
+      // The API server's bootstrap policy lets the node-controller account list pods.
+      assertThat(part.pods().inAnyNamespace().list().getItems()).isNotNull();
+      assertThat(
+              admin
+                  .serviceAccounts()
+                  .inNamespace("kube-system")
+                  .withName("taint-eviction-controller")
+                  .get())
+          .isNull();
+    }
+  }
+
   /** Every Vert.x instance has one blocked-thread checker. */
   private static long vertxInstances() {
     return Thread.getAllStackTraces().keySet().stream()
