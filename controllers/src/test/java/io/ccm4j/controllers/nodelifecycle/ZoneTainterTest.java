@@ -61,7 +61,9 @@ class ZoneTainterTest {
 
   @Test
   void nodesAreQueuedAndRemovedWhileAnotherIsBeingTainted() throws Exception {
-    ZoneTainter tainter = new ZoneTainter(10, InstantSource.system());
+    // One token, the next 100 s away: b, queued meanwhile, must still wait when a's write ends
+    // (at 10 nodes/s a write held up for 100 ms on a busy machine let b through).
+    ZoneTainter tainter = new ZoneTainter(0.01, InstantSource.system());
     tainter.add("a");
     CountDownLatch writing = new CountDownLatch(1);
     CountDownLatch written = new CountDownLatch(1);
