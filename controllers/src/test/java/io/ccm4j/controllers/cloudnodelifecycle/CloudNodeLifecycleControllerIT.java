@@ -380,6 +380,61 @@ class CloudNodeLifecycleControllerIT {
   }
 
   /**
+   * A cloud call the controller's stop interrupts counts as {@code canceled}, as upstream counts a
+   * call its context's end cut short, not as {@code error}: an alert on cloud errors must not fire
+   * at every stop or lost Lease.
+   */
+  @Test
+  void aCallTheStopInterruptsCountsAsCanceled() throws Exception {
+    harness.close();
+    java.util.concurrent.CountDownLatch calling = new java.util.concurrent.CountDownLatch(1);
+    CloudProvider slow =
+        new CloudProvider() {
+          @Override
+          public String providerName() {
+            return "slow";
+          }
+
+          @Override
+          public Optional<InstancesV2> instancesV2() {
+            return Optional.of(
+                new InstancesV2() {
+                  @Override
+                  public boolean instanceExists(Node node) throws CloudException {
+                    calling.countDown();
+                    try {
+                      Thread.sleep(Duration.ofMinutes(1)); // a cloud that does not answer
+                      return true;
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                      throw new CloudException("interrupted while asking the cloud", e);
+                    }
+                  }
+
+                  @Override
+                  public boolean instanceShutdown(Node node) {
+                    return false;
+                  }
+
+                  @Override
+                  public Optional<InstanceMetadata> instanceMetadata(Node node) {
+                    return Optional.empty();
+                  }
+                });
+          }
+        };
+    harness = new ControllerHarness(client, slow, FAST).start(Controllers.CLOUD_NODE_LIFECYCLE);
+    kubelets.register(NodeSpec.named(prefix + "0")).setReady(false, "network down");
+    assertThat(calling.await(20, TimeUnit.SECONDS)).as("the cloud asked").isTrue();
+    io.micrometer.core.instrument.MeterRegistry metrics = harness.metrics();
+
+    harness.close();
+
+    assertThat(calls(metrics, "instance_exists", "canceled")).isPositive();
+    assertThat(calls(metrics, "instance_exists", "error")).isZero();
+  }
+
+  /**
    * Upstream's two metrics of this controller (v1.37): the pass duration, with its buckets, and the
    * cloud's answers by operation and result.
    */
