@@ -7,6 +7,7 @@ import io.ccm4j.app.manager.CloudControllerManager;
 import io.ccm4j.controllers.ControllerSelection;
 import io.ccm4j.controllers.ControllerSettings;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.runtime.client.KubeApiContentType;
 import io.ccm4j.runtime.client.ManagerClients;
 import io.ccm4j.runtime.client.RestClientMetrics;
@@ -30,6 +31,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -39,6 +41,99 @@ import org.junit.jupiter.api.Test;
 /** The manager's HTTPS endpoint against a real API server (A4). */
 @WithControlPlane
 class ManagementEndpointsIT {
+
+  /**
+   * The help of the series upstream's manager serves from its start, as it writes them: its text,
+   * after the stability level component-base puts first (the Go sources' {@code Help} and {@code
+   * StabilityLevel}; the process series, from the Prometheus client itself, have none).
+   */
+  private static final Map<String, String> UPSTREAM_HELP =
+      Map.ofEntries(
+          Map.entry(
+              "kubernetes_build_info",
+              "[BETA] A metric with a constant '1' value labeled by major, minor, git version, git"
+                  + " commit, git tree state, build date, Go version, and compiler from which"
+                  + " Kubernetes was built, and platform on which it is running."),
+          Map.entry(
+              "leader_election_master_status",
+              "[ALPHA] Gauge of if the reporting system is master of the relevant lease, 0"
+                  + " indicates backup, 1 indicates master. 'name' is the string used to identify"
+                  + " the lease. Please make sure to group by name."),
+          Map.entry(
+              "running_managed_controllers",
+              "[BETA] Indicates where instances of a controller are currently running"),
+          Map.entry(
+              "rest_client_requests_total",
+              "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host."),
+          Map.entry(
+              "rest_client_request_duration_seconds",
+              "[ALPHA] Request latency in seconds. Broken down by verb, and host."),
+          Map.entry(
+              "rest_client_rate_limiter_duration_seconds",
+              "[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and host."),
+          Map.entry("workqueue_adds_total", "[BETA] Total number of adds handled by workqueue"),
+          Map.entry("workqueue_depth", "[BETA] Current depth of workqueue"),
+          Map.entry(
+              "workqueue_queue_duration_seconds",
+              "[BETA] How long in seconds an item stays in workqueue before being requested."),
+          Map.entry(
+              "workqueue_work_duration_seconds",
+              "[BETA] How long in seconds processing an item from workqueue takes."),
+          Map.entry(
+              "workqueue_retries_total", "[BETA] Total number of retries handled by workqueue"),
+          Map.entry(
+              "workqueue_unfinished_work_seconds",
+              "[BETA] How many seconds of work has done that is in progress and hasn't been"
+                  + " observed by work_duration. Large values indicate stuck threads. One can"
+                  + " deduce the number of stuck threads by observing the rate at which this"
+                  + " increases."),
+          Map.entry(
+              "workqueue_longest_running_processor_seconds",
+              "[BETA] How many seconds has the longest running processor for workqueue been"
+                  + " running."),
+          Map.entry(
+              "node_controller_cloud_provider_taint_removal_delay_seconds",
+              "[ALPHA] Number of seconds after node creation when NodeController removed the"
+                  + " cloud-provider taint of a single node."),
+          Map.entry(
+              "node_controller_initial_node_sync_delay_seconds",
+              "[ALPHA] Number of seconds after node creation when NodeController finished the"
+                  + " initial synchronization of a single node."),
+          Map.entry(
+              "service_controller_loadbalancer_sync_total",
+              "[ALPHA] A metric counting the amount of times any load balancer has been"
+                  + " configured, as an effect of service/node changes on the cluster"),
+          Map.entry(
+              "service_controller_nodesync_error_total",
+              "[ALPHA] A metric counting the amount of times any load balancer has been"
+                  + " configured and errored, as an effect of node changes on the cluster"),
+          Map.entry(
+              "service_controller_nodesync_latency_seconds",
+              "[ALPHA] A metric measuring the latency for nodesync which updates loadbalancer"
+                  + " hosts on cluster node updates."),
+          Map.entry(
+              "service_controller_update_loadbalancer_host_latency_seconds",
+              "[ALPHA] A metric measuring the latency for updating each load balancer hosts."),
+          Map.entry(
+              "cloud_node_lifecycle_controller_monitor_nodes_duration_seconds",
+              "[ALPHA] A metric measuring the duration in seconds of a single MonitorNodes loop"
+                  + " execution."),
+          Map.entry(
+              "node_collector_update_node_health_duration_seconds",
+              "[ALPHA] Duration in seconds for NodeController to update the health of a single"
+                  + " node."),
+          Map.entry(
+              "node_collector_update_all_nodes_health_duration_seconds",
+              "[ALPHA] Duration in seconds for NodeController to update the health of all nodes."),
+          Map.entry(
+              "taint_eviction_controller_pod_deletions_total",
+              "[ALPHA] Total number of Pods deleted by TaintEvictionController since its start."),
+          Map.entry(
+              "taint_eviction_controller_pod_deletion_duration_seconds",
+              "[ALPHA] Latency, in seconds, between the time when a taint effect has been"
+                  + " activated for the Pod and its deletion via TaintEvictionController."),
+          Map.entry(
+              "process_cpu_seconds_total", "Total user and system CPU time spent in seconds."));
 
   @Test
   void healthAndMetricsAnswerWhileLeading(KubernetesClient client) throws Exception {
@@ -78,9 +173,32 @@ class ManagementEndpointsIT {
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.headers().firstValue("Content-Type"))
           .hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
+      assertThat(metrics.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=underscores");
       assertThat(metrics.body())
           .contains("leader_election_master_status{name=\"" + lease + "\"} 1")
-          .contains("jvm_memory_used_bytes");
+          .contains("jvm_memory_used_bytes")
+          .containsPattern(
+              "\nkubernetes_build_info\\{build_date=\"[^\"]+\",compiler=\"javac\",git_commit=\"\","
+                  + "git_tree_state=\"\",git_version=\"v[^\"]+\",go_version=\"java[^\"]+\","
+                  + "major=\"1\",minor=\"\\d+\",platform=\"[^\"]+\"} 1\n");
+      assertUpstreamHelp(
+          metrics.body(),
+          "kubernetes_build_info",
+          "leader_election_master_status",
+          "running_managed_controllers",
+          "workqueue_adds_total",
+          "workqueue_depth",
+          "workqueue_queue_duration_seconds",
+          "workqueue_work_duration_seconds",
+          "workqueue_retries_total",
+          "workqueue_unfinished_work_seconds",
+          "workqueue_longest_running_processor_seconds",
+          "node_collector_update_node_health_duration_seconds",
+          "node_collector_update_all_nodes_health_duration_seconds",
+          "taint_eviction_controller_pod_deletions_total",
+          "taint_eviction_controller_pod_deletion_duration_seconds",
+          "process_cpu_seconds_total");
       assertThat(cloud.initializedWith.get().clusterName()).isEqualTo("kubernetes");
 
       // The manager's events name their component alone, as upstream's EventSource: no host.
@@ -159,8 +277,62 @@ class ManagementEndpointsIT {
       String body = endpoint.get("/metrics").body();
       assertThat(body)
           .contains(
-              "rest_client_request_duration_seconds_bucket{host=\"%s\",verb=\"GET\",le=\"60.0\"}"
+              "rest_client_request_duration_seconds_bucket{host=\"%s\",verb=\"GET\",le=\"60\"}"
                   .formatted(host));
+      assertUpstreamHelp(
+          body,
+          "rest_client_requests_total",
+          "rest_client_request_duration_seconds",
+          "rest_client_rate_limiter_duration_seconds");
+    }
+  }
+
+  /**
+   * The cloud controllers' series carry upstream's help texts on the served /metrics, from the
+   * manager's start.
+   */
+  @Test
+  void theCloudControllersSeriesHaveUpstreamsHelp(KubernetesClient client) throws Exception {
+    String prefix = "help-" + UUID.randomUUID().toString().substring(0, 6) + "-";
+    var settings =
+        CloudControllerManager.settings()
+            .cloud(
+                SimCloudProviderFactory.fromYaml(
+                    "generate: {count: 1, prefix: %s}".formatted(prefix)))
+            .selection(
+                ControllerSelection.parse(
+                    List.of("cloud-node", "cloud-node-lifecycle", "service"), Set.of()))
+            .controllers(ControllerSettings.defaults())
+            .serving(new InetSocketAddress("127.0.0.1", 0), ServingKeys.selfSigned())
+            .servingAccess(ServingAccess.allowing(List.of("/metrics")))
+            .buildSettings();
+    try (CloudControllerManager manager =
+        CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
+      manager.start();
+      var endpoint = management(manager.servingAddress().orElseThrow());
+
+      await("the controllers' series")
+          .atMost(30, TimeUnit.SECONDS)
+          .untilAsserted(
+              () ->
+                  assertUpstreamHelp(
+                      endpoint.get("/metrics").body(),
+                      "node_controller_cloud_provider_taint_removal_delay_seconds",
+                      "node_controller_initial_node_sync_delay_seconds",
+                      "service_controller_loadbalancer_sync_total",
+                      "service_controller_nodesync_error_total",
+                      "service_controller_nodesync_latency_seconds",
+                      "service_controller_update_loadbalancer_host_latency_seconds",
+                      "cloud_node_lifecycle_controller_monitor_nodes_duration_seconds"));
+    }
+  }
+
+  /** Each named series' help is upstream's, as its {@code # HELP} line writes it. */
+  private static void assertUpstreamHelp(String scrape, String... names) {
+    for (String name : names) {
+      assertThat(UPSTREAM_HELP).containsKey(name);
+      assertThat("\n" + scrape) // the first line has no line before it
+          .contains("\n# HELP " + name + " " + UPSTREAM_HELP.get(name) + "\n");
     }
   }
 

@@ -18,6 +18,7 @@ import io.ccm4j.runtime.cloud.MeasuredCloudProvider;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.leaderelection.LeaderElection;
+import io.ccm4j.runtime.serving.BuildInfo;
 import io.ccm4j.runtime.serving.ProcessMetrics;
 import io.ccm4j.runtime.serving.ServingAccess;
 import io.ccm4j.runtime.serving.ServingKeys;
@@ -172,6 +173,7 @@ public final class CloudControllerManager implements AutoCloseable {
     new JvmThreadMetrics().bindTo(metrics);
     new ProcessorMetrics().bindTo(metrics);
     new ProcessMetrics().bindTo(metrics);
+    new BuildInfo().register(metrics);
   }
 
   /**
@@ -224,7 +226,10 @@ public final class CloudControllerManager implements AutoCloseable {
     health.add("leaderElection", election::health);
     Gauge.builder("leader_election_master_status", election, e -> e.isLeader() ? 1 : 0)
         .tag("name", le.name())
-        .description("1 while this instance holds the leader Lease")
+        .description(
+            "[ALPHA] Gauge of if the reporting system is master of the relevant lease, 0 indicates"
+                + " backup, 1 indicates master. 'name' is the string used to identify the lease."
+                + " Please make sure to group by name.")
         .register(metrics);
     election.start();
   }
@@ -427,7 +432,7 @@ public final class CloudControllerManager implements AutoCloseable {
         Gauge.builder(
                 "running_managed_controllers", managed, m -> m.getOrDefault(alias, false) ? 1 : 0)
             .tags("name", alias, "manager", MANAGER)
-            .description("The controllers this manager runs")
+            .description("[BETA] Indicates where instances of a controller are currently running")
             .register(metrics);
       } catch (ControllerUnavailableException e) {
         log.warn("not starting {}: {}", name, e.getMessage());

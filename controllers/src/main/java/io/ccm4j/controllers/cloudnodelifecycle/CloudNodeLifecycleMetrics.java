@@ -31,7 +31,8 @@ final class CloudNodeLifecycleMetrics {
     monitorNodesDuration =
         Timer.builder("cloud_node_lifecycle_controller_monitor_nodes_duration")
             .description(
-                "A metric measuring the duration in seconds of a single MonitorNodes loop execution.")
+                "[ALPHA] A metric measuring the duration in seconds of a single MonitorNodes loop"
+                    + " execution.")
             .serviceLevelObjectives(BUCKETS)
             .register(registry);
   }
@@ -57,7 +58,7 @@ final class CloudNodeLifecycleMetrics {
     }
     Counter.builder("cloud_node_lifecycle_controller_cloud_provider_calls")
         .description(
-            "The total number of cloud provider API calls, labeled by operation and result.")
+            "[ALPHA] The total number of cloud provider API calls, labeled by operation and result.")
         .tag("operation", operation)
         .tag("result", result)
         .register(registry)

@@ -15,13 +15,17 @@ final class NodeControllerMetrics {
     taintRemovalDelay =
         DistributionSummary.builder("node_controller_cloud_provider_taint_removal_delay")
             .baseUnit("seconds")
-            .description("Time from a node's creation to the removal of the uninitialized taint")
+            .description(
+                "[ALPHA] Number of seconds after node creation when NodeController removed the"
+                    + " cloud-provider taint of a single node.")
             .serviceLevelObjectives(BUCKETS)
             .register(registry);
     initialNodeSyncDelay =
         DistributionSummary.builder("node_controller_initial_node_sync_delay")
             .baseUnit("seconds")
-            .description("Time from a node's creation to its first successful sync")
+            .description(
+                "[ALPHA] Number of seconds after node creation when NodeController finished the"
+                    + " initial synchronization of a single node.")
             .serviceLevelObjectives(BUCKETS)
             .register(registry);
   }

@@ -11,7 +11,7 @@ final class NodeIpamControllerMetrics {
     for (Cidr cidr : allocator.clusterCidrs()) {
       Gauge.builder("node_ipam_controller_cidrset_usage_cidrs", allocator, a -> a.usage(cidr))
           .tag("clusterCIDR", cidr.toString())
-          .description("Share of the cluster CIDR's pod CIDRs in use")
+          .description("[ALPHA] Gauge measuring percentage of allocated CIDRs.")
           .register(registry);
     }
   }

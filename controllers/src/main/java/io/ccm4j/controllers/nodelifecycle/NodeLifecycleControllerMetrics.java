@@ -44,13 +44,14 @@ final class NodeLifecycleControllerMetrics {
     this.registry = registry;
     this.podDeletions =
         Counter.builder("taint_eviction_controller_pod_deletions")
-            .description("Total number of Pods deleted by TaintEvictionController since its start.")
+            .description(
+                "[ALPHA] Total number of Pods deleted by TaintEvictionController since its start.")
             .register(registry);
     // Upstream's names and buckets; a Timer is served with the "_seconds" suffix.
     this.podDeletionDuration =
         Timer.builder("taint_eviction_controller_pod_deletion_duration")
             .description(
-                "Latency, in seconds, between the time when a taint effect has been activated for"
+                "[ALPHA] Latency, in seconds, between the time when a taint effect has been activated for"
                     + " the Pod and its deletion via TaintEvictionController.")
             .serviceLevelObjectives(
                 seconds(0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 180, 240))
@@ -58,13 +59,14 @@ final class NodeLifecycleControllerMetrics {
     this.updateNodeHealthDuration =
         Timer.builder("node_collector_update_node_health_duration")
             .description(
-                "Duration in seconds for NodeController to update the health of a single node.")
+                "[ALPHA] Duration in seconds for NodeController to update the health of a single"
+                    + " node.")
             .serviceLevelObjectives(exponential(0.001, 4, 8))
             .register(registry);
     this.updateAllNodesHealthDuration =
         Timer.builder("node_collector_update_all_nodes_health_duration")
             .description(
-                "Duration in seconds for NodeController to update the health of all nodes.")
+                "[ALPHA] Duration in seconds for NodeController to update the health of all nodes.")
             .serviceLevelObjectives(exponential(0.01, 4, 8))
             .register(registry);
   }
@@ -125,14 +127,17 @@ final class NodeLifecycleControllerMetrics {
     Zone(MeterRegistry registry, String zone) {
       registered.add(
           Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
+              .description("[ALPHA] Gauge measuring number of registered Nodes per zones.")
               .tag("zone", zone)
               .register(registry));
       registered.add(
           Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
+              .description("[ALPHA] Gauge measuring number of not Ready Nodes per zones.")
               .tag("zone", zone)
               .register(registry));
       registered.add(
           Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
+              .description("[ALPHA] Gauge measuring percentage of healthy nodes per zone.")
               .tag("zone", zone)
               .register(registry));
       registered.add(
@@ -142,7 +147,13 @@ final class NodeLifecycleControllerMetrics {
               .register(registry));
       // Counted for good, as upstream's evictions total (not deleted with the zone). Exported as
       // node_collector_evictions_total, upstream's modern name (a counter gains "_total").
-      evictions = Counter.builder("node_collector_evictions").tag("zone", zone).register(registry);
+      evictions =
+          Counter.builder("node_collector_evictions")
+              .description(
+                  "[STABLE] Number of Node evictions that happened since current instance of"
+                      + " NodeController started.")
+              .tag("zone", zone)
+              .register(registry);
     }
 
     void unregister(MeterRegistry registry) {

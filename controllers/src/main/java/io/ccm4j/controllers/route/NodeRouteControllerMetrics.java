@@ -31,7 +31,7 @@ final class NodeRouteControllerMetrics {
     String outcome = failed ? OUTCOME_ERROR : routesChanged ? OUTCOME_CHANGED : OUTCOME_NOOP;
     Counter.builder(ROUTE_SYNC_TOTAL)
         .description(
-            "A metric counting the number of route reconciles with the cloud provider, labeled by"
+            "[ALPHA] A metric counting the number of route reconciles with the cloud provider, labeled by"
                 + " the trigger (periodic or node_change) and the outcome (error if the reconcile"
                 + " failed, changed if at least one route was created or deleted, otherwise noop).")
         .tags("outcome", outcome, "trigger", trigger)

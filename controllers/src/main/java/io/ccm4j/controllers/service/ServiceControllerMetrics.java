@@ -27,24 +27,25 @@ final class ServiceControllerMetrics {
     loadBalancerSync =
         Counter.builder("service_controller_loadbalancer_sync")
             .description(
-                "A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster")
+                "[ALPHA] A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster")
             .register(registry);
     nodeSyncErrors =
         Counter.builder("service_controller_nodesync_error")
             .description(
-                "A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster")
+                "[ALPHA] A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster")
             .register(registry);
     nodeSyncLatency =
         DistributionSummary.builder("service_controller_nodesync_latency")
             .baseUnit("seconds")
             .description(
-                "A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates")
+                "[ALPHA] A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.")
             .serviceLevelObjectives(BUCKETS)
             .register(registry);
     updateLoadBalancerHostLatency =
         DistributionSummary.builder("service_controller_update_loadbalancer_host_latency")
             .baseUnit("seconds")
-            .description("A metric measuring the latency for updating each load balancer hosts")
+            .description(
+                "[ALPHA] A metric measuring the latency for updating each load balancer hosts.")
             .serviceLevelObjectives(BUCKETS)
             .register(registry);
   }

@@ -53,6 +53,28 @@ class NodeLifecycleControllerMetricsTest {
         .contains("taint_eviction_controller_pod_deletions_total 1.0");
   }
 
+  /**
+   * A zone's series carry upstream's help, after its stability level (kube-controller-manager's
+   * nodelifecycle/metrics.go); the zone state is ccm4j's own and has none.
+   */
+  @Test
+  void theZoneSeriesHaveUpstreamsHelp() {
+    PrometheusMeterRegistry served = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new NodeLifecycleControllerMetrics(served).recordZones(Map.of("r:\u0000:a", List.of()));
+
+    assertThat(served.scrape())
+        .contains(
+            "# HELP node_collector_zone_size [ALPHA] Gauge measuring number of registered Nodes"
+                + " per zones.\n",
+            "# HELP node_collector_unhealthy_nodes_in_zone [ALPHA] Gauge measuring number of not"
+                + " Ready Nodes per zones.\n",
+            "# HELP node_collector_zone_health [ALPHA] Gauge measuring percentage of healthy nodes"
+                + " per zone.\n",
+            "# HELP node_collector_evictions_total [STABLE] Number of Node evictions that happened"
+                + " since current instance of NodeController started.\n",
+            "# HELP node_collector_zone_state 0 Initial");
+  }
+
   @Test
   void theHistogramsAreServedUnderUpstreamsNamesWithItsBuckets() {
     PrometheusMeterRegistry served = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -145,7 +145,7 @@ public final class RestClientMetrics {
           Timer.builder("rest.client.request.duration")
               .tag("host", host)
               .tag("verb", verb)
-              .description("Request latency in seconds. Broken down by verb, and host.")
+              .description("[ALPHA] Request latency in seconds. Broken down by verb, and host.")
               .serviceLevelObjectives(DURATION_BUCKETS)
               .register(registry);
       this.rateLimiter =
@@ -153,7 +153,8 @@ public final class RestClientMetrics {
               .tag("host", host)
               .tag("verb", verb)
               .description(
-                  "Client side rate limiter latency in seconds. Broken down by verb, and host.")
+                  "[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and"
+                      + " host.")
               .serviceLevelObjectives(DURATION_BUCKETS)
               .register(registry);
     }
@@ -185,7 +186,8 @@ public final class RestClientMetrics {
           .tag("code", code)
           .tag("host", host)
           .tag("method", verb)
-          .description("Number of HTTP requests, partitioned by status code, method, and host.")
+          .description(
+              "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.")
           .register(registry);
     }
   }

@@ -334,7 +334,7 @@ public final class DelegatedAccess implements AccessControl {
       throw e;
     } finally {
       Counter.builder(counter)
-          .description("Number of HTTP requests partitioned by status code.")
+          .description("[ALPHA] Number of HTTP requests partitioned by status code.")
           .tag("code", code)
           .register(metrics)
           .increment();

@@ -16,15 +16,29 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What {@code /metrics} answers: the registry's series in Prometheus text, without the {@code
- * <name>_max} gauge Micrometer adds beside each histogram. Upstream's histograms have none: each
- * would be one more series per histogram child that no upstream dashboard reads, a maximum over a
- * sliding window of Micrometer's rather than since the start, under a name an upstream metric could
- * take.
+ * What {@code /metrics} answers: the registry's series in Prometheus text, as Go's client writes it
+ * for upstream's managers.
+ *
+ * <ul>
+ *   <li>Without the {@code <name>_max} gauge Micrometer adds beside each histogram. Upstream's
+ *       histograms have none: each would be one more series per histogram child that no upstream
+ *       dashboard reads, a maximum over a sliding window of Micrometer's rather than since the
+ *       start, under a name an upstream metric could take.
+ *   <li>Numbers, the {@code le} and {@code quantile} labels included, as Go writes a float64
+ *       ({@link GoFloats}): {@code le="1"}, not Java's {@code le="1.0"}. On Prometheus 2 these are
+ *       different label values, so a selector written against upstream's series would find none.
+ *   <li>Always this text format, whatever the scraper accepts: upstream's handler does not offer
+ *       OpenMetrics ({@code legacyregistry.Handler} leaves {@code EnableOpenMetrics} off), and says
+ *       so with the same content type, names escaped with underscores.
+ * </ul>
  */
 final class MetricsText {
 
-  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+  static final String CONTENT_TYPE =
+      "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
+
+  /** The library's writer of this format, which writes numbers as Java does. */
+  private static final String WRITER_FORMAT = "text/plain; version=0.0.4; charset=utf-8";
 
   private static final String MAX_SUFFIX = "_max";
 
@@ -34,11 +48,96 @@ final class MetricsText {
     MetricSnapshots all = registry.getPrometheusRegistry().scrape();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
-      ExpositionFormats.init().findWriter(CONTENT_TYPE).write(out, withoutHistogramMaxima(all));
+      ExpositionFormats.init().findWriter(WRITER_FORMAT).write(out, withoutHistogramMaxima(all));
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
-    return out.toString(StandardCharsets.UTF_8);
+    return withGoNumbers(out.toString(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The text with each sample's value written as Go writes it, and the bound of a histogram's
+   * bucket ({@code le}) or a summary's quantile ({@code quantile}), which the writer puts last;
+   * comment lines and every other label as they are.
+   */
+  static String withGoNumbers(String text) {
+    StringBuilder result = new StringBuilder(text.length());
+    // The samples of the family being written whose last label is a bound, if it has any.
+    String boundSample = null;
+    int start = 0;
+    while (start < text.length()) {
+      int end = text.indexOf('\n', start);
+      if (end < 0) {
+        end = text.length();
+      }
+      String line = text.substring(start, end);
+      if (line.startsWith("# TYPE ")) {
+        String[] type = line.split(" ");
+        boundSample =
+            switch (type[3]) {
+              case "histogram" -> type[2] + "_bucket";
+              case "summary" -> type[2];
+              default -> null;
+            };
+        result.append(line);
+      } else if (line.isEmpty() || line.charAt(0) == '#') {
+        result.append(line);
+      } else {
+        result.append(sampleWithGoNumbers(line, boundSample));
+      }
+      if (end < text.length()) {
+        result.append('\n');
+      }
+      start = end + 1;
+    }
+    return result.toString();
+  }
+
+  /**
+   * {@code name{labels} value}, label values quoted with backslash escapes; the last label's value
+   * is a number when the sample's name is {@code boundSample}.
+   */
+  private static String sampleWithGoNumbers(String line, String boundSample) {
+    int nameEnd = 0;
+    while (line.charAt(nameEnd) != '{' && line.charAt(nameEnd) != ' ') {
+      nameEnd++;
+    }
+    int valueStart = nameEnd + 1;
+    StringBuilder out = new StringBuilder(line.length());
+    if (line.charAt(nameEnd) == ' ') {
+      out.append(line, 0, nameEnd);
+    } else {
+      int lastValueStart = -1;
+      int i = nameEnd + 1;
+      while (line.charAt(i) != '}') {
+        lastValueStart = line.indexOf('=', i) + 2; // past ="
+        i = lastValueStart;
+        while (line.charAt(i) != '"') {
+          i += line.charAt(i) == '\\' ? 2 : 1;
+        }
+        i++; // past the closing quote
+        if (line.charAt(i) == ',') {
+          i++;
+        }
+      }
+      if (line.substring(0, nameEnd).equals(boundSample) && lastValueStart > 0) {
+        int lastValueEnd = line.indexOf('"', lastValueStart); // a number has no quote
+        out.append(line, 0, lastValueStart)
+            .append(GoFloats.format(line.substring(lastValueStart, lastValueEnd)))
+            .append(line, lastValueEnd, i + 1);
+      } else {
+        out.append(line, 0, i + 1);
+      }
+      valueStart = i + 2; // past "} "
+    }
+    int valueEnd = line.indexOf(' ', valueStart);
+    if (valueEnd < 0) {
+      valueEnd = line.length();
+    }
+    return out.append(' ')
+        .append(GoFloats.format(line.substring(valueStart, valueEnd)))
+        .append(line, valueEnd, line.length())
+        .toString();
   }
 
   static MetricSnapshots withoutHistogramMaxima(MetricSnapshots all) {

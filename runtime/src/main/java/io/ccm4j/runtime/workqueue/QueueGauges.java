@@ -50,7 +50,7 @@ final class QueueGauges {
   private void register(MeterRegistry registry, String name) {
     Gauge.builder("workqueue.depth", this, g -> g.sum(WorkQueue::length))
         .tag("name", name)
-        .description("Current depth of the work queue")
+        .description("[BETA] Current depth of workqueue")
         .strongReference(true)
         .register(registry);
     // client-go's two gauges of work in progress, which show a worker stuck on one item.
@@ -58,14 +58,16 @@ final class QueueGauges {
         .tag("name", name)
         .baseUnit("seconds")
         .description(
-            "How long the items being processed have been processed, summed: a large value with"
-                + " a small work duration means stuck workers")
+            "[BETA] How many seconds of work has done that is in progress and hasn't been observed"
+                + " by work_duration. Large values indicate stuck threads. One can deduce the number"
+                + " of stuck threads by observing the rate at which this increases.")
         .strongReference(true)
         .register(registry);
     Gauge.builder("workqueue.longest.running.processor", this, g -> g.longestRunning())
         .tag("name", name)
         .baseUnit("seconds")
-        .description("How long the longest running worker has been processing its item")
+        .description(
+            "[BETA] How many seconds has the longest running processor for workqueue been running.")
         .strongReference(true)
         .register(registry);
   }

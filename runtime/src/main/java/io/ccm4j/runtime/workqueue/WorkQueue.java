@@ -88,23 +88,24 @@ public final class WorkQueue<T> implements AutoCloseable {
     this.adds =
         Counter.builder("workqueue.adds")
             .tag("name", name)
-            .description("Items added to the work queue")
+            .description("[BETA] Total number of adds handled by workqueue")
             .register(registry);
     this.retries =
         Counter.builder("workqueue.retries")
             .tag("name", name)
-            .description("Rate-limited retries of the work queue")
+            .description("[BETA] Total number of retries handled by workqueue")
             .register(registry);
     this.queueDuration =
         Timer.builder("workqueue.queue.duration")
             .tag("name", name)
-            .description("How long an item waits in the queue before a worker takes it")
+            .description(
+                "[BETA] How long in seconds an item stays in workqueue before being requested.")
             .serviceLevelObjectives(DURATION_BUCKETS)
             .register(registry);
     this.workDuration =
         Timer.builder("workqueue.work.duration")
             .tag("name", name)
-            .description("How long processing an item takes")
+            .description("[BETA] How long in seconds processing an item from workqueue takes.")
             .serviceLevelObjectives(DURATION_BUCKETS)
             .register(registry);
     this.delayThread =

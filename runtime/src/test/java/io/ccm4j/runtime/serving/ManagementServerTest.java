@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,118 @@ class ManagementServerTest {
         .register(metrics)
         .record(0.5);
     Gauge.builder("pool.max", () -> 7).register(metrics);
+
+    HttpResponse<String> scrape = scrape(metrics);
+
+    assertThat(scrape.statusCode()).isEqualTo(200);
+    assertThat(scrape.body())
+        .contains(
+            "workqueue_work_duration_seconds_bucket{name=\"Nodes\",le=\"0.001\"} 0",
+            "workqueue_work_duration_seconds_count{name=\"Nodes\"} 1",
+            "service_controller_nodesync_latency_seconds_bucket{le=\"1\"} 1",
+            "# TYPE pool_max gauge",
+            "pool_max 7")
+        .doesNotContain(
+            "workqueue_work_duration_seconds_max",
+            "service_controller_nodesync_latency_seconds_max");
+  }
+
+  /**
+   * Bucket bounds and values are written as Go's client writes them for upstream's manager: {@code
+   * le="1"}, not {@code le="1.0"}, which Prometheus 2 takes for another label value, so a selector
+   * written against upstream's series ({@code ...bucket{le="1"}}) would find nothing. Other labels
+   * stay as they are, even one that reads like a bound. The text is the only format upstream's
+   * handler serves, whatever the scraper accepts (it offers no OpenMetrics), and its content type
+   * is upstream's.
+   */
+  @Test
+  void metricsWriteBoundsAndValuesAsGoWritesThem() throws Exception {
+    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    DistributionSummary.builder("rest_client_request_duration")
+        .baseUnit("seconds")
+        .tag("verb", "GET")
+        .serviceLevelObjectives(0.005, 1, 10, 1e-8, 2e6)
+        .register(metrics)
+        .record(0.5);
+    Gauge.builder("big", () -> 1234567)
+        .tag("le", "1.0")
+        .tag("q", "a\"b}c,le=\"2.0\"")
+        .register(metrics);
+    Gauge.builder("small", () -> 0.00001).register(metrics);
+
+    for (String accept :
+        List.of(
+            "",
+            "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+                + "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")) {
+      HttpResponse<String> scrape = scrape(metrics, accept);
+
+      assertThat(scrape.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=underscores");
+      assertThat(scrape.body())
+          .contains(
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"1e-08\"} 0\n",
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"0.005\"} 0\n",
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"1\"} 1\n",
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"10\"} 1\n",
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"2e+06\"} 1\n",
+              "rest_client_request_duration_seconds_bucket{verb=\"GET\",le=\"+Inf\"} 1\n",
+              "rest_client_request_duration_seconds_sum{verb=\"GET\"} 0.5\n",
+              "big{le=\"1.0\",q=\"a\\\"b}c,le=\\\"2.0\\\"\"} 1.234567e+06\n",
+              "small 1e-05\n")
+          .doesNotContain("# EOF", "le=\"1.0\"}");
+    }
+  }
+
+  /**
+   * {@code kubernetes_build_info}, which upstream's manager serves from its start, with upstream's
+   * name, help, labels and value; ccm4j's version, the Kubernetes release it follows and the build
+   * date come from its build.
+   */
+  @Test
+  void metricsHaveKubernetesBuildInfo() throws Exception {
+    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Properties build = new Properties();
+    build.setProperty("version", "0.4.0");
+    build.setProperty("kubernetes.release", "1.37");
+    build.setProperty("build.date", "2026-11-28T06:00:00Z");
+    new BuildInfo(build).register(metrics);
+
+    assertThat(scrape(metrics).body())
+        .contains(
+            "# HELP kubernetes_build_info [BETA] A metric with a constant '1' value labeled by"
+                + " major, minor, git version, git commit, git tree state, build date, Go version,"
+                + " and compiler from which Kubernetes was built, and platform on which it is"
+                + " running.\n"
+                + "# TYPE kubernetes_build_info gauge\n"
+                + "kubernetes_build_info{build_date=\"2026-11-28T06:00:00Z\",compiler=\"javac\","
+                + "git_commit=\"\",git_tree_state=\"\",git_version=\"v0.4.0\",go_version=\""
+                + BuildInfo.javaVersion()
+                + "\",major=\"1\",minor=\"37\",platform=\""
+                + BuildInfo.platform()
+                + "\"} 1\n");
+  }
+
+  /** The build fills in what {@code kubernetes_build_info} reports of it. */
+  @Test
+  void buildInfoReadsTheBuildsVersionReleaseAndDate() throws Exception {
+    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new BuildInfo().register(metrics);
+
+    assertThat(scrape(metrics).body())
+        .containsPattern(
+            "kubernetes_build_info\\{build_date=\"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\","
+                + "compiler=\"javac\",git_commit=\"\",git_tree_state=\"\",git_version=\"v\\d+\\.\\d+\\.\\d+[^\"$]*\","
+                + "go_version=\"java\\d+(\\.\\d+)*\",major=\"1\",minor=\"\\d+\",platform=\"[a-z0-9]+/[a-z0-9]+\"} 1\n");
+  }
+
+  private static HttpResponse<String> scrape(PrometheusMeterRegistry metrics) throws Exception {
+    return scrape(metrics, "");
+  }
+
+  /** A scrape of /metrics as Prometheus makes it, with its Accept header when not empty. */
+  private static HttpResponse<String> scrape(PrometheusMeterRegistry metrics, String accept)
+      throws Exception {
     AccessControl allowAll = (method, path, authorization) -> Optional.empty();
     try (ManagementServer server =
         new ManagementServer(
@@ -54,28 +167,13 @@ class ManagementServerTest {
             new HealthChecks(),
             metrics,
             allowAll)) {
-      HttpResponse<String> scrape =
-          LocalManagerHttp.client()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create(
-                              "https://127.0.0.1:" + server.address().getPort() + "/metrics"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-
-      assertThat(scrape.statusCode()).isEqualTo(200);
-      assertThat(scrape.headers().firstValue("Content-Type"))
-          .hasValue("text/plain; version=0.0.4; charset=utf-8");
-      assertThat(scrape.body())
-          .contains(
-              "workqueue_work_duration_seconds_bucket{name=\"Nodes\",le=\"0.001\"} 0",
-              "workqueue_work_duration_seconds_count{name=\"Nodes\"} 1",
-              "service_controller_nodesync_latency_seconds_bucket{le=\"1.0\"} 1",
-              "# TYPE pool_max gauge",
-              "pool_max 7.0")
-          .doesNotContain(
-              "workqueue_work_duration_seconds_max",
-              "service_controller_nodesync_latency_seconds_max");
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(
+              URI.create("https://127.0.0.1:" + server.address().getPort() + "/metrics"));
+      if (!accept.isEmpty()) {
+        request.header("Accept", accept);
+      }
+      return LocalManagerHttp.client().send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 
