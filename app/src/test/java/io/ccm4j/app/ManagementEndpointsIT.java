@@ -133,6 +133,12 @@ class ManagementEndpointsIT {
               "[ALPHA] Latency, in seconds, between the time when a taint effect has been"
                   + " activated for the Pod and its deletion via TaintEvictionController."),
           Map.entry(
+              "apiserver_delegated_authn_request_total",
+              "[ALPHA] Number of HTTP requests partitioned by status code."),
+          Map.entry(
+              "apiserver_delegated_authz_request_total",
+              "[ALPHA] Number of HTTP requests partitioned by status code."),
+          Map.entry(
               "process_cpu_seconds_total", "Total user and system CPU time spent in seconds."));
 
   @Test
@@ -403,7 +409,12 @@ class ManagementEndpointsIT {
           .atMost(30, TimeUnit.SECONDS)
           .pollInterval(Duration.ofSeconds(1))
           .until(() -> endpoint.get("/metrics", token).statusCode() == 200);
-      assertThat(endpoint.get("/metrics", token).body()).contains("jvm_memory_used_bytes");
+      String scraped = endpoint.get("/metrics", token).body();
+      assertThat(scraped).contains("jvm_memory_used_bytes");
+      assertUpstreamHelp(
+          scraped,
+          "apiserver_delegated_authn_request_total",
+          "apiserver_delegated_authz_request_total");
 
       // --authentication-kubeconfig / --authorization-kubeconfig: the reviews go where they say;
       // here to a user (the scraper) who may not review, so each refuses in its own way.
