@@ -11,14 +11,14 @@ import java.util.List;
 
 /**
  * A log record's exception ({@code %failure}): for the Kubernetes client and its transport
- * (fabric8, Vert.x, Netty), whose informers and elector log every retry with the whole stack, the
- * reason on the record's own line; with those loggers at DEBUG ({@code --v=6} and up) the stack as
- * well, and for every other logger always, on the lines after the record's.
+ * (fabric8, OkHttp), whose informers and elector log every retry with the whole stack, the reason
+ * on the record's own line; with those loggers at DEBUG ({@code --v=6} and up) the stack as well,
+ * and for every other logger always, on the lines after the record's.
  */
 public final class ClientFailureConverter extends ThrowableProxyConverter {
 
   /** The loggers whose failures are retried and said in one line. */
-  static final List<String> CLIENT_LOGGERS = List.of("io.fabric8", "io.vertx", "io.netty");
+  static final List<String> CLIENT_LOGGERS = List.of("io.fabric8", "okhttp3");
 
   @Override
   public String convert(ILoggingEvent event) {

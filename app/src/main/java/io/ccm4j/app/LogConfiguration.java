@@ -69,7 +69,7 @@ public final class LogConfiguration extends ContextAwareBase implements Configur
     console.setTarget("System.err");
     console.setEncoder(encoder);
     console.start();
-    for (String quiet : new String[] {"io.fabric8", "io.vertx", "io.netty"}) {
+    for (String quiet : new String[] {"io.fabric8", "okhttp3"}) {
       context.getLogger(quiet).setLevel(Level.WARN);
     }
     ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);

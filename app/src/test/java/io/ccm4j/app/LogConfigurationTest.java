@@ -28,7 +28,7 @@ class LogConfigurationTest {
               assertThat(((PatternLayoutEncoder) console.getEncoder()).getPattern())
                   .isEqualTo(LogConfiguration.PATTERN);
             });
-    for (String transport : new String[] {"io.fabric8", "io.vertx", "io.netty"}) {
+    for (String transport : new String[] {"io.fabric8", "okhttp3"}) {
       assertThat(context.getLogger(transport).getLevel()).as(transport).isEqualTo(Level.WARN);
     }
     assertThat(context.getLogger("io.ccm4j.controllers").getEffectiveLevel()).isEqualTo(Level.INFO);

@@ -43,7 +43,7 @@ record ManagerProfile(
 
   private static Map<String, List<String>> kinds() {
     Map<String, List<String>> kinds = new LinkedHashMap<>();
-    kinds.put("HTTP (Vert.x, Netty)", List.of("io.vertx.", "io.netty."));
+    kinds.put("HTTP (OkHttp, Okio)", List.of("okhttp3.", "okio."));
     kinds.put("fabric8 client and informers", List.of("io.fabric8."));
     kinds.put("ccm4j (controllers, workqueue, sim cloud)", List.of("io.ccm4j."));
     kinds.put("JSON (Jackson)", List.of("com.fasterxml.jackson."));

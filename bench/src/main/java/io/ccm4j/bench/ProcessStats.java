@@ -27,7 +27,7 @@ final class ProcessStats {
 
   /**
    * CPU seconds each group of the process's threads has used since it started, most first: threads
-   * are grouped by name without their number ({@code C1 CompilerThre}, {@code vert.x-eventloo}:
+   * are grouped by name without their number ({@code C1 CompilerThre}, {@code ccm4j-api-call-}:
    * Linux keeps 15 characters of a name). Empty once the process is gone.
    */
   static Map<String, Double> cpuSecondsByThreadGroup(long pid) {

@@ -27,7 +27,6 @@ class LauncherJvmTest {
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
             "-Xms16m",
-            "-Dio.netty.allocator.maxOrder=7",
             "--enable-native-access=ALL-UNNAMED");
   }
 

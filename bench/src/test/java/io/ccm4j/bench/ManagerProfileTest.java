@@ -26,18 +26,18 @@ class ManagerProfileTest {
             List.of(
                 "com.sun.crypto.provider.GHASH",
                 "sun.security.ssl.SSLEngineImpl",
-                "io.netty.handler.ssl.SslHandler",
-                "io.vertx.core.net.impl.NetSocketImpl"),
+                "okhttp3.internal.http2.Http2Writer",
+                "okio.RealBufferedSink"),
             List.of(
                 "com.fasterxml.jackson.databind.deser.BeanDeserializer",
                 "io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager",
-                "io.netty.channel.nio.NioEventLoop"),
+                "okhttp3.internal.http2.Http2Reader"),
             List.of("io.ccm4j.controllers.node.CloudNodeController", "java.lang.Thread"),
             List.of("java.lang.Object"));
 
     List<Share> shares = ManagerProfile.classify(stacks);
 
-    assertThat(shares.getFirst()).isEqualTo(new Share("HTTP (Vert.x, Netty)", 2, 50.0));
+    assertThat(shares.getFirst()).isEqualTo(new Share("HTTP (OkHttp, Okio)", 2, 50.0));
     assertThat(shares)
         .contains(
             new Share("TLS (JDK, native provider)", 1, 25.0),
@@ -90,7 +90,7 @@ class ManagerProfileTest {
     }
     Map<String, Double> threads = new LinkedHashMap<>();
     threads.put("C2 CompilerThre", 4.5);
-    threads.put("vert.x-eventloop-thread", 3.5);
+    threads.put("ccm4j-api-call-1", 3.5);
 
     ManagerProfile profile =
         ManagerProfile.read(jfr, threads, "-  Java Heap (reserved=131072KB, committed=65536KB)\n");

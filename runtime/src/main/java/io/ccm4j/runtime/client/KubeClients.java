@@ -53,9 +53,9 @@ public final class KubeClients {
 
   /**
    * The same, with the given user agent (set on {@code config}), behind a fence when one is given,
-   * on a shared transport when one is given (else a Vert.x of its own), trusting the cluster's CA
-   * alone when the configuration names one ({@link ClusterTrust}); a credential refresh that fails
-   * fails a request, not its caller ({@link CredentialRefresh}).
+   * on a shared transport when one is given (else a transport of its own), trusting the cluster's
+   * CA alone when the configuration names one ({@link ClusterTrust}); a credential refresh that
+   * fails fails a request, not its caller ({@link CredentialRefresh}).
    */
   public static KubernetesClient create(
       Config config,

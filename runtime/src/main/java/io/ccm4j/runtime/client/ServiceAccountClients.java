@@ -174,7 +174,7 @@ public final class ServiceAccountClients implements AutoCloseable {
    * A ServiceAccount token, requested again on a thread of its own once 80 % of its lifetime has
    * passed. {@link #getToken()} never calls the API server: fabric8 asks for the token wherever it
    * sends or re-sends a request, which includes its one scheduler thread (retries), shared with
-   * every request timeout and Lease renewal of the process, and a Vert.x event loop (after a 401).
+   * every request timeout and Lease renewal of the process, and the thread of a call answered 401.
    */
   static final class RenewedToken implements CredentialRefresh.RefusableToken {
 

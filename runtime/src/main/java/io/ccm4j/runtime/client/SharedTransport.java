@@ -1,91 +1,76 @@
 package io.ccm4j.runtime.client;
 
 import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
-import io.netty.resolver.AddressResolverGroup;
-import io.netty.util.concurrent.MultithreadEventExecutorGroup;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.file.FileSystemOptions;
-import io.vertx.core.impl.VertxInternal;
-import io.vertx.core.spi.resolver.ResolverProvider;
-import java.net.InetSocketAddress;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import io.fabric8.kubernetes.client.okhttp.OkHttpClientFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Dispatcher;
+import okhttp3.OkHttpClient;
 
 /**
- * One Vert.x for several API clients, as client-go's clientsets share one process's transport: its
- * event loops, timers and buffer pools once, rather than a set for every client (fabric8 gives each
- * client a Vert.x of its own). Each client keeps its own connections, rate limiter and
- * interceptors. Close it after the clients built on it.
+ * The transport of the manager's API clients, as client-go's: HTTP/2 to the API server (one
+ * connection per client, its requests multiplexed on it, where HTTP/1.1 needs one connection per
+ * request in flight), every connection pinged every {@link #PING_INTERVAL} so one that died
+ * silently is dropped rather than carrying requests until TCP gives up. fabric8's OkHttp client
+ * does the HTTP; the clients share one pool of daemon threads for their calls, where each would
+ * have its own. Each client keeps its own connections, rate limiter and interceptors. Close it
+ * after the clients built on it.
  */
 public final class SharedTransport implements AutoCloseable {
 
   /**
-   * Held while the name-resolution switch is set for a Vert.x being made: two transports made at
-   * once would otherwise take each other's setting for the operator's, or clear it while the other
-   * is still being made (which then resolves with Netty's DNS client after all).
+   * How often each HTTP/2 connection is pinged; one whose answer has not come by the next ping is
+   * closed and its requests fail (client-go pings a connection silent for 30 s and closes it when
+   * no answer came within 15 s).
    */
-  private static final Object NAME_RESOLUTION_SWITCH = new Object();
+  static final Duration PING_INTERVAL = Duration.ofSeconds(30);
 
-  private final Vertx vertx;
-  private final VertxHttpClientFactory httpClients;
+  /** The name of the threads that make the clients' calls: {@code <prefix><n>}. */
+  static final String THREAD_PREFIX = "ccm4j-api-call-";
+
+  private final ThreadPoolExecutor calls;
+  private final OkHttpClientFactory httpClients;
 
   public SharedTransport() {
-    this(Vertx::vertx);
-  }
+    AtomicInteger threads = new AtomicInteger();
+    // As OkHttp's own dispatcher pool (a thread for each call in flight, kept a minute when idle),
+    // but daemon threads: a client not closed keeps no process alive.
+    calls =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            task ->
+                Thread.ofPlatform()
+                    .daemon()
+                    .name(THREAD_PREFIX + threads.incrementAndGet())
+                    .unstarted(task));
+    ExecutorService shared = new Unclosable(calls);
+    httpClients =
+        new OkHttpClientFactory() {
+          @Override
+          protected Dispatcher initDispatcher() {
+            // A dispatcher of each client's own (closing a client cancels its calls only), its
+            // calls on the shared threads, unlimited as fabric8's: the rate limiter decides.
+            Dispatcher dispatcher = new Dispatcher(shared);
+            dispatcher.setMaxRequests(Integer.MAX_VALUE);
+            dispatcher.setMaxRequestsPerHost(Integer.MAX_VALUE);
+            return dispatcher;
+          }
 
-  /** With how the Vert.x is made from its options; for tests that hold it while it is made. */
-  SharedTransport(Function<VertxOptions, Vertx> makeVertx) {
-    // As fabric8 makes its own (daemon threads, no file caching or class-path lookups, the JDK's
-    // name resolution), with one event loop per processor instead of Vert.x's two: a manager's
-    // connections carry small requests, and fewer loops each serve more of them per wake-up, with
-    // fewer buffer arenas.
-    VertxOptions options =
-        new VertxOptions()
-            .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors())
-            .setUseDaemonThread(true)
-            .setFileSystemOptions(
-                new FileSystemOptions()
-                    .setFileCachingEnabled(false)
-                    .setClassPathResolvingEnabled(false));
-    vertx = withJdkNameResolution(() -> makeVertx.apply(options));
-    httpClients = new VertxHttpClientFactory(vertx);
-  }
-
-  /**
-   * Makes the Vert.x resolve host names as the JDK does ({@code /etc/hosts}, the system's resolver
-   * configuration), as fabric8's own Vert.x does and client-go's resolver does, rather than with
-   * Netty's DNS client (which reads {@code resolv.conf} itself and loads some fifty classes at
-   * every start to resolve, most often, an API server given by its address). Vert.x reads its
-   * switch, a system property, only while it is made; an operator's own setting is kept. One
-   * transport at a time sets it ({@link #NAME_RESOLUTION_SWITCH}).
-   */
-  private static Vertx withJdkNameResolution(Supplier<Vertx> make) {
-    String property = ResolverProvider.DISABLE_DNS_RESOLVER_PROP_NAME;
-    synchronized (NAME_RESOLUTION_SWITCH) {
-      String set = System.getProperty(property);
-      if (set != null) {
-        return make.get();
-      }
-      System.setProperty(property, "true");
-      try {
-        return make.get();
-      } finally {
-        System.clearProperty(property);
-      }
-    }
-  }
-
-  /** How host names are resolved for the clients' connections. */
-  AddressResolverGroup<InetSocketAddress> nameResolution() {
-    return ((VertxInternal) vertx).nettyAddressResolverGroup();
-  }
-
-  /** How many event loops the clients' connections are spread over. */
-  int eventLoops() {
-    return ((MultithreadEventExecutorGroup) ((VertxInternal) vertx).getEventLoopGroup())
-        .executorCount();
+          @Override
+          protected void additionalConfig(OkHttpClient.Builder builder) {
+            builder.pingInterval(PING_INTERVAL);
+          }
+        };
   }
 
   /** The HTTP client factory to build the sharing clients with. */
@@ -93,8 +78,55 @@ public final class SharedTransport implements AutoCloseable {
     return httpClients;
   }
 
+  /** How many threads are making calls or waiting for one now. */
+  int threads() {
+    return calls.getPoolSize();
+  }
+
   @Override
   public void close() {
-    vertx.close();
+    calls.shutdownNow();
+  }
+
+  /**
+   * The shared threads as one client's dispatcher sees them: fabric8 shuts its client's dispatcher
+   * pool down when the client is closed, which must not stop the other clients' calls; the pool
+   * stops with the transport.
+   */
+  private static final class Unclosable extends AbstractExecutorService {
+
+    private final ExecutorService threads;
+
+    Unclosable(ExecutorService threads) {
+      this.threads = threads;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+      threads.execute(command);
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return threads.isShutdown();
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return threads.isTerminated();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+      return threads.awaitTermination(timeout, unit);
+    }
   }
 }

@@ -1,90 +1,57 @@
 package io.ccm4j.runtime.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import io.netty.resolver.DefaultAddressResolverGroup;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.spi.resolver.ResolverProvider;
-import java.time.Duration;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.okhttp.OkHttpClientImpl;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
 import org.junit.jupiter.api.Test;
 
 class SharedTransportTest {
 
+  /** As client-go's transport: HTTP/2 where the server offers it, each connection pinged. */
   @Test
-  void oneEventLoopPerProcessorNotVertxsTwo() {
-    try (SharedTransport transport = new SharedTransport()) {
-      assertThat(transport.eventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
-    }
-  }
+  void clientsSpeakHttp2AndPingTheirConnections() {
+    try (SharedTransport transport = new SharedTransport();
+        HttpClient client = transport.httpClients().newBuilder().build()) {
+      OkHttpClient http = ((OkHttpClientImpl) client).getOkHttpClient();
 
-  @Test
-  void resolvesHostNamesAsTheJdkDoesAndLeavesNoPropertyBehind() {
-    try (SharedTransport transport = new SharedTransport()) {
-      assertThat(transport.nameResolution()).isSameAs(DefaultAddressResolverGroup.INSTANCE);
+      assertThat(http.protocols()).contains(Protocol.HTTP_2, Protocol.HTTP_1_1);
+      assertThat(http.pingIntervalMillis()).isEqualTo(SharedTransport.PING_INTERVAL.toMillis());
     }
-    assertThat(System.getProperty(ResolverProvider.DISABLE_DNS_RESOLVER_PROP_NAME)).isNull();
   }
 
   /**
-   * Two transports made at once (tests, the lab and the bench make several): the second must not
-   * take the first's setting of the JVM-wide switch for the operator's and then be made after the
-   * first cleared it. The first is held while it is made; the second starts meanwhile and is made
-   * only after the first is done.
+   * fabric8 shuts a client's dispatcher pool down when the client is closed: the other clients'
+   * calls go on, on the same daemon threads, until the transport is closed.
    */
   @Test
-  void twoTransportsMadeAtOnceBothResolveAsTheJdkDoes() throws Exception {
-    CountDownLatch firstMaking = new CountDownLatch(1);
-    CountDownLatch releaseFirst = new CountDownLatch(1);
-    CountDownLatch secondMaking = new CountDownLatch(1);
-    CountDownLatch releaseSecond = new CountDownLatch(1);
-    AtomicReference<SharedTransport> first = new AtomicReference<>();
-    AtomicReference<SharedTransport> second = new AtomicReference<>();
+  void closingOneClientLeavesTheOthersCallsToTheSharedDaemonThreads() throws Exception {
+    try (SharedTransport transport = new SharedTransport()) {
+      HttpClient closed = transport.httpClients().newBuilder().build();
+      try (HttpClient open = transport.httpClients().newBuilder().build()) {
+        closed.close();
+        OkHttpClient http = ((OkHttpClientImpl) open).getOkHttpClient();
+        CountDownLatch ran = new CountDownLatch(1);
+        Thread[] on = new Thread[1];
 
-    Thread firstThread =
-        Thread.ofPlatform()
-            .start(() -> first.set(new SharedTransport(heldUntil(firstMaking, releaseFirst))));
-    assertThat(firstMaking.await(30, TimeUnit.SECONDS)).isTrue();
-    Thread secondThread =
-        Thread.ofPlatform()
-            .start(() -> second.set(new SharedTransport(heldUntil(secondMaking, releaseSecond))));
-    // The second has read the switch and is being made, or waits for the first to be made.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> secondMaking.getCount() == 0 || secondThread.getState() == Thread.State.BLOCKED);
-    releaseFirst.countDown();
-    firstThread.join(Duration.ofSeconds(30));
-    releaseSecond.countDown();
-    secondThread.join(Duration.ofSeconds(30));
+        http.dispatcher()
+            .executorService()
+            .execute(
+                () -> {
+                  on[0] = Thread.currentThread();
+                  ran.countDown();
+                });
 
-    try (SharedTransport one = first.get();
-        SharedTransport other = second.get()) {
-      assertThat(one.nameResolution()).isSameAs(DefaultAddressResolverGroup.INSTANCE);
-      assertThat(other.nameResolution()).isSameAs(DefaultAddressResolverGroup.INSTANCE);
-    }
-    assertThat(System.getProperty(ResolverProvider.DISABLE_DNS_RESOLVER_PROP_NAME)).isNull();
-  }
-
-  /** Makes the Vert.x once {@code release} is counted down, after saying it is being made. */
-  private static Function<VertxOptions, Vertx> heldUntil(
-      CountDownLatch making, CountDownLatch release) {
-    return options -> {
-      making.countDown();
-      try {
-        if (!release.await(30, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("not released");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(on[0].getName()).startsWith(SharedTransport.THREAD_PREFIX);
+        assertThat(on[0].isDaemon()).isTrue();
+        assertThat(http.dispatcher())
+            .isNotSameAs(((OkHttpClientImpl) closed).getOkHttpClient().dispatcher());
       }
-      return Vertx.vertx(options);
-    };
+    }
   }
 }
