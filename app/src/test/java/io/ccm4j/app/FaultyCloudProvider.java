@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import io.ccm4j.cloudprovider.CloudConfigException;
+import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
 import io.ccm4j.cloudprovider.InstanceMetadata;
@@ -25,21 +26,28 @@ import java.util.Properties;
  * instanceMetadata=outOfMemoryOnce   # or hang (never returns, ignores interrupts), or ok
  * initialize=throwOnce               # a bug in the provider's start (default: ok)
  * onceMarker=/tmp/...                # "once" across processes: whoever creates this file throws
+ * nodes=informer-exec-               # answers for these nodes only (default: every node)
  * </pre>
  *
- * Each misbehaviour is announced on standard error first ({@code faulty: ...}), so a test can see
- * it happen in the process's log.
+ * <p>With {@code nodes}, the lookup of any other node fails (a cloud error, retried with backoff):
+ * tests that run side by side on one API server then never initialise each other's nodes.
+ *
+ * <p>Each misbehaviour is announced on standard error first ({@code faulty: ...}), so a test can
+ * see it happen in the process's log.
  */
 public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
 
   private final String mode;
   private final String initialize;
   private final Optional<Path> onceMarker;
+  private final String nodes;
 
-  private FaultyCloudProvider(String mode, String initialize, Optional<Path> onceMarker) {
+  private FaultyCloudProvider(
+      String mode, String initialize, Optional<Path> onceMarker, String nodes) {
     this.mode = mode;
     this.initialize = initialize;
     this.onceMarker = onceMarker;
+    this.nodes = nodes;
   }
 
   @Override
@@ -71,8 +79,12 @@ public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
   }
 
   @Override
-  public Optional<InstanceMetadata> instanceMetadata(Node node) {
+  public Optional<InstanceMetadata> instanceMetadata(Node node) throws CloudException {
     String name = node.getMetadata().getName();
+    if (!name.startsWith(nodes)) {
+      throw new CloudException(
+          "faulty: " + name + " is not one of this cloud's nodes " + nodes + "*");
+    }
     switch (mode) {
       case "outOfMemoryOnce" -> {
         if (firstHere()) {
@@ -132,7 +144,8 @@ public final class FaultyCloudProvider implements CloudProvider, InstancesV2 {
       return new FaultyCloudProvider(
           properties.getProperty("instanceMetadata", "ok"),
           properties.getProperty("initialize", "ok"),
-          Optional.ofNullable(properties.getProperty("onceMarker")).map(Path::of));
+          Optional.ofNullable(properties.getProperty("onceMarker")).map(Path::of),
+          properties.getProperty("nodes", ""));
     }
   }
 }

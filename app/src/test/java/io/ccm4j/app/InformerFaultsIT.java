@@ -21,10 +21,12 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Faults injected from outside into a {@code ccm4j run} process's shared informers, through an
@@ -33,6 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  * with backoff, as upstream's reflector does), and while it goes without a watch for longer than
  * {@code --informer-stall-timeout} (3 s here) the health check of the controller that uses it says
  * so. Each test prints what it measured.
+ *
+ * <p>The credential test spends a minute waiting for fabric8's refresh, whose interval no setting
+ * changes; the other two run meanwhile (JUnit's parallel execution, see this module's pom). Their
+ * managers never meet: each has an account, Node names and a cloud of its own (the cloud answers
+ * for its test's Nodes only, so no manager initialises another test's Node), and the Lease rights
+ * of the other two stay until the class ends.
  */
 @WithControlPlane
 class InformerFaultsIT {
@@ -48,20 +56,17 @@ class InformerFaultsIT {
 
   @TempDir Path temp;
 
-  private Path cloudConfig;
-
   @BeforeEach
-  void shippedRbacAndAnHonestCloud(KubernetesClient admin) throws Exception {
+  void shippedRbac(KubernetesClient admin) throws Exception {
     applyRbac(admin);
-    cloudConfig = temp.resolve("faulty.properties");
-    Files.writeString(cloudConfig, "instanceMetadata=ok%n".formatted());
   }
 
   /**
-   * The test's Lease rights go with it: other tests on this control plane check the shipped ones.
+   * The tests' Lease rights go with them: other tests on this control plane check the shipped ones.
+   * Removed once all are done, as the credential test runs beside the others.
    */
-  @AfterEach
-  void removeTheTestLeaseRole(KubernetesClient admin) {
+  @AfterAll
+  static void removeTheTestLeaseRole(KubernetesClient admin) {
     admin.rbac().roleBindings().inNamespace("kube-system").withName(TEST_LEASES).delete();
     admin.rbac().roles().inNamespace("kube-system").withName(TEST_LEASES).delete();
   }
@@ -78,7 +83,11 @@ class InformerFaultsIT {
     String node = "informer-frame-" + UUID.randomUUID().toString().substring(0, 6);
     try (ApiProxy proxy = new ApiProxy(controlPlane.adminConfig());
         ManagerProcess manager =
-            start(controlPlane, serviceAccountKubeconfig(controlPlane, admin, proxy), true)) {
+            start(
+                controlPlane,
+                serviceAccountKubeconfig(controlPlane, admin, proxy),
+                true,
+                "informer-frame-")) {
       awaitLeadingAndHealthy(manager);
       await("the Node informer watches")
           .atMost(30, TimeUnit.SECONDS)
@@ -120,9 +129,10 @@ class InformerFaultsIT {
    * informer watches, the check is green and the node created meanwhile is initialised. The fault
    * starts over a minute after the manager did, when fabric8 refreshes the credential before each
    * request, and throws there on the half-written kubeconfig: without {@code CredentialRefresh} the
-   * informer's relist lost that exception and never watched again.
+   * informer's relist lost that exception and never watched again. Runs beside the other tests.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void aCredentialThatFailsForAWhileTurnsTheHealthRedThenGreen(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String account = "informer-exec";
@@ -170,7 +180,7 @@ class InformerFaultsIT {
       Files.writeString(kubeconfig, kubeconfigText);
       // The Lease is renewed with the same credential: with leader election the manager would
       // exit at its renew deadline, as upstream's does.
-      try (ManagerProcess manager = start(controlPlane, kubeconfig, false)) {
+      try (ManagerProcess manager = start(controlPlane, kubeconfig, false, "informer-exec-")) {
         long startedAt = System.nanoTime();
         awaitHealthy(manager);
         await("fabric8 runs the plugin again before a request")
@@ -241,7 +251,11 @@ class InformerFaultsIT {
     String node = "informer-rbac-" + UUID.randomUUID().toString().substring(0, 6);
     try (ApiProxy proxy = new ApiProxy(controlPlane.adminConfig());
         ManagerProcess manager =
-            start(controlPlane, serviceAccountKubeconfig(controlPlane, admin, proxy), true)) {
+            start(
+                controlPlane,
+                serviceAccountKubeconfig(controlPlane, admin, proxy),
+                true,
+                "informer-rbac-")) {
       awaitLeadingAndHealthy(manager);
 
       admin.rbac().clusterRoleBindings().withName(SERVICE_ACCOUNT).delete();
@@ -281,8 +295,12 @@ class InformerFaultsIT {
     }
   }
 
-  private ManagerProcess start(LocalControlPlane controlPlane, Path kubeconfig, boolean lease)
+  /** A manager whose cloud answers for the Nodes named {@code nodes}… only. */
+  private ManagerProcess start(
+      LocalControlPlane controlPlane, Path kubeconfig, boolean lease, String nodes)
       throws Exception {
+    Path cloudConfig = temp.resolve("faulty.properties");
+    Files.writeString(cloudConfig, "instanceMetadata=ok%nnodes=%s%n".formatted(nodes));
     List<String> flags =
         new ArrayList<>(
             List.of(
