@@ -45,6 +45,9 @@ class DeployRbacIT {
   private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
   private static final String SERVICE_ACCOUNT = "cloud-controller-manager";
 
+  /** The manager's renew deadline here: it must keep its Lease for longer than this. */
+  private static final Duration RENEW_DEADLINE = Duration.ofSeconds(4);
+
   @Test
   void theManagerInitialisesNodesAsItsServiceAccountWithTheShippedClusterRole(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
@@ -80,7 +83,13 @@ class DeployRbacIT {
                       "instances: [{name: %s, zone: z1, addresses: [10.9.0.1]}]".formatted(node)))
               .selection(ControllerSelection.parse(List.of("*")))
               .controllers(withPodNetwork(ControllerSettings.defaults()))
-              .leaderElection(LeaderElection.Settings.defaults("rbac-test_" + UUID.randomUUID()))
+              // Timings shortened (as --leader-elect-lease-duration, -renew-deadline and
+              // -retry-period would): what is checked is that the Role lets it renew, which
+              // outliving a renew deadline of 4 s shows as well as one of 10 s.
+              .leaderElection(
+                  LeaderElection.Settings.defaults("rbac-test_" + UUID.randomUUID())
+                      .withTimings(
+                          RENEW_DEADLINE.plusSeconds(1), RENEW_DEADLINE, Duration.ofSeconds(1)))
               .buildSettings();
       try (CloudControllerManager manager =
           CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
@@ -200,8 +209,8 @@ class DeployRbacIT {
                                     && "RbacRepeated".equals(e.getReason())
                                     && Integer.valueOf(2).equals(e.getCount())));
         await("keeps renewing its Lease past the renew deadline")
-            .during(Duration.ofSeconds(12))
-            .atMost(20, TimeUnit.SECONDS)
+            .during(RENEW_DEADLINE.plusSeconds(2))
+            .atMost(RENEW_DEADLINE.plusSeconds(10))
             .until(
                 () ->
                     manager.isLeader()
