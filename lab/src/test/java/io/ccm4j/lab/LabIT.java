@@ -22,13 +22,20 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.ResourceLockTarget;
 import org.junit.jupiter.api.parallel.Resources;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Every lab scenario reaches its verdict on a real API server, scheduler and controller manager.
+ * None of its tests runs beside the lab on real kubelets ({@link LabResources#LAB_CLUSTERS}), which
+ * runs beside the module's other classes.
  */
+@ResourceLock(
+    value = LabResources.LAB_CLUSTERS,
+    mode = ResourceAccessMode.READ,
+    target = ResourceLockTarget.CHILDREN)
 class LabIT {
 
   /**

@@ -9,6 +9,7 @@ import io.ccm4j.controlplane.ControlPlaneBinaries;
 import io.ccm4j.doctor.Scenarios;
 import io.ccm4j.lab.DoctorFixes;
 import io.ccm4j.lab.LabReport;
+import io.ccm4j.lab.LabResources;
 import io.ccm4j.lab.LabResult;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * The lab on real kubelets (root, Linux, overlayfs, Debian's containerd, runc, busybox-static and
@@ -35,7 +41,16 @@ import org.junit.jupiter.api.io.TempDir;
  * taint deadlocks as on simulated kubelets; the doctor's fix of the routes deadlock bootstraps, and
  * pods reach each other across nodes through the routes its CCM creates. Nothing is left running,
  * mounted or changed afterwards.
+ *
+ * <p>Its tests run one after the other, beside the module's other classes (its lab has its own
+ * network namespaces, addresses and control plane, and a deadlock scenario waits out its timeout)
+ * but never beside {@code LabIT}'s, whose deadlock verdicts have a bound ({@link
+ * LabResources#LAB_CLUSTERS}). It prints to standard output, which {@code LabIT}'s command test
+ * replaces for a while.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(LabResources.LAB_CLUSTERS)
+@ResourceLock(value = Resources.SYSTEM_OUT, mode = ResourceAccessMode.READ)
 class RealKubeletsLabIT {
 
   @TempDir Path report;
