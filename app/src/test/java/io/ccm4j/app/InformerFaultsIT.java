@@ -22,7 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
@@ -56,8 +56,12 @@ class InformerFaultsIT {
 
   @TempDir Path temp;
 
-  @BeforeEach
-  void shippedRbac(KubernetesClient admin) throws Exception {
+  /**
+   * Once for the class: the RBAC test, which revokes the binding, puts it back itself, and a test
+   * applying it while that one runs would end its revocation early.
+   */
+  @BeforeAll
+  static void shippedRbac(KubernetesClient admin) throws Exception {
     applyRbac(admin);
   }
 
