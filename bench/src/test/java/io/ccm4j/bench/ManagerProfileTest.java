@@ -102,7 +102,7 @@ class ManagerProfileTest {
     assertThat(bytes.toString(StandardCharsets.UTF_8))
         .contains("Where ccm4j's CPU goes")
         .containsPattern("C2 CompilerThre +4\\.5")
-        .containsPattern("vert\\.x-eventloop-thread +3\\.5")
+        .containsPattern("ccm4j-api-call-1 +3\\.5")
         .contains(profile.samples() + " JFR samples")
         .containsPattern("JSON \\(Jackson\\) +0\\.0 %")
         .containsPattern("Java Heap +64\\.0");
