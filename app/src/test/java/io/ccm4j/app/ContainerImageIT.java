@@ -183,7 +183,8 @@ class ContainerImageIT {
           .as("java read the options file (it fails to start without it)")
           .contains("Picked up JDK_JAVA_OPTIONS: @/app/resources/ccm4j-run.jvmoptions");
       assertThat(log())
-          .as("no JDK warning (protobuf-java's sun.misc.Unsafe, the crypto provider's native access)")
+          .as(
+              "no JDK warning (protobuf-java's sun.misc.Unsafe, the crypto provider's native access)")
           .doesNotContain("WARNING: ");
       if ("amd64".equals(System.getProperty("os.arch"))) {
         assertThat(log())

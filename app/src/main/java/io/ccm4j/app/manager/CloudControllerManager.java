@@ -396,13 +396,7 @@ public final class CloudControllerManager implements AutoCloseable {
       try {
         controllerClient = clients.forController(descriptor.clientName());
       } catch (KubernetesClientException e) {
-        log.error(
-            "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
-            name,
-            descriptor.clientName(),
-            e.getMessage());
-        stopControllers(null);
-        exitLater(1);
+        noCredentials(name, descriptor, e);
         return;
       }
       RecordingInformerFactory controllerInformers = new RecordingInformerFactory(informers);
@@ -438,13 +432,7 @@ public final class CloudControllerManager implements AutoCloseable {
         log.warn("not starting {}: {}", name, e.getMessage());
       } catch (KubernetesClientException e) {
         // The client of one of its parts (ControllerContext.clientFor), as the controller's own.
-        log.error(
-            "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
-            name,
-            descriptor.clientName(),
-            e.getMessage());
-        stopControllers(null);
-        exitLater(1);
+        noCredentials(name, descriptor, e);
         return;
       }
     }
@@ -499,6 +487,20 @@ public final class CloudControllerManager implements AutoCloseable {
         .map(ControllerDescriptor::alias)
         .findFirst()
         .orElse(name);
+  }
+
+  /**
+   * A controller's credentials (its own or one of its parts') could not be had: nothing runs
+   * without them, so the controllers stop and the process exits.
+   */
+  private void noCredentials(String name, ControllerDescriptor descriptor, RuntimeException e) {
+    log.error(
+        "cannot get the credentials of {} (ServiceAccount kube-system/{}): {}",
+        name,
+        descriptor.clientName(),
+        e.getMessage());
+    stopControllers(null);
+    exitLater(1);
   }
 
   /**
