@@ -78,11 +78,6 @@ public final class SharedTransport implements AutoCloseable {
     return httpClients;
   }
 
-  /** How many threads are making calls or waiting for one now. */
-  int threads() {
-    return calls.getPoolSize();
-  }
-
   @Override
   public void close() {
     calls.shutdownNow();
