@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -22,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +69,7 @@ final class NoExecuteTainting {
   }
 
   private final KubernetesClient client;
-  private final SharedIndexInformer<Node> nodes;
+  private final Function<String, Node> cachedNode;
   private final EventRecorder events;
   private final InstantSource clock;
   private final NodeLifecycleControllerMetrics metrics;
@@ -82,19 +82,20 @@ final class NoExecuteTainting {
   private final Map<String, ZoneTainter> tainters = new ConcurrentHashMap<>();
 
   /**
+   * @param cachedNode the node of that name in the informer's cache, or null
    * @param zoneStates each zone's state, read for the events
    * @param initialRate the rate of a new zone's tainter (nodes/s)
    */
   NoExecuteTainting(
       KubernetesClient client,
-      SharedIndexInformer<Node> nodes,
+      Function<String, Node> cachedNode,
       EventRecorder events,
       InstantSource clock,
       NodeLifecycleControllerMetrics metrics,
       ZoneStates zoneStates,
       double initialRate) {
     this.client = client;
-    this.nodes = nodes;
+    this.cachedNode = cachedNode;
     this.events = events;
     this.clock = clock;
     this.metrics = metrics;
@@ -284,7 +285,7 @@ final class NoExecuteTainting {
   }
 
   private ZoneTainter.Outcome taintFromQueue(String zone, String name) {
-    Node node = nodes.getStore().getByKey(name);
+    Node node = cachedNode.apply(name);
     if (node == null) {
       return ZoneTainter.Outcome.DONE;
     }
@@ -301,7 +302,15 @@ final class NoExecuteTainting {
     try {
       swapped = swapNoExecute(node, due.get());
     } catch (KubernetesClientException e) {
-      return ZoneTainter.Outcome.retry(Duration.ofMillis(50));
+      // Upstream's swap returns (false, 0): the node keeps its place and is tried again at the
+      // zone's next token, not after a delay of its own.
+      log.warn(
+          "node {}: cannot add its {} NoExecute taint, retried at zone {}'s next token: {}",
+          name,
+          due.get().add.getKey(),
+          ZoneState.describe(zone),
+          e.getMessage());
+      return ZoneTainter.Outcome.AT_NEXT_TOKEN;
     }
     if (swapped == Swap.NODE_GONE) {
       // Deleted since the cache showed it: upstream's swap fails there, and counts nothing.

@@ -162,7 +162,13 @@ public final class NodeLifecycleController implements Controller {
     this.podReadiness = new PodReadiness(client, pods, events, clock, health);
     this.tainting =
         new NoExecuteTainting(
-            client, nodes, events, clock, lifecycleMetrics, zoneStates, rates.normal());
+            client,
+            nodes.getStore()::getByKey,
+            events,
+            clock,
+            lifecycleMetrics,
+            zoneStates,
+            rates.normal());
     this.noScheduleQueue =
         new WorkQueue<>("node-lifecycle-noschedule", RateLimiters.controllerDefault(), metrics);
     this.noScheduleWorkers =

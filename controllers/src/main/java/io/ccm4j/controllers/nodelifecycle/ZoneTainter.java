@@ -22,6 +22,12 @@ final class ZoneTainter {
   record Outcome(boolean done, Duration retryAfter) {
     static final Outcome DONE = new Outcome(true, Duration.ZERO);
 
+    /**
+     * Not done, tried again as soon as the zone has a token: the node stays due (upstream's {@code
+     * (false, 0)}), ahead of every node queued after it.
+     */
+    static final Outcome AT_NEXT_TOKEN = new Outcome(false, Duration.ZERO);
+
     static Outcome retry(Duration after) {
       return new Outcome(false, after);
     }

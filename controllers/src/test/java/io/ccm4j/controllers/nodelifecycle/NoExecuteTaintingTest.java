@@ -9,42 +9,110 @@ import io.ccm4j.runtime.events.EventRecorder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The NoExecute tainting decisions (node-lifecycle spec §2.5 B) on their own: which taint a node
- * gets, when it is queued, swapped or lifted, and the zone queues it waits in. The taint writes are
- * NodeLifecycleControllerIT's; nodes here have nothing to lift, so no API call is made.
+ * gets, when it is queued, swapped or lifted, and the zone queues it waits in. The taint writes
+ * that succeed are NodeLifecycleControllerIT's; here a write either is not needed or fails at once
+ * (an API server address nothing listens on), to show where a failure leaves the node.
  */
 class NoExecuteTaintingTest {
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final String ZONE = "r:\u0000:z";
 
+  private static final EventRecorder NO_EVENTS =
+      new EventRecorder() {
+        @Override
+        public void normal(HasMetadata object, String reason, String message) {}
+
+        @Override
+        public void warning(HasMetadata object, String reason, String message) {}
+      };
+
   private final NoExecuteTainting tainting =
       new NoExecuteTainting(
           null,
           null,
-          new EventRecorder() {
-            @Override
-            public void normal(HasMetadata object, String reason, String message) {}
-
-            @Override
-            public void warning(HasMetadata object, String reason, String message) {}
-          },
+          NO_EVENTS,
           () -> NOW,
           new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
           new ZoneStates(),
           0.1);
+
+  /** Taint writes sent: each fails, nothing listening at the API server's address. */
+  private final AtomicInteger taintWrites = new AtomicInteger();
+
+  private final AtomicReference<Instant> now = new AtomicReference<>(NOW);
+
+  /** The nodes the tainting finds in its cache, by name. */
+  private final Map<String, Node> cache = new HashMap<>();
+
+  /** A client whose every request fails at once, its PATCHes counted in {@link #taintWrites}. */
+  private KubernetesClient failingClient() {
+    Interceptor counter =
+        new Interceptor() {
+          @Override
+          public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+            if (request.method().equals("PATCH")) {
+              taintWrites.incrementAndGet();
+            }
+          }
+        };
+    return new KubernetesClientBuilder()
+        .withConfig(
+            new ConfigBuilder()
+                .withMasterUrl("https://127.0.0.1:1")
+                .withRequestRetryBackoffLimit(0)
+                .build())
+        .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("count", counter))
+        .build();
+  }
+
+  /** Tainting on {@code client} at the test's clock, finding nodes in {@link #cache}. */
+  private NoExecuteTainting taintingOn(KubernetesClient client) {
+    return new NoExecuteTainting(
+        client,
+        cache::get,
+        NO_EVENTS,
+        now::get,
+        new NodeLifecycleControllerMetrics(new SimpleMeterRegistry()),
+        new ZoneStates(),
+        0.1);
+  }
+
+  /** The node, with its Ready condition {@code ready}, as the cache shows it. */
+  private Node cached(Node node, String ready) {
+    Node shown =
+        new NodeBuilder(node)
+            .withNewStatus()
+            .addToConditions(new NodeConditionBuilder().withType("Ready").withStatus(ready).build())
+            .endStatus()
+            .build();
+    cache.put(node.getMetadata().getName(), shown);
+    return shown;
+  }
 
   private static Taint noExecute(String key) {
     return new TaintBuilder()
@@ -193,5 +261,44 @@ class NoExecuteTaintingTest {
 
     tainting.startZone(ZONE, 0.1);
     assertThat(tainting.tainter(ZONE).rate()).isEqualTo(0.1);
+  }
+
+  @Test
+  void aTaintWriteThatFailsIsTriedAgainAtTheZonesNextTokenNotAfterADelayOfItsOwn() {
+    try (KubernetesClient client = failingClient()) {
+      NoExecuteTainting tainting = taintingOn(client);
+      tainting.startZone(ZONE, 100); // a token every 10 ms
+      tainting.process(cached(node("a"), "Unknown"), "Unknown");
+
+      tainting.runPass();
+      assertThat(taintWrites).hasValue(1);
+      assertThat(tainting.tainter(ZONE).contains("a")).as("kept in its zone's queue").isTrue();
+
+      // Upstream's Try puts it back due at once (false, 0): the zone's next token, 10 ms later,
+      // tries it again.
+      now.set(NOW.plusMillis(20));
+      tainting.runPass();
+      assertThat(taintWrites).hasValue(2);
+      assertThat(tainting.tainter(ZONE).contains("a")).isTrue();
+    }
+  }
+
+  @Test
+  void aNodeWhoseTaintWriteFailedKeepsItsPlaceAheadOfNodesQueuedAfterIt() {
+    try (KubernetesClient client = failingClient()) {
+      NoExecuteTainting tainting = taintingOn(client);
+      tainting.startZone(ZONE, 1); // a token a second
+      tainting.process(cached(node("a"), "Unknown"), "Unknown");
+      tainting.runPass(); // a's write fails, the token spent on it
+      now.set(NOW.plusMillis(10));
+      // b is not in the cache (deleted meanwhile): whenever its turn comes it leaves the queue.
+      tainting.process(node("b"), "Unknown");
+
+      now.set(NOW.plusSeconds(1));
+      tainting.runPass();
+
+      assertThat(taintWrites).as("the next token went to a").hasValue(2);
+      assertThat(tainting.tainter(ZONE).contains("b")).as("b still waits for one").isTrue();
+    }
   }
 }
