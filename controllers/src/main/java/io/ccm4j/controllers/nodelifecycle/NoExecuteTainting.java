@@ -180,26 +180,26 @@ final class NoExecuteTainting {
   }
 
   /**
-   * Removes both NoExecute taints (no API call when neither is there) and the node from its queue.
+   * Removes both NoExecute taints (no API call when neither is there), and only then the node from
+   * its queue, as upstream's markNodeAsReachable: a lift that fails leaves the node queued.
    */
   private void markNodeAsReachable(Node node) {
+    if (Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE)
+        || Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE)) {
+      NodePatches.updateTaints(
+          client,
+          node,
+          taints ->
+              Taints.without(
+                  Taints.without(
+                      taints, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE),
+                  WellKnownTaints.NODE_UNREACHABLE,
+                  WellKnownTaints.EFFECT_NO_EXECUTE));
+    }
     ZoneTainter tainter = tainters.get(NodeLifecycleController.zoneKey(node));
     if (tainter != null) {
       tainter.remove(node.getMetadata().getName());
     }
-    if (!Taints.has(node, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE)
-        && !Taints.has(node, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE)) {
-      return;
-    }
-    NodePatches.updateTaints(
-        client,
-        node,
-        taints ->
-            Taints.without(
-                Taints.without(
-                    taints, WellKnownTaints.NODE_NOT_READY, WellKnownTaints.EFFECT_NO_EXECUTE),
-                WellKnownTaints.NODE_UNREACHABLE,
-                WellKnownTaints.EFFECT_NO_EXECUTE));
   }
 
   /**

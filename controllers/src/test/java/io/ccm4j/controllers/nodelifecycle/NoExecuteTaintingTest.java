@@ -1,6 +1,7 @@
 package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
@@ -299,6 +301,42 @@ class NoExecuteTaintingTest {
 
       assertThat(taintWrites).as("the next token went to a").hasValue(2);
       assertThat(tainting.tainter(ZONE).contains("b")).as("b still waits for one").isTrue();
+    }
+  }
+
+  @Test
+  void aLiftThatFailsLeavesTheNodeInItsZonesQueue() {
+    try (KubernetesClient client = failingClient()) {
+      NoExecuteTainting tainting = taintingOn(client);
+      tainting.startZone(ZONE, 0); // nothing leaves the queue by its turn
+      tainting.process(node("a", "unreachable"), "Unknown");
+      assertThat(tainting.tainter(ZONE).contains("a")).isTrue();
+
+      // Upstream's markNodeAsReachable removes the taints first and returns their error before
+      // the node leaves its queue.
+      assertThatThrownBy(() -> tainting.process(node("a", "unreachable"), "True"))
+          .isInstanceOf(KubernetesClientException.class);
+
+      assertThat(taintWrites).hasValue(1);
+      assertThat(tainting.tainter(ZONE).contains("a")).isTrue();
+    }
+  }
+
+  @Test
+  void aLiftThatFailsLeavesAProcessedNodeRememberedByItsZonesQueue() {
+    try (KubernetesClient client = failingClient()) {
+      NoExecuteTainting tainting = taintingOn(client);
+      tainting.startZone(ZONE, 0.1);
+      tainting.process(node("a", "unreachable"), "Unknown");
+      tainting.tainter(ZONE).tryProcess(name -> ZoneTainter.Outcome.DONE);
+
+      tainting.markNodeAsReachableLogged(node("a", "unreachable")); // logged, not thrown
+      assertThat(taintWrites).hasValue(1);
+      // Still remembered as processed: its taint, still there, is not queued and written again
+      // (nor counted as an eviction) when it stops being Ready once more.
+      tainting.process(node("a", "unreachable"), "Unknown");
+
+      assertThat(tainting.tainter(ZONE).contains("a")).isFalse();
     }
   }
 }
