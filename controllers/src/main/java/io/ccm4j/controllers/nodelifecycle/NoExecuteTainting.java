@@ -57,7 +57,12 @@ final class NoExecuteTainting {
     /** Not-ready swapped for unreachable at once, not at the zone's rate. */
     SWAP_TO_UNREACHABLE(UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE),
     /** Both lifted, the node taken off its zone's queue. */
-    LIFT(null, null);
+    LIFT(null, null),
+    /**
+     * Nothing: a Ready status other than True, False and Unknown (the API server does not check it)
+     * leaves the taints and the queue as they are, as upstream's processTaintBaseEviction does.
+     */
+    NONE(null, null);
 
     final Taint add;
     final Taint remove;
@@ -121,11 +126,12 @@ final class NoExecuteTainting {
   /**
    * §2.5 B: what the pass does for a node whose Ready is {@code ready} once the pass has judged it
    * (Unknown when the pass has just marked it so): a taint of the other kind is swapped at once, a
-   * Ready node (or any other status) has both lifted, and any other node not Ready is queued, even
-   * one that shows its taint already: as upstream's markNodeForTainting, the queue's memory of the
-   * nodes it processed, not the taint, keeps it from being tainted twice. A node that shows a taint
-   * the controller has just lifted (first seen after a restart or a change of leader, its cached
-   * copy older than the lift) is so queued in the same pass, not a monitor period later.
+   * Ready node has both lifted, a status none of True, False and Unknown changes nothing, and any
+   * other node not Ready is queued, even one that shows its taint already: as upstream's
+   * markNodeForTainting, the queue's memory of the nodes it processed, not the taint, keeps it from
+   * being tainted twice. A node that shows a taint the controller has just lifted (first seen after
+   * a restart or a change of leader, its cached copy older than the lift) is so queued in the same
+   * pass, not a monitor period later.
    */
   static Action decide(String ready, Node node) {
     boolean notReady =
@@ -136,7 +142,8 @@ final class NoExecuteTainting {
       case ConditionStatus.FALSE -> unreachable ? Action.SWAP_TO_NOT_READY : Action.QUEUE_NOT_READY;
       case ConditionStatus.UNKNOWN ->
           notReady ? Action.SWAP_TO_UNREACHABLE : Action.QUEUE_UNREACHABLE;
-      default -> Action.LIFT;
+      case ConditionStatus.TRUE -> Action.LIFT;
+      default -> Action.NONE;
     };
   }
 
@@ -147,6 +154,7 @@ final class NoExecuteTainting {
       case QUEUE_NOT_READY, QUEUE_UNREACHABLE -> markNodeForTainting(node, action);
       case SWAP_TO_NOT_READY, SWAP_TO_UNREACHABLE -> swapNoExecute(node, action);
       case LIFT -> markNodeAsReachable(node);
+      case NONE -> {}
     }
     log.trace("node {} Ready {}: {}", node.getMetadata().getName(), ready, action);
   }

@@ -161,7 +161,8 @@ class NoExecuteTaintingTest {
         "Unknown | not-ready unreachable | SWAP_TO_UNREACHABLE",
         "True    |                       | LIFT",
         "True    | not-ready unreachable | LIFT",
-        "Bogus   | unreachable           | LIFT",
+        "Bogus   | unreachable           | NONE",
+        "Bogus   |                       | NONE",
       })
   void theNodesReadyAndTaintsDecideWhatThePassDoes(String ready, String taints, Action action) {
     String[] names = taints == null ? new String[0] : taints.split(" ");
