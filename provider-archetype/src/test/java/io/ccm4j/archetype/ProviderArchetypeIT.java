@@ -40,6 +40,8 @@ class ProviderArchetypeIT {
           "n6_aRegisteredNodeGetsItsProviderIdFromTheMetadata",
           "f2_theProviderIdOfAnInitialisedNodeIsKept",
           "n6_aRegisteredNodeIsNeverGoneWhileItsInstanceRuns",
+          "n7_theProvidedNodeIpIsAmongTheAddresses",
+          "n8_theZoneAndRegionAreLabelValues",
           "s11_aServiceNeverEnsuredHasNoLoadBalancer",
           "s14_ensuringAgainGivesTheSameLoadBalancer",
           "s12_s13_theStatusHasAnIngressOfTheRightShape",

@@ -31,6 +31,27 @@ public enum Contract {
       "a node without a providerID yet (as its kubelet registered it) is never reported gone while"
           + " its instance runs",
       "a NotReady node is deleted on the first \"does not exist\", even before it was initialised"),
+  NODE_IP_AMONG_ADDRESSES(
+      Facet.INSTANCES,
+      "N7 N12",
+      "for a node annotated alpha.kubernetes.io/provided-node-ip (the kubelet's --node-ip: one IP,"
+          + " or an IPv4 and an IPv6 one), every IP of the annotation is among the addresses"
+          + " instanceMetadata gives (of any type; compared as IPs)",
+      "the node controller does not initialise a node whose provided node IP is not among the"
+          + " cloud's addresses: the sync fails with \"provided node ip for node … is not valid\" and is"
+          + " retried, and the node keeps the uninitialized taint, so nothing is scheduled on it"),
+  ZONE_AND_REGION(
+      Facet.INSTANCES,
+      "N8 F3",
+      "instanceMetadata gives the zone and region the instance runs in (as"
+          + " ProviderHarness.runningInstanceZone names them; both empty for a cloud without zones),"
+          + " each empty or a valid label value: at most 63 letters, digits, '-', '_' and '.',"
+          + " beginning and ending with a letter or digit",
+      "the node controller writes them as the topology.kubernetes.io/zone and /region labels (and"
+          + " the beta failure-domain ones) in the update that removes the uninitialized taint: an"
+          + " invalid value fails that update every time, so the node stays tainted; an empty one"
+          + " writes no label, so the node lifecycle controller counts the node in one zone with"
+          + " every other zone-less node, and spreading pods across zones leaves it out"),
   SHUT_DOWN_EXISTS(
       Facet.INSTANCES,
       "L7",

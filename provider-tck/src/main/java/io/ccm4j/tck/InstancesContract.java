@@ -4,22 +4,38 @@ import static io.ccm4j.tck.Contract.ERROR_NEVER_GONE;
 import static io.ccm4j.tck.Contract.GONE_DOES_NOT_EXIST;
 import static io.ccm4j.tck.Contract.INSTANCE_EXISTS;
 import static io.ccm4j.tck.Contract.INSTANCE_METADATA;
+import static io.ccm4j.tck.Contract.NODE_IP_AMONG_ADDRESSES;
 import static io.ccm4j.tck.Contract.PROVIDER_ID_KEPT;
 import static io.ccm4j.tck.Contract.SHUT_DOWN_EXISTS;
 import static io.ccm4j.tck.Contract.THROTTLED_NEVER_GONE;
 import static io.ccm4j.tck.Contract.UNINITIALISED_NODE_NOT_GONE;
+import static io.ccm4j.tck.Contract.ZONE_AND_REGION;
 
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.InstanceNotFoundException;
 import io.ccm4j.cloudprovider.InstancesV2;
+import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
+import io.ccm4j.cloudprovider.net.IpAddresses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-/** InstancesV2: existence, shutdown and metadata as the node and lifecycle controllers use them. */
+/**
+ * InstancesV2: existence, shutdown and metadata as the node and lifecycle controllers use them: the
+ * providerID, the provided node IP among the addresses, the zone and region the node is labelled
+ * with.
+ */
 public interface InstancesContract extends FacetContract {
 
   @Test
@@ -92,6 +108,75 @@ public interface InstancesContract extends FacetContract {
     } catch (CloudException e) {
       // An error is allowed: the lifecycle controller skips the node (L5).
     }
+  }
+
+  @Test
+  @Holds(NODE_IP_AMONG_ADDRESSES)
+  default void n7_theProvidedNodeIpIsAmongTheAddresses() throws Exception {
+    InstancesV2 instances = session().instances();
+    Node node = session().harness().runningInstance(session().provider());
+    Map<String, String> annotations = node.getMetadata().getAnnotations();
+    String provided =
+        annotations == null ? null : annotations.get(WellKnownAnnotations.PROVIDED_NODE_IP);
+    Assumptions.assumeTrue(
+        provided != null,
+        "ProviderHarness.runningInstance gives a node without the "
+            + WellKnownAnnotations.PROVIDED_NODE_IP
+            + " annotation: annotate it with the instance's IP, as a kubelet started with"
+            + " --node-ip does");
+    List<InetAddress> ips = providedNodeIps(node, provided);
+    InstanceMetadata metadata = metadataOf(instances, node, NODE_IP_AMONG_ADDRESSES);
+    for (InetAddress ip : ips) {
+      NODE_IP_AMONG_ADDRESSES.require(
+          metadata.addresses().stream()
+              .anyMatch(address -> IpAddresses.tryParse(address.address()).equals(Optional.of(ip))),
+          "instanceMetadata of %s gives %s; none is its provided node IP %s (%s=\"%s\"): give the"
+                  .formatted(
+                      describe(node),
+                      addressList(metadata.addresses()),
+                      ip.getHostAddress(),
+                      WellKnownAnnotations.PROVIDED_NODE_IP,
+                      provided)
+              + " instance's own addresses, the one its kubelet was started with among them");
+    }
+  }
+
+  @Test
+  @Holds(ZONE_AND_REGION)
+  default void n8_theZoneAndRegionAreLabelValues() throws Exception {
+    InstancesV2 instances = session().instances();
+    Node node = session().harness().runningInstance(session().provider());
+    InstanceMetadata metadata = metadataOf(instances, node, ZONE_AND_REGION);
+    requireLabelValue("zone", metadata.zone(), node);
+    requireLabelValue("region", metadata.region(), node);
+  }
+
+  @Test
+  @Holds(ZONE_AND_REGION)
+  default void n8_theZoneAndRegionAreWhereTheInstanceRuns() throws Exception {
+    InstancesV2 instances = session().instances();
+    CloudProvider cloud = session().provider();
+    Node node = session().harness().runningInstance(cloud);
+    Zones.Zone where =
+        session()
+            .hook(
+                "runningInstanceZone", () -> session().harness().runningInstanceZone(cloud, node));
+    InstanceMetadata metadata = metadataOf(instances, node, ZONE_AND_REGION);
+    boolean zoneless = where.failureDomain().isEmpty() && where.region().isEmpty();
+    ZONE_AND_REGION.require(
+        metadata.zone().equals(where.failureDomain()) && metadata.region().equals(where.region()),
+        "instanceMetadata of %s gives zone \"%s\" and region \"%s\"; %s"
+            .formatted(
+                describe(node),
+                metadata.zone(),
+                metadata.region(),
+                zoneless
+                    ? "ProviderHarness.runningInstanceZone says the cloud has no zones (both"
+                        + " empty): give none, or say in the harness where the instance runs"
+                    : "its instance runs in zone \"%s\" of region \"%s\""
+                            .formatted(where.failureDomain(), where.region())
+                        + " (ProviderHarness.runningInstanceZone): give the instance's zone and"
+                        + " region as the cloud names them"));
   }
 
   @Test
@@ -186,6 +271,20 @@ public interface InstancesContract extends FacetContract {
   /** The providerID the node's metadata gives, else the node's own; in the provider's scheme. */
   private static String providerIdOf(
       CloudProvider cloud, InstancesV2 instances, Node node, Contract contract) throws Exception {
+    InstanceMetadata metadata = metadataOf(instances, node, contract);
+    String own = ContractObjects.providerId(node);
+    String providerId = metadata.providerId().isEmpty() ? own : metadata.providerId();
+    String scheme = cloud.providerName() + "://";
+    INSTANCE_METADATA.require(
+        providerId.isEmpty()
+            || (providerId.startsWith(scheme) && providerId.length() > scheme.length()),
+        "providerID \"%s\" of %s is not %s<id>".formatted(providerId, describe(node), scheme));
+    return providerId;
+  }
+
+  /** The metadata of the node's running instance; none, or "not found", breaks the contract. */
+  private static InstanceMetadata metadataOf(InstancesV2 instances, Node node, Contract contract)
+      throws Exception {
     Optional<InstanceMetadata> metadata;
     try {
       metadata = instances.instanceMetadata(node);
@@ -202,14 +301,46 @@ public interface InstancesContract extends FacetContract {
     }
     contract.require(
         metadata.isPresent(), "instanceMetadata is empty for the running " + describe(node));
-    String own = ContractObjects.providerId(node);
-    String providerId = metadata.get().providerId().isEmpty() ? own : metadata.get().providerId();
-    String scheme = cloud.providerName() + "://";
-    INSTANCE_METADATA.require(
-        providerId.isEmpty()
-            || (providerId.startsWith(scheme) && providerId.length() > scheme.length()),
-        "providerID \"%s\" of %s is not %s<id>".formatted(providerId, describe(node), scheme));
-    return providerId;
+    return metadata.get();
+  }
+
+  /** The IPs of the node's provided-node-ip annotation, read as the kubelet writes them. */
+  private static List<InetAddress> providedNodeIps(Node node, String annotation) {
+    List<InetAddress> ips = new ArrayList<>();
+    for (String token : annotation.split(",", -1)) {
+      try {
+        ips.add(IpAddresses.parse(token));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "ProviderHarness.runningInstance annotates %s %s=\"%s\", which is not the kubelet's"
+                    .formatted(describe(node), WellKnownAnnotations.PROVIDED_NODE_IP, annotation)
+                + " --node-ip (one IP, or an IPv4 and an IPv6 one, comma-separated): "
+                + e.getMessage(),
+            e);
+      }
+    }
+    return ips;
+  }
+
+  /** Fails the contract when a zone or region the metadata gives is no label value. */
+  private static void requireLabelValue(String field, String value, Node node) {
+    LabelValues.problem(value)
+        .ifPresent(
+            problem -> {
+              throw ZONE_AND_REGION.broken(
+                  "instanceMetadata of %s gives %s \"%s\", which is no label value: %s"
+                      .formatted(describe(node), field, value, problem));
+            });
+  }
+
+  /** {@code InternalIP 10.0.0.1, Hostname node-1}: the addresses as a message shows them. */
+  private static String addressList(List<NodeAddress> addresses) {
+    return addresses.isEmpty()
+        ? "no address"
+        : "the addresses "
+            + addresses.stream()
+                .map(address -> address.type() + " " + address.address())
+                .collect(Collectors.joining(", "));
   }
 
   private static String describe(Node node) {

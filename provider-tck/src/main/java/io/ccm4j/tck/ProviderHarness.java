@@ -2,6 +2,8 @@ package io.ccm4j.tck;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import java.time.Duration;
@@ -40,9 +42,22 @@ public interface ProviderHarness extends AutoCloseable {
 
   /**
    * A Node (as its kubelet registered it, {@code spec.providerID} set or not) whose instance exists
-   * and runs.
+   * and runs. Annotate it {@value WellKnownAnnotations#PROVIDED_NODE_IP} with the instance's IP (an
+   * IPv4 and an IPv6 one, comma-separated, for a dual-stack instance), as a kubelet started with
+   * {@code --node-ip} does: without the annotation the node-IP check (N7) is skipped.
    */
   Node runningInstance(CloudProvider cloud) throws Exception;
+
+  /**
+   * Where the instance of {@code node}, a node {@link #runningInstance} gave, runs: its zone (as
+   * {@link Zones.Zone#failureDomain()}) and region as the cloud names them, {@code new Zone("",
+   * "")} for a cloud without zones or regions. Empty (the default) skips the check that the
+   * instance metadata names them.
+   */
+  default Optional<Zones.Zone> runningInstanceZone(CloudProvider cloud, Node node)
+      throws Exception {
+    return Optional.empty();
+  }
 
   /** A Node whose instance existed and is gone (deleted in the cloud). */
   default Optional<Node> goneInstance(CloudProvider cloud) throws Exception {

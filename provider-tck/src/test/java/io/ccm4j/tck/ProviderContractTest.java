@@ -65,6 +65,9 @@ class ProviderContractTest {
         "ROUTE_NOT_DELETED            | ROUTE_DELETED                    | r6_aDeletedRouteIsNoLongerListed",
         "ROUTES_OF_EVERY_CLUSTER_LISTED | ROUTES_OF_THE_CLUSTER_ONLY     | r6_anotherClustersRouteIsNotListed",
         "ZONES_DISAGREE               | ZONES_AGREE                      | n6_theZoneByProviderIdIsTheZoneByNodeName",
+        "PUBLIC_ADDRESS_ONLY          | NODE_IP_AMONG_ADDRESSES          | n7_theProvidedNodeIpIsAmongTheAddresses",
+        "ZONE_NOT_GIVEN               | ZONE_AND_REGION                  | n8_theZoneAndRegionAreWhereTheInstanceRuns",
+        "ZONE_NOT_A_LABEL_VALUE       | ZONE_AND_REGION                  | n8_theZoneAndRegionAreLabelValues n8_theZoneAndRegionAreWhereTheInstanceRuns",
         "CONFIG_ERROR_WITHOUT_FIELD   | CONFIG_ERRORS_NAME_THE_FIELD     | configErrorsNameTheField",
         "BULK_ERROR_MEANS_GONE        | BULK_ERROR_NEVER_GONE            | l5_aBulkCallWithAFailingApiIsNeverGone l5_aBulkCallWithAThrottledApiIsNeverGone",
         "BULK_EXISTS_FROM_ONE_PAGE    | BULK_EXISTS_AS_PER_NODE          | l5_l6_bulkExistsAnswersAsPerNode",
@@ -90,6 +93,56 @@ class ProviderContractTest {
 
     assertThat(failures(checks)).isEmpty();
     assertThat(checks.succeeded().count()).isEqualTo(checkCount());
+  }
+
+  @Test
+  void aCloudWithoutZonesPassesEveryCheck() {
+    Events checks = run(EnumSet.of(Breakage.NO_ZONES), selectClass(ReferenceContract.class));
+
+    assertThat(failures(checks)).isEmpty();
+    assertThat(checks.succeeded().count()).isEqualTo(checkCount());
+  }
+
+  @Test
+  void metadataWithoutTheZoneSaysWhereTheInstanceRuns() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.ZONE_NOT_GIVEN),
+            selectMethod(ReferenceContract.class, "n8_theZoneAndRegionAreWhereTheInstanceRuns"));
+
+    assertThat(failures(checks).get("n8_theZoneAndRegionAreWhereTheInstanceRuns"))
+        .startsWith(Contract.ZONE_AND_REGION.title() + " broken: instanceMetadata of node ")
+        .contains(
+            " gives zone \"\" and region \"\"; its instance runs in zone \"z1\" of region \"r1\""
+                + " (ProviderHarness.runningInstanceZone): give the instance's zone and region as"
+                + " the cloud names them.");
+  }
+
+  @Test
+  void aZoneThatIsNoLabelValueIsNamedWithWhatIsWrong() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.ZONE_NOT_A_LABEL_VALUE),
+            selectMethod(ReferenceContract.class, "n8_theZoneAndRegionAreLabelValues"));
+
+    assertThat(failures(checks).get("n8_theZoneAndRegionAreLabelValues"))
+        .contains(
+            " gives zone \"Zone 1 (r1)\", which is no label value: not only letters, digits, '-',"
+                + " '_' and '.', beginning and ending with a letter or digit.");
+  }
+
+  @Test
+  void aNodeIpMissingFromTheAddressesIsNamedWithTheAddressesGiven() {
+    Events checks =
+        run(
+            EnumSet.of(Breakage.PUBLIC_ADDRESS_ONLY),
+            selectMethod(ReferenceContract.class, "n7_theProvidedNodeIpIsAmongTheAddresses"));
+
+    assertThat(failures(checks).get("n7_theProvidedNodeIpIsAmongTheAddresses"))
+        .contains(
+            " gives the addresses ExternalIP 203.0.113.1; none is its provided node IP 10.1.0.1"
+                + " (alpha.kubernetes.io/provided-node-ip=\"10.1.0.1\"): give the instance's own"
+                + " addresses, the one its kubelet was started with among them.");
   }
 
   @Test

@@ -72,6 +72,17 @@ public final class ReferenceCloud
     /** listRoutes ignores its cluster name: every cluster's routes in the table. */
     ROUTES_OF_EVERY_CLUSTER_LISTED,
     ZONES_DISAGREE,
+    /** The metadata gives the instance's public address only, not the one the kubelet names. */
+    PUBLIC_ADDRESS_ONLY,
+    /** The metadata leaves zone and region empty, though the instance runs in one. */
+    ZONE_NOT_GIVEN,
+    /** The metadata gives the zone by its display name, which no label may hold. */
+    ZONE_NOT_A_LABEL_VALUE,
+    /**
+     * Not a breakage: a cloud without zones, whose metadata gives neither zone nor region (and the
+     * harness says so). The contract allows it; the kit must pass it.
+     */
+    NO_ZONES,
     CONFIG_ERROR_WITHOUT_FIELD,
     CLOSE_HANGS,
     LOAD_BALANCER_NOT_IMPLEMENTED,
@@ -95,6 +106,12 @@ public final class ReferenceCloud
      */
     BULK_ANSWERS_PARTIALLY
   }
+
+  /** Every instance's address, the IP its kubelet is started with. */
+  static final String INSTANCE_IP = "10.1.0.1";
+
+  /** The zone and region every instance runs in, unless the cloud has no zones. */
+  static final Zone PLACEMENT = new Zone("z1", "r1");
 
   /** The most nodes a bulk call takes, as maxNodesPerCall() says. */
   static final int NODES_PER_CALL = 3;
@@ -281,13 +298,22 @@ public final class ReferenceCloud
                     && !ContractObjects.providerId(node).isEmpty()
                 ? NAME + "://renamed-" + name
                 : NAME + "://" + name;
+    boolean zoneless =
+        broken.contains(Breakage.NO_ZONES) || broken.contains(Breakage.ZONE_NOT_GIVEN);
     return Optional.of(
         new InstanceMetadata(
             providerId,
             "r1.small",
-            List.of(NodeAddress.internalIp("10.1.0.1")),
-            "z1",
-            "r1",
+            List.of(
+                broken.contains(Breakage.PUBLIC_ADDRESS_ONLY)
+                    ? NodeAddress.externalIp("203.0.113.1")
+                    : NodeAddress.internalIp(INSTANCE_IP)),
+            zoneless
+                ? ""
+                : broken.contains(Breakage.ZONE_NOT_A_LABEL_VALUE)
+                    ? "Zone 1 (r1)"
+                    : PLACEMENT.failureDomain(),
+            zoneless ? "" : PLACEMENT.region(),
             Map.of()));
   }
 
@@ -532,7 +558,7 @@ public final class ReferenceCloud
   @Override
   public Zone zoneByProviderId(String providerId) throws CloudException {
     call();
-    return new Zone("z1", "r1");
+    return PLACEMENT;
   }
 
   @Override

@@ -2,6 +2,8 @@ package io.ccm4j.tck;
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.Zones.Zone;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.tck.ReferenceCloud.Breakage;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -55,12 +57,21 @@ class ReferenceContract extends ProviderContract {
       return Optional.of(node);
     }
 
+    /** Where the reference cloud runs its instances; nowhere in particular without zones. */
+    @Override
+    public Optional<Zone> runningInstanceZone(CloudProvider cloud, Node node) {
+      return Optional.of(
+          breakages.contains(Breakage.NO_ZONES) ? new Zone("", "") : ReferenceCloud.PLACEMENT);
+    }
+
+    /** As its kubelet registers it, started with --node-ip. */
     private static Node instance(CloudProvider cloud, boolean running) {
       String name = ReferenceCloud.freshName("node");
       ((ReferenceCloud) cloud).add(name, running);
       return new NodeBuilder()
           .withNewMetadata()
           .withName(name)
+          .addToAnnotations(WellKnownAnnotations.PROVIDED_NODE_IP, ReferenceCloud.INSTANCE_IP)
           .endMetadata()
           .withNewSpec()
           .withProviderID(ReferenceCloud.NAME + "://" + name)

@@ -2,6 +2,7 @@ package ${package};
 
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.tck.ProviderContract;
 import io.ccm4j.tck.ProviderHarness;
 import io.fabric8.kubernetes.api.model.Node;
@@ -34,12 +35,17 @@ class ${classPrefix}ProviderContractTest extends ProviderContract {
       return Optional.of("region: example-1\nloadBalancer: {network: default}\n");
     }
 
-    /** Fill in: create an instance in the test cloud and answer its Node. */
+    /**
+     * Fill in: create an instance in the test cloud and answer its Node, annotated with the
+     * instance's IP as a kubelet started with --node-ip annotates it (N7: that IP must be among the
+     * addresses your metadata gives).
+     */
     @Override
     public Node runningInstance(CloudProvider cloud) {
       return new NodeBuilder()
           .withNewMetadata()
           .withName("node-1")
+          .addToAnnotations(WellKnownAnnotations.PROVIDED_NODE_IP, "10.0.0.10")
           .endMetadata()
           .withNewSpec()
           .withProviderID("${providerName}://node-1")
@@ -48,7 +54,8 @@ class ${classPrefix}ProviderContractTest extends ProviderContract {
     }
 
     // Fill in as your test cloud allows; each enables the checks that need it:
-    // goneInstance, shutDownInstance, failingCloud, throttledCloud, backendNodes,
+    // runningInstanceZone (where runningInstance's instance runs; new Zone("", "") for a cloud
+    // without zones), goneInstance, shutDownInstance, failingCloud, throttledCloud, backendNodes,
     // finishProvisioning.
 
     @Override

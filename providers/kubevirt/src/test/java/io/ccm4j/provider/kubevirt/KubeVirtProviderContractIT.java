@@ -3,6 +3,8 @@ package io.ccm4j.provider.kubevirt;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
 import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.simulator.virt.SimulatedVirt;
@@ -46,6 +48,9 @@ class KubeVirtProviderContractIT extends ProviderContract {
 
   private static final class KubeVirtHarness implements ProviderHarness {
 
+    private static final String REGION = "eu-west";
+    private static final String ZONE = "eu-west-a";
+
     private final LocalControlPlane infraPlane;
     private final KubernetesClient infra;
     private final String id = UUID.randomUUID().toString().substring(0, 6);
@@ -62,7 +67,13 @@ class KubeVirtProviderContractIT extends ProviderContract {
               new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
           .create();
       virt = new SimulatedVirt(infra, namespace);
-      SimulatedVirt.addNode(infra, "infra-" + id, "eu-west", "eu-west-a");
+      SimulatedVirt.addNode(infra, "infra-" + id, REGION, ZONE);
+    }
+
+    /** The infrastructure node's zone and region, where every VMI runs (K25). */
+    @Override
+    public Optional<Zones.Zone> runningInstanceZone(CloudProvider cloud, Node node) {
+      return Optional.of(new Zones.Zone(ZONE, REGION));
     }
 
     @Override
@@ -104,14 +115,18 @@ class KubeVirtProviderContractIT extends ProviderContract {
       return Optional.of(node);
     }
 
+    /**
+     * A VMI on the infrastructure node, its node as a kubelet started with --node-ip registers it.
+     */
     private Node instance() {
       int n = instances.incrementAndGet();
       String name = "worker-" + n;
-      virt.start(
-          VirtualMachineSpec.worker(name, clusterName(), "infra-" + id, "127.61.0." + (n + 10)));
+      String ip = "127.61.0." + (n + 10);
+      virt.start(VirtualMachineSpec.worker(name, clusterName(), "infra-" + id, ip));
       return new NodeBuilder()
           .withNewMetadata()
           .withName(name)
+          .addToAnnotations(WellKnownAnnotations.PROVIDED_NODE_IP, ip)
           .endMetadata()
           .withNewSpec()
           .withProviderID("kubevirt://" + name)

@@ -3,10 +3,13 @@ package io.ccm4j.provider.local;
 import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
 import io.ccm4j.cloudprovider.LoadBalancer;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.tck.ContractObjects;
 import io.ccm4j.tck.ProviderContract;
 import io.ccm4j.tck.ProviderHarness;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import java.util.Map;
 import java.util.Optional;
@@ -39,10 +42,25 @@ class LocalProviderContractTest extends ProviderContract {
 
     private int instances = 7;
 
-    /** A Node of its own each time: the bulk checks ask for several in one call. */
+    /**
+     * A Node of its own each time (the bulk checks ask for several in one call), as a kubelet
+     * started with {@code --node-ip} registers it.
+     */
     @Override
     public Node runningInstance(CloudProvider cloud) {
-      return ContractObjects.backendNode(LocalCloud.PROVIDER_NAME, instances++);
+      Node node = ContractObjects.backendNode(LocalCloud.PROVIDER_NAME, instances++);
+      String nodeIp = node.getStatus().getAddresses().getFirst().getAddress();
+      return new NodeBuilder(node)
+          .editMetadata()
+          .addToAnnotations(WellKnownAnnotations.PROVIDED_NODE_IP, nodeIp)
+          .endMetadata()
+          .build();
+    }
+
+    /** The local cloud has no zones: one machine, or simulated kubelets on it. */
+    @Override
+    public Optional<Zones.Zone> runningInstanceZone(CloudProvider cloud, Node node) {
+      return Optional.of(new Zones.Zone("", ""));
     }
 
     @Override

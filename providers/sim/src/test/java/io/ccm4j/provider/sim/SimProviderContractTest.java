@@ -4,6 +4,8 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.CloudProviderFactory;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.NodeAddress;
+import io.ccm4j.cloudprovider.Zones;
+import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.tck.ProviderContract;
 import io.ccm4j.tck.ProviderHarness;
 import io.fabric8.kubernetes.api.model.Node;
@@ -25,6 +27,10 @@ class SimProviderContractTest extends ProviderContract {
   }
 
   private static final class SimHarness implements ProviderHarness {
+
+    private static final String REGION = "r1";
+    private static final String ZONE = "r1-a";
+    private static final String INSTANCE_IP = "10.0.0.10";
 
     @Override
     public CloudProviderFactory factory() {
@@ -61,20 +67,28 @@ class SimProviderContractTest extends ProviderContract {
       return Optional.of(node);
     }
 
+    /** Where {@link #instance} places every instance. */
+    @Override
+    public Optional<Zones.Zone> runningInstanceZone(CloudProvider cloud, Node node) {
+      return Optional.of(new Zones.Zone(ZONE, REGION));
+    }
+
+    /** An instance in r1-a, its node as a kubelet started with --node-ip registers it. */
     private static Node instance(SimCloud cloud) {
       String name = "worker-" + UUID.randomUUID().toString().substring(0, 8);
       cloud.add(
           new SimInstance(
               name,
-              "r1",
-              "r1-a",
+              REGION,
+              ZONE,
               "sim.small",
-              List.of(NodeAddress.internalIp("10.0.0.10")),
+              List.of(NodeAddress.internalIp(INSTANCE_IP)),
               Map.of(),
               SimInstance.State.RUNNING));
       return new NodeBuilder()
           .withNewMetadata()
           .withName(name)
+          .addToAnnotations(WellKnownAnnotations.PROVIDED_NODE_IP, INSTANCE_IP)
           .endMetadata()
           .withNewSpec()
           .withProviderID(SimCloud.PROVIDER_NAME + "://" + name)
