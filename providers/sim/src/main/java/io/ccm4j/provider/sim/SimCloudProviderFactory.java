@@ -14,9 +14,17 @@ import java.util.Optional;
  */
 public final class SimCloudProviderFactory implements CloudProviderFactory {
 
+  /**
+   * Without a config, {@code --cloud-provider=sim} is taken for a mistake rather than started as a
+   * cloud of nothing, whose load balancer addresses and routes would exist in this process only
+   * while its controllers wrote them into a real cluster's Services and Nodes: the refusal says
+   * what a config holds.
+   */
   static final String NO_CONFIG =
-      "the sim cloud is a simulation and needs one (its instances, or generate:): without it"
-          + " every node would be taken for gone and deleted";
+      "the sim cloud is a simulation and needs one: a YAML file (--cloud-config=<file>) saying what"
+          + " it simulates: its instances, which the cloud-node and cloud-node-lifecycle"
+          + " controllers ask about, under instances: (a list; [] for none yet) or generate:"
+          + " {count: <n>}; a file with neither simulates load balancers and routes only";
 
   @Override
   public String name() {

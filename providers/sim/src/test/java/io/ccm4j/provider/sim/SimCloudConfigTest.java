@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ccm4j.cloudprovider.CloudConfigException;
 import io.ccm4j.cloudprovider.CloudException;
+import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InstanceMetadata;
 import io.ccm4j.cloudprovider.NodeAddress;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -150,14 +154,33 @@ class SimCloudConfigTest {
   }
 
   /**
-   * Without a cloud config the simulation would know no instances and take every node for gone: the
-   * manager would delete every NotReady node of a real cluster. It refuses instead.
+   * Without a cloud config the simulation refuses to start, saying which flag to set and which
+   * fields make instances. It does not claim that nodes would be deleted: a cloud without instances
+   * offers no instances facet, so nothing would be.
    */
   @Test
-  void withoutACloudConfigTheSimCloudRefusesToStart() {
+  void withoutACloudConfigTheSimCloudRefusesToStartSayingWhatToGive() {
     assertThatThrownBy(() -> new SimCloudProviderFactory().create(Optional.empty()))
         .isInstanceOf(CloudConfigException.class)
-        .hasMessageContaining("the sim cloud is a simulation and needs one")
-        .hasMessageContaining("deleted");
+        .hasMessageStartingWith("the sim cloud is a simulation and needs one: ")
+        .hasMessageContaining("--cloud-config=<file>")
+        .hasMessageContaining("instances: (a list; [] for none yet)")
+        .hasMessageContaining("generate: {count: <n>}")
+        .hasMessageNotContaining("deleted")
+        .hasMessageNotContaining("gone");
+  }
+
+  /** What the refusal says of a config file with neither instances nor generate: holds. */
+  @Test
+  void aConfigFileWithNeitherSimulatesLoadBalancersAndRoutesOnly(@TempDir Path directory)
+      throws Exception {
+    Path config = Files.writeString(directory.resolve("sim.yaml"), "");
+
+    CloudProvider cloud = new SimCloudProviderFactory().create(Optional.of(config));
+
+    assertThat(cloud.instancesV2()).isEmpty();
+    assertThat(cloud.loadBalancer()).isPresent();
+    assertThat(cloud.routes()).isPresent();
+    cloud.close();
   }
 }
