@@ -44,9 +44,10 @@ public enum Contract {
       Facet.INSTANCES,
       "N8 F3",
       "instanceMetadata gives the zone and region the instance runs in (as"
-          + " ProviderHarness.runningInstanceZone names them; both empty for a cloud without zones),"
-          + " each empty or a valid label value: at most 63 letters, digits, '-', '_' and '.',"
-          + " beginning and ending with a letter or digit",
+          + " ProviderHarness.runningInstanceZone names them; both empty for a cloud without zones;"
+          + " when it gives neither, ccm4j asks the Zones facet, if offered), each empty or a valid"
+          + " label value: at most 63 letters, digits, '-', '_' and '.', beginning and ending with a"
+          + " letter or digit",
       "the node controller writes them as the topology.kubernetes.io/zone and /region labels (and"
           + " the beta failure-domain ones) in the update that removes the uninitialized taint: an"
           + " invalid value fails that update every time, so the node stays tainted; an empty one"

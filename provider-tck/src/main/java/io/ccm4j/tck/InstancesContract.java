@@ -146,9 +146,12 @@ public interface InstancesContract extends FacetContract {
   default void n8_theZoneAndRegionAreLabelValues() throws Exception {
     InstancesV2 instances = session().instances();
     Node node = session().harness().runningInstance(session().provider());
+    CloudProvider cloud = session().provider();
     InstanceMetadata metadata = metadataOf(instances, node, ZONE_AND_REGION);
-    requireLabelValue("zone", metadata.zone(), node);
-    requireLabelValue("region", metadata.region(), node);
+    Zones.Zone labelled = labelledZone(cloud, node, metadata);
+    String source = zoneSource(cloud, node, metadata);
+    requireLabelValue(source, "zone", labelled.failureDomain());
+    requireLabelValue(source, "region", labelled.region());
   }
 
   @Test
@@ -162,14 +165,15 @@ public interface InstancesContract extends FacetContract {
             .hook(
                 "runningInstanceZone", () -> session().harness().runningInstanceZone(cloud, node));
     InstanceMetadata metadata = metadataOf(instances, node, ZONE_AND_REGION);
+    Zones.Zone labelled = labelledZone(cloud, node, metadata);
     boolean zoneless = where.failureDomain().isEmpty() && where.region().isEmpty();
     ZONE_AND_REGION.require(
-        metadata.zone().equals(where.failureDomain()) && metadata.region().equals(where.region()),
-        "instanceMetadata of %s gives zone \"%s\" and region \"%s\"; %s"
+        labelled.equals(where),
+        "%s zone \"%s\" and region \"%s\"; %s"
             .formatted(
-                describe(node),
-                metadata.zone(),
-                metadata.region(),
+                zoneSource(cloud, node, metadata),
+                labelled.failureDomain(),
+                labelled.region(),
                 zoneless
                     ? "ProviderHarness.runningInstanceZone says the cloud has no zones (both"
                         + " empty): give none, or say in the harness where the instance runs"
@@ -322,14 +326,43 @@ public interface InstancesContract extends FacetContract {
     return ips;
   }
 
-  /** Fails the contract when a zone or region the metadata gives is no label value. */
-  private static void requireLabelValue(String field, String value, Node node) {
+  /**
+   * The zone and region the node controller labels the node with: the metadata's, or, when it has
+   * neither, the Zones facet's, by providerID (the metadata's, else the node's), else by node name,
+   * as ccm4j's node controller asks it (N6).
+   */
+  private static Zones.Zone labelledZone(CloudProvider cloud, Node node, InstanceMetadata metadata)
+      throws Exception {
+    Optional<Zones> zones = cloud.zones();
+    if (!metadata.zone().isEmpty() || !metadata.region().isEmpty() || zones.isEmpty()) {
+      return new Zones.Zone(metadata.zone(), metadata.region());
+    }
+    String providerId =
+        metadata.providerId().isEmpty() ? ContractObjects.providerId(node) : metadata.providerId();
+    Zones.Zone zone =
+        providerId.isEmpty()
+            ? zones.get().zoneByNodeName(node.getMetadata().getName())
+            : zones.get().zoneByProviderId(providerId);
+    return zone == null ? new Zones.Zone("", "") : zone;
+  }
+
+  /** Who gives the zone {@link #labelledZone} finds, as a message says it. */
+  private static String zoneSource(CloudProvider cloud, Node node, InstanceMetadata metadata) {
+    return metadata.zone().isEmpty() && metadata.region().isEmpty() && cloud.zones().isPresent()
+        ? "instanceMetadata of %s gives neither zone nor region, and the Zones facet (which ccm4j"
+                .formatted(describe(node))
+            + " asks then) gives"
+        : "instanceMetadata of %s gives".formatted(describe(node));
+  }
+
+  /** Fails the contract when a zone or region the node would be labelled with is no label value. */
+  private static void requireLabelValue(String source, String field, String value) {
     LabelValues.problem(value)
         .ifPresent(
             problem -> {
               throw ZONE_AND_REGION.broken(
-                  "instanceMetadata of %s gives %s \"%s\", which is no label value: %s"
-                      .formatted(describe(node), field, value, problem));
+                  "%s %s \"%s\", which is no label value: %s"
+                      .formatted(source, field, value, problem));
             });
   }
 

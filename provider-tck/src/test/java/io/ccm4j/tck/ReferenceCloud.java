@@ -74,13 +74,21 @@ public final class ReferenceCloud
     ZONES_DISAGREE,
     /** The metadata gives the instance's public address only, not the one the kubelet names. */
     PUBLIC_ADDRESS_ONLY,
-    /** The metadata leaves zone and region empty, though the instance runs in one. */
+    /**
+     * The metadata leaves zone and region empty, though the instance runs in one, and no Zones
+     * facet gives them.
+     */
     ZONE_NOT_GIVEN,
+    /**
+     * Not a breakage: the metadata leaves zone and region empty, the Zones facet gives them
+     * (ccm4j's node controller asks it then). The kit must pass it.
+     */
+    ZONE_FROM_ZONES_ONLY,
     /** The metadata gives the zone by its display name, which no label may hold. */
     ZONE_NOT_A_LABEL_VALUE,
     /**
-     * Not a breakage: a cloud without zones, whose metadata gives neither zone nor region (and the
-     * harness says so). The contract allows it; the kit must pass it.
+     * Not a breakage: a cloud without zones, whose metadata gives neither zone nor region, with no
+     * Zones facet (and the harness says so). The contract allows it; the kit must pass it.
      */
     NO_ZONES,
     CONFIG_ERROR_WITHOUT_FIELD,
@@ -211,7 +219,9 @@ public final class ReferenceCloud
 
   @Override
   public Optional<Zones> zones() {
-    return Optional.of(this);
+    return broken.contains(Breakage.ZONE_NOT_GIVEN) || broken.contains(Breakage.NO_ZONES)
+        ? Optional.empty()
+        : Optional.of(this);
   }
 
   /** The API call: fails or throttles as configured. */
@@ -299,7 +309,9 @@ public final class ReferenceCloud
                 ? NAME + "://renamed-" + name
                 : NAME + "://" + name;
     boolean zoneless =
-        broken.contains(Breakage.NO_ZONES) || broken.contains(Breakage.ZONE_NOT_GIVEN);
+        broken.contains(Breakage.NO_ZONES)
+            || broken.contains(Breakage.ZONE_NOT_GIVEN)
+            || broken.contains(Breakage.ZONE_FROM_ZONES_ONLY);
     return Optional.of(
         new InstanceMetadata(
             providerId,
