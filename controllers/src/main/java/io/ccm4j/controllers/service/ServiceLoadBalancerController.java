@@ -7,6 +7,7 @@ import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerSourceRanges;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.NotImplementedException;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.controllers.ControllerContext;
@@ -471,7 +472,8 @@ public final class ServiceLoadBalancerController implements Controller {
    * its load balancer needs no ensure when the Service records having been ensured with exactly its
    * current fields, and the cloud reports the load balancer with the Service's ingress. When only
    * the backends changed meanwhile, the incremental update S15 would have made is made instead. One
-   * cloud read, no ensure.
+   * cloud read, no ensure. A read that fails (or that the cloud does not implement) answers "no":
+   * the full ensure upstream would make follows, never a failed sync.
    */
   private boolean alreadyApplied(String key, Service service) throws SyncFailure {
     Optional<AppliedLoadBalancer> recorded = AppliedLoadBalancer.recorded(service);
@@ -487,8 +489,20 @@ public final class ServiceLoadBalancerController implements Controller {
     Optional<LoadBalancerStatus> existing;
     try {
       existing = balancer.getLoadBalancer(clusterName, service);
-    } catch (CloudException e) {
-      throw new SyncFailure("failed to get load balancer: " + e.getMessage(), e);
+    } catch (NotImplementedException e) {
+      log.info(
+          "service {}: the cloud cannot get load balancers, so the record cannot be checked;"
+              + " ensuring the load balancer",
+          key);
+      return false;
+    } catch (CloudException | RuntimeException e) {
+      // Upstream keeps no record and ensures at every start: a failed check must cost no more than
+      // that ensure, never a failed sync and a backoff.
+      log.warn(
+          "service {}: could not check its load balancer against the record ({}); ensuring it",
+          key,
+          describe(e));
+      return false;
     }
     if (existing.isEmpty()
         || existing.get().ingress().isEmpty()

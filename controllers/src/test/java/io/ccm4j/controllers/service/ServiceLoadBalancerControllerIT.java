@@ -10,6 +10,7 @@ import io.ccm4j.cloudprovider.CloudProvider;
 import io.ccm4j.cloudprovider.InvalidServiceFieldException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.cloudprovider.LoadBalancerStatus;
+import io.ccm4j.cloudprovider.NotImplementedException;
 import io.ccm4j.cloudprovider.RetryAfterException;
 import io.ccm4j.cloudprovider.api.WellKnownAnnotations;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
@@ -43,7 +44,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -1025,6 +1028,61 @@ class ServiceLoadBalancerControllerIT {
   }
 
   /**
+   * §8.8: the record is checked with one GetLoadBalancer; when that read fails (a flaky cloud, a
+   * provider that throws unchecked, one that does not implement it), the new leader ensures the
+   * load balancer as upstream would at any start, with its events, instead of failing the sync.
+   */
+  @Test
+  void failover_aFailedReadOfTheLoadBalancerEndsInTheFullEnsureNotAFailedSync() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    List<String> names = List.of("flaky", "unchecked", "unimplemented");
+    names.forEach(this::create);
+    awaitIngress(names.toArray(String[]::new));
+    awaitRecorded(names);
+    harness.close();
+    Map<String, Map<String, Long>> before = callsByService(names);
+    Map<String, Integer> ensuredBefore = new java.util.HashMap<>();
+    names.forEach(n -> ensuredBefore.put(n, eventCount(n, "EnsuredLoadBalancer")));
+
+    // Only the new leader's check fails: the clean-up's reads before deleting must succeed.
+    Set<String> failed = ConcurrentHashMap.newKeySet();
+    startControllerWith(
+        new ForwardingLoadBalancer(lbs()) {
+          @Override
+          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
+              throws CloudException {
+            String name = service.getMetadata().getName();
+            if (!failed.add(name)) {
+              return super.getLoadBalancer(cluster, service);
+            }
+            return switch (name) {
+              case "flaky" -> throw new CloudException("connection reset");
+              case "unchecked" -> throw new IllegalStateException("no client yet");
+              case "unimplemented" -> throw new NotImplementedException();
+              default -> super.getLoadBalancer(cluster, service);
+            };
+          }
+        });
+
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .untilAsserted(
+            () -> {
+              for (String name : names) {
+                assertThat(delta(before, name, "EnsureLoadBalancer")).as(name).isEqualTo(1);
+                assertThat(eventCount(name, "EnsuredLoadBalancer"))
+                    .as(name)
+                    .isGreaterThan(ensuredBefore.get(name));
+              }
+            });
+    for (String name : names) {
+      assertThat(eventCount(name, "SyncLoadBalancerFailed")).as(name).isZero();
+      assertThat(ingressIp(name)).as(name).isNotNull();
+    }
+  }
+
+  /**
    * A provider upgrade or a changed cloud-config (another fingerprint) must reach the load
    * balancers a previous leader ensured; their records vouch only for what they were ensured with.
    */
@@ -1418,6 +1476,14 @@ class ServiceLoadBalancerControllerIT {
       labelled.add(name);
     }
     return labelled;
+  }
+
+  /** How many times the Service had an event with this reason (the events' counts). */
+  private int eventCount(String name, String reason) {
+    return events(name).stream()
+        .filter(e -> reason.equals(e.getReason()))
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount())
+        .sum();
   }
 
   /** How many times the Service was warned that no node backs it (the events' counts). */
