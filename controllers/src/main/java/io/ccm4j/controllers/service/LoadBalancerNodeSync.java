@@ -325,8 +325,13 @@ final class LoadBalancerNodeSync {
         if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
           return true; // nothing to update; the next ensure creates it
         }
-      } catch (CloudException getError) {
-        log.error("service {}: cannot check its load balancer: {}", key, getError.getMessage());
+      } catch (CloudException | RuntimeException getError) {
+        // As upstream: the check's failure is logged and the update's failure reported; an
+        // unchecked one must not end the pass, which has stored the new backend set already.
+        log.error(
+            "failed to check if load balancer exists for service {}: {}",
+            key,
+            Objects.requireNonNullElse(getError.getMessage(), getError.toString()));
       }
       events.warning(
           service,

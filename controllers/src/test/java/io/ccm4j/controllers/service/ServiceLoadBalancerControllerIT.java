@@ -420,6 +420,55 @@ class ServiceLoadBalancerControllerIT {
     assertThat(calls("web", "EnsureLoadBalancer")).as("the full ensure").isGreaterThanOrEqualTo(2);
   }
 
+  /**
+   * S15 step 4: after a failed update, the check whether the load balancer still exists may fail
+   * too, unchecked; as upstream, that is logged and the update's failure reported and sent for a
+   * full ensure. An exception that ended the bulk pass left the load balancer on the old nodes.
+   */
+  @Test
+  void S15_aCheckThatThrowsAfterAFailedBulkUpdateStillReportsItAndEnsures() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml("loadBalancers: {servicesPerCall: 1000}");
+    LoadBalancer sim = cloud.loadBalancer().orElseThrow();
+    AtomicInteger updateFailures = new AtomicInteger(1);
+    AtomicInteger getFailures = new AtomicInteger(0);
+    startControllerWith(
+        new ForwardingLoadBalancer(sim) {
+          @Override
+          public int maxServicesPerCall() {
+            return sim.maxServicesPerCall();
+          }
+
+          @Override
+          public BulkAnswers<Boolean> updateLoadBalancers(
+              String cluster, Collection<Service> services, List<Node> nodes)
+              throws CloudException {
+            if (updateFailures.getAndDecrement() > 0) {
+              getFailures.set(1); // the check that follows fails too
+              throw new CloudException("the update timed out");
+            }
+            return sim.updateLoadBalancers(cluster, services, nodes);
+          }
+
+          @Override
+          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
+              throws CloudException {
+            if (getFailures.getAndDecrement() > 0) {
+              throw new IllegalStateException("the provider lost its session");
+            }
+            return super.getLoadBalancer(cluster, service);
+          }
+        });
+    create("web");
+    awaitIngress("web");
+
+    kubelets.register(NodeSpec.named(node("b")));
+
+    awaitEvent("web", "Warning", "UpdateLoadBalancerFailed", "error: the update timed out");
+    await().atMost(15, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(calls("web", "EnsureLoadBalancer")).as("the full ensure").isGreaterThanOrEqualTo(2);
+  }
+
   @Test
   void S15_nodesJoiningDuringAPassCoalesceIntoOneMorePass() throws Exception {
     kubelets.register(NodeSpec.named(node("first")));
