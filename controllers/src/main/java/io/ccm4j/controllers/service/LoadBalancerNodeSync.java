@@ -263,7 +263,7 @@ final class LoadBalancerNodeSync {
    * stale). Once per Service until its next ensure rewrites the record, not once per node change.
    * False when the record cannot be written: the Service then gets a full ensure (S15).
    */
-  private boolean recordBackendsUnrecorded(String key) {
+  boolean recordBackendsUnrecorded(String key) {
     Service current = services.getStore().getByKey(key);
     if (current == null) {
       return true; // deleted: nothing to vouch for

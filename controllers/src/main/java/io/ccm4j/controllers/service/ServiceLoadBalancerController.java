@@ -514,7 +514,9 @@ public final class ServiceLoadBalancerController implements Controller {
     lastSyncedNodes.put(key, nodeSet);
     AppliedLoadBalancer now = AppliedLoadBalancer.of(service, nodeSet, clusterName, fingerprint);
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
-      if (!nodeSync.updateBackends(service, nodeSet)) {
+      // Marked first, as a node sync does: a leader that dies between this update and the status
+      // write below must not leave the record vouching for the old backends.
+      if (!nodeSync.recordBackendsUnrecorded(key) || !nodeSync.updateBackends(service, nodeSet)) {
         return false; // as after a failed node sync: a full ensure (S15)
       }
       writeStatus(service, existing.get(), now);

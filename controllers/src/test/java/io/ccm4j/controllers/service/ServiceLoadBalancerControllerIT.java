@@ -1256,6 +1256,50 @@ class ServiceLoadBalancerControllerIT {
     assertThat(calls("web", "GetLoadBalancer")).isEqualTo(1);
   }
 
+  /**
+   * The new leader's update of backends that changed while no one led is written ahead as a node
+   * sync's is: while the cloud moves the backends, the record no longer vouches for the old ones,
+   * so a leader that died before its status write would leave a record that no new leader trusts.
+   */
+  @Test
+  void failover_theRecordStopsVouchingForTheOldBackendsBeforeANewLeaderMovesThem()
+      throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    awaitRecorded(List.of("web"));
+    String ensuredWithA = applied("web");
+    harness.close();
+
+    kubelets.register(NodeSpec.named(node("b")));
+    List<String> recordDuringUpdate = new CopyOnWriteArrayList<>();
+    startControllerWith(
+        new ForwardingLoadBalancer(lbs()) {
+          @Override
+          public void updateLoadBalancer(String cluster, Service service, List<Node> nodes)
+              throws CloudException {
+            if (service.getMetadata().getName().equals("web")) {
+              recordDuringUpdate.add(String.valueOf(applied("web")));
+            }
+            super.updateLoadBalancer(cluster, service, nodes);
+          }
+        });
+
+    await().atMost(20, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
+    assertThat(recordDuringUpdate)
+        .first()
+        .isNotEqualTo(ensuredWithA)
+        .isEqualTo(
+            ensuredWithA.substring(0, ensuredWithA.indexOf(",nodes="))
+                + ",nodes="
+                + AppliedLoadBalancer.NODES_UNRECORDED);
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(() -> applied("web") != null && !applied("web").equals(recordDuringUpdate.get(0)));
+    assertThat(calls("web", "EnsureLoadBalancer")).isEqualTo(1);
+  }
+
   @Test
   void failover_backendsANodeSyncChangedAreUpdatedEvenWhenTheNodesMatchTheRecordAgain()
       throws Exception {
