@@ -14,6 +14,7 @@ import io.ccm4j.controllers.ControllerContext;
 import io.ccm4j.controllers.ControllerUnavailableException;
 import io.ccm4j.controllers.SharedInformers;
 import io.ccm4j.runtime.client.KubernetesErrors;
+import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.runtime.controller.Controller;
 import io.ccm4j.runtime.controller.PeriodicPass;
 import io.ccm4j.runtime.controller.QueueWorkers;
@@ -489,6 +490,9 @@ public final class ServiceLoadBalancerController implements Controller {
     Optional<LoadBalancerStatus> existing;
     try {
       existing = balancer.getLoadBalancer(clusterName, service);
+    } catch (NotLeadingException e) {
+      // Not the cloud's failure: this instance stops, and an ensure would be refused as well.
+      throw new SyncFailure("failed to get load balancer: " + e.getMessage(), e);
     } catch (NotImplementedException e) {
       log.info(
           "service {}: the cloud cannot get load balancers, so the record cannot be checked;"

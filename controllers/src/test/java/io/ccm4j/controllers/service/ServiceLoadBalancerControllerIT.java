@@ -22,6 +22,7 @@ import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.provider.sim.SimLoadBalancers;
+import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.Event;
@@ -1129,6 +1130,48 @@ class ServiceLoadBalancerControllerIT {
       assertThat(eventCount(name, "SyncLoadBalancerFailed")).as(name).isZero();
       assertThat(ingressIp(name)).as(name).isNotNull();
     }
+  }
+
+  /**
+   * A read the fence refused (this instance no longer leads) is no failure of the cloud to fall
+   * back from: the sync fails as a refused ensure would, without announcing an ensure it cannot
+   * make.
+   */
+  @Test
+  void failover_aReadRefusedBecauseTheInstanceNoLongerLeadsEnsuresNothing() throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    run("");
+    create("web");
+    awaitIngress("web");
+    awaitRecorded(List.of("web"));
+    harness.close();
+    int ensuringBefore = eventCount("web", "EnsuringLoadBalancer");
+
+    startControllerWith(
+        new ForwardingLoadBalancer(lbs()) {
+          @Override
+          public Optional<LoadBalancerStatus> getLoadBalancer(String cluster, Service service)
+              throws CloudException {
+            throw new NotLeadingException("GetLoadBalancer " + service.getMetadata().getName());
+          }
+
+          @Override
+          public LoadBalancerStatus ensureLoadBalancer(
+              String cluster, Service service, List<Node> nodes) throws CloudException {
+            throw new NotLeadingException("EnsureLoadBalancer " + service.getMetadata().getName());
+          }
+        });
+
+    awaitEvent(
+        "web",
+        "Warning",
+        "SyncLoadBalancerFailed",
+        "failed to get load balancer: not called: this instance no longer leads");
+    // The retry, due 5 s after the failure, is a plain ensure; the first sync announced none.
+    assertThat(eventCount("web", "EnsuringLoadBalancer")).isEqualTo(ensuringBefore);
+    // A fenced controller cannot delete either: stop it, the clean-up drops the finalizer.
+    harness.close();
+    harness = null;
   }
 
   /**
