@@ -30,12 +30,17 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.security.KeyStore;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The manager's HTTPS endpoint against a real API server (A4). */
@@ -158,7 +163,8 @@ class ManagementEndpointsIT {
                     .selfSigned()) // Served without a token here (a prefix for the health checks);
             // see below for tokens.
             .servingAccess(
-                ServingAccess.allowing(List.of("/healthz*", "/readyz", "/livez", "/metrics")))
+                ServingAccess.allowing(
+                    List.of("/healthz*", "/readyz", "/livez", "/metrics", "/metrics/slis")))
             .buildSettings();
     try (CloudControllerManager manager =
         CloudControllerManager.builder(client).settings(settings).exit(code -> {}).build()) {
@@ -175,8 +181,24 @@ class ManagementEndpointsIT {
           .contains("[+]ping ok", "[+]leaderElection ok", "healthz check passed");
       assertThat(endpoint.get("/healthz/no-such-check").statusCode()).isEqualTo(404);
 
+      // Each check the aggregate paths ran above, by the path's name (the Lease's check passed).
+      HttpResponse<String> slis = endpoint.get("/metrics/slis");
+      assertThat(slis.statusCode()).isEqualTo(200);
+      assertThat(slis.body())
+          .contains(
+              "kubernetes_healthcheck{name=\"leaderElection\",type=\"healthz\"} 1\n",
+              "kubernetes_healthcheck{name=\"leaderElection\",type=\"readyz\"} 1\n",
+              "kubernetes_healthcheck{name=\"ping\",type=\"livez\"} 1\n",
+              "kubernetes_healthchecks_total{name=\"leaderElection\",status=\"success\","
+                  + "type=\"livez\"} 1\n")
+          .doesNotContain("status=\"error\"");
+
       HttpResponse<String> metrics = endpoint.get("/metrics");
       assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(registeredMetrics(metrics.body()))
+          .as("registered_metrics_total: the families with a level on /metrics and /metrics/slis")
+          .isEqualTo(familiesByLevel(metrics.body(), slis.body()))
+          .containsKeys("ALPHA", "BETA", "STABLE");
       assertThat(metrics.headers().firstValue("Content-Type"))
           .hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
       assertThat(metrics.headers().firstValue("Content-Type"))
@@ -334,6 +356,34 @@ class ManagementEndpointsIT {
   }
 
   /** Each named series' help is upstream's, as its {@code # HELP} line writes it. */
+  /** registered_metrics_total's values by stability level. */
+  private static Map<String, Long> registeredMetrics(String scrape) {
+    Map<String, Long> counts = new TreeMap<>();
+    Matcher sample =
+        Pattern.compile(
+                "(?m)^registered_metrics_total\\{deprecated_version=\"\","
+                    + "stability_level=\"(\\w+)\"} (\\d+)$")
+            .matcher(scrape);
+    while (sample.find()) {
+      counts.put(sample.group(1), Long.parseLong(sample.group(2)));
+    }
+    return counts;
+  }
+
+  /** How many families the scrapes hold by the stability level their help begins with. */
+  private static Map<String, Long> familiesByLevel(String... scrapes) {
+    Map<String, String> levels = new HashMap<>();
+    Pattern help = Pattern.compile("(?m)^# HELP (\\S+) \\[(ALPHA|BETA|STABLE|INTERNAL)] ");
+    for (String scrape : scrapes) {
+      Matcher family = help.matcher(scrape);
+      while (family.find()) {
+        levels.put(family.group(1), family.group(2));
+      }
+    }
+    return levels.values().stream()
+        .collect(Collectors.groupingBy(level -> level, TreeMap::new, Collectors.counting()));
+  }
+
   private static void assertUpstreamHelp(String scrape, String... names) {
     for (String name : names) {
       assertThat(UPSTREAM_HELP).containsKey(name);

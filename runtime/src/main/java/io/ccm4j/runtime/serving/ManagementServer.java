@@ -13,6 +13,7 @@ import io.ccm4j.runtime.health.HealthChecks;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -41,10 +42,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The manager's HTTPS endpoint (A4): {@code /healthz}, {@code /livez} and {@code /readyz} with
- * every health check, {@code /healthz/<check>} for one, and {@code /metrics} in the Prometheus text
- * format. Health answers {@code 200 ok} or {@code 500} with the failed checks, their reasons
- * withheld (the log has them, and so does {@code /healthz/<check>}); {@code ?verbose} lists them
- * all.
+ * every health check, {@code /healthz/<check>} for one, {@code /metrics} in the Prometheus text
+ * format, and the health checks' SLIs on {@code /metrics/slis} ({@link HealthCheckSlis}). Health
+ * answers {@code 200 ok} or {@code 500} with the failed checks, their reasons withheld (the log has
+ * them, and so does {@code /healthz/<check>}); {@code ?verbose} lists them all.
  */
 public final class ManagementServer implements AutoCloseable {
 
@@ -52,11 +53,16 @@ public final class ManagementServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ManagementServer.class);
 
+  private static final List<String> READ = List.of("GET", "HEAD");
+  private static final List<String> READ_OR_RESET = List.of("GET", "HEAD", "DELETE");
+
   private final HttpsServer server;
   private final ExecutorService executor;
   private final HealthChecks health;
   private final PrometheusMeterRegistry metrics;
   private final AccessControl access;
+  private final HealthCheckSlis slis = new HealthCheckSlis();
+  private final RegistryCounters registryCounters = new RegistryCounters();
 
   /** Whether client certificates are asked for (client CAs given): else none is looked for. */
   private final boolean askForCertificates;
@@ -122,6 +128,10 @@ public final class ManagementServer implements AutoCloseable {
       server.createContext(path, guarded(this::isHealthPath, this::serveHealth));
     }
     server.createContext("/metrics", guarded("/metrics"::equals, this::serveMetrics));
+    // DELETE empties the SLIs, as upstream's SLIMetricsWithReset: who may do so is the
+    // authorizer's to say (verb delete on the path).
+    server.createContext(
+        "/metrics/slis", guarded("/metrics/slis"::equals, READ_OR_RESET, this::serveSlis));
     server.createContext("/", guarded(path -> false, exchange -> {}));
     // A virtual thread per request: a request waiting on the API server (its token or access
     // review) must not hold up the kubelet's health probes behind it.
@@ -175,20 +185,24 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   /**
-   * Answers a path that does not exist (404) or a method other than GET and HEAD (405) at once;
-   * asks {@link AccessControl} about the rest. Only the few paths that exist can cost a token or
-   * access review, so requests for random paths cannot spend the API server's quota (upstream
-   * reviews first and answers 403).
+   * Answers a path that does not exist (404) or a method the path does not take (405) at once; asks
+   * {@link AccessControl} about the rest. Only the few paths that exist can cost a token or access
+   * review, so requests for random paths cannot spend the API server's quota (upstream reviews
+   * first and answers 403).
    */
   private HttpHandler guarded(Predicate<String> exists, HttpHandler handler) {
+    return guarded(exists, READ, handler);
+  }
+
+  private HttpHandler guarded(Predicate<String> exists, List<String> methods, HttpHandler handler) {
     return exchange -> {
       if (!exists.test(exchange.getRequestURI().getPath())) {
         respond(exchange, 404, "text/plain", "404 page not found\n");
         return;
       }
       String method = exchange.getRequestMethod();
-      if (!method.equals("GET") && !method.equals("HEAD")) {
-        exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+      if (!methods.contains(method)) {
+        exchange.getResponseHeaders().set("Allow", String.join(", ", methods));
         respond(exchange, 405, "text/plain", "405 method not allowed\n");
         return;
       }
@@ -279,6 +293,8 @@ public final class ManagementServer implements AutoCloseable {
     }
     boolean verbose = uri.getQuery() != null && uri.getQuery().contains("verbose");
     Map<String, Optional<String>> results = health.run();
+    results.forEach(
+        (name, problem) -> slis.observe(name, endpoint.substring(1), problem.isEmpty()));
     boolean healthy = results.values().stream().allMatch(Optional::isEmpty);
     logFailures(results);
     StringBuilder body = new StringBuilder();
@@ -309,12 +325,30 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   private void serveMetrics(HttpExchange exchange) throws IOException {
-    respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.scrape(metrics));
+    serveFamilies(exchange, registryCounters.addTo(MetricsText.served(metrics), slis.scrape()));
+  }
+
+  private void serveSlis(HttpExchange exchange) throws IOException {
+    if (exchange.getRequestMethod().equals("DELETE")) {
+      slis.reset();
+      respond(exchange, 200, "text/plain; charset=utf-8", "metrics reset\n");
+      return;
+    }
+    serveFamilies(exchange, slis.scrape());
+  }
+
+  private static void serveFamilies(HttpExchange exchange, MetricSnapshots families)
+      throws IOException {
+    respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.text(families));
   }
 
   private static void respond(HttpExchange exchange, int status, String contentType, String body)
       throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    respond(exchange, status, contentType, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void respond(HttpExchange exchange, int status, String contentType, byte[] bytes)
+      throws IOException {
     exchange.getResponseHeaders().set("Content-Type", contentType);
     exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     exchange.sendResponseHeaders(status, bytes.length);

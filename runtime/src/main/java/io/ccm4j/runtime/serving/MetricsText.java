@@ -16,8 +16,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What {@code /metrics} answers: the registry's series in Prometheus text, as Go's client writes it
- * for upstream's managers.
+ * What {@code /metrics} and {@code /metrics/slis} answer: the registries' series in Prometheus
+ * text, as Go's client writes it for upstream's managers.
  *
  * <ul>
  *   <li>Without the {@code <name>_max} gauge Micrometer adds beside each histogram. Upstream's
@@ -44,11 +44,15 @@ final class MetricsText {
 
   private MetricsText() {}
 
-  static String scrape(PrometheusMeterRegistry registry) {
-    MetricSnapshots all = registry.getPrometheusRegistry().scrape();
+  /** The registry's families {@code /metrics} serves: all but the histograms' maxima. */
+  static MetricSnapshots served(PrometheusMeterRegistry registry) {
+    return withoutHistogramMaxima(registry.getPrometheusRegistry().scrape());
+  }
+
+  static String text(MetricSnapshots families) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
-      ExpositionFormats.init().findWriter(WRITER_FORMAT).write(out, withoutHistogramMaxima(all));
+      ExpositionFormats.init().findWriter(WRITER_FORMAT).write(out, families);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }

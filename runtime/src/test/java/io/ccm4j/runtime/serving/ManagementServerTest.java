@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.tls.SelfSignedCertificate;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,8 +24,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ManagementServerTest {
@@ -150,6 +154,208 @@ class ManagementServerTest {
             "kubernetes_build_info\\{build_date=\"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\","
                 + "compiler=\"javac\",git_commit=\"\",git_tree_state=\"\",git_version=\"v\\d+\\.\\d+\\.\\d+[^\"$]*\","
                 + "go_version=\"java\\d+(\\.\\d+)*\",major=\"1\",minor=\"\\d+\",platform=\"[a-z0-9]+/[a-z0-9]+\"} 1\n");
+  }
+
+  /**
+   * /metrics/slis has upstream's health-check SLIs (component-base's metrics/prometheus/slis): each
+   * check an aggregate path ran, by its name and the path, with upstream's names, help and levels,
+   * and the process's start time; the path of one check records nothing, as upstream's does not.
+   */
+  @Test
+  void metricsSlisRecordEachCheckTheAggregatePathsRan() throws Exception {
+    HealthChecks health = new HealthChecks();
+    AtomicBoolean failing = new AtomicBoolean(true);
+    health.add(
+        "cloud-node-controller",
+        () -> failing.get() ? Optional.of("not watching") : Optional.empty());
+    try (ManagementServer server = allowingAll(health, newRegistry())) {
+      assertThat(get(server, "/healthz").statusCode()).isEqualTo(500);
+      failing.set(false);
+      assertThat(get(server, "/healthz").statusCode()).isEqualTo(200);
+      assertThat(get(server, "/readyz?verbose").statusCode()).isEqualTo(200);
+      assertThat(get(server, "/healthz/cloud-node-controller").statusCode()).isEqualTo(200);
+
+      HttpResponse<String> slis = get(server, "/metrics/slis");
+
+      assertThat(slis.statusCode()).isEqualTo(200);
+      assertThat(slis.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=underscores");
+      String start =
+          GoFloats.format(
+              String.valueOf(ManagementFactory.getRuntimeMXBean().getStartTime() / 1000.0));
+      assertThat(slis.body())
+          .isEqualTo(
+              """
+              # HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.
+              # TYPE kubernetes_healthcheck gauge
+              kubernetes_healthcheck{name="cloud-node-controller",type="healthz"} 1
+              kubernetes_healthcheck{name="cloud-node-controller",type="readyz"} 1
+              kubernetes_healthcheck{name="ping",type="healthz"} 1
+              kubernetes_healthcheck{name="ping",type="readyz"} 1
+              # HELP kubernetes_healthchecks_total [STABLE] This metric records the results of all healthcheck.
+              # TYPE kubernetes_healthchecks_total counter
+              kubernetes_healthchecks_total{name="cloud-node-controller",status="error",type="healthz"} 1
+              kubernetes_healthchecks_total{name="cloud-node-controller",status="success",type="healthz"} 1
+              kubernetes_healthchecks_total{name="cloud-node-controller",status="success",type="readyz"} 1
+              kubernetes_healthchecks_total{name="ping",status="success",type="healthz"} 2
+              kubernetes_healthchecks_total{name="ping",status="success",type="readyz"} 1
+              # HELP process_start_time_seconds [ALPHA] Start time of the process since unix epoch in seconds.
+              # TYPE process_start_time_seconds gauge
+              process_start_time_seconds %s
+              """
+                  .formatted(start));
+      assertThat(get(server, "/metrics").body())
+          .as("the SLIs are not on /metrics")
+          .doesNotContain("kubernetes_healthcheck");
+    }
+  }
+
+  /**
+   * DELETE /metrics/slis empties the SLIs, as upstream's (SLIMetricsWithReset): the checks' series
+   * come back as they run again, the start time, which upstream sets once, does not. It is a
+   * request like the others, asked about with its method.
+   */
+  @Test
+  void deletingMetricsSlisResetsThem() throws Exception {
+    List<String> asked = new CopyOnWriteArrayList<>();
+    AccessControl recording =
+        (method, path, authorization) -> {
+          asked.add(method + " " + path);
+          return Optional.empty();
+        };
+    try (ManagementServer server =
+        new ManagementServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            ServingKeys.selfSigned(),
+            new HealthChecks(),
+            newRegistry(),
+            recording)) {
+      get(server, "/livez");
+      assertThat(get(server, "/metrics/slis").body())
+          .contains("kubernetes_healthcheck{name=\"ping\",type=\"livez\"} 1");
+
+      HttpResponse<String> reset =
+          LocalManagerHttp.client()
+              .send(
+                  HttpRequest.newBuilder(uri(server, "/metrics/slis")).DELETE().build(),
+                  HttpResponse.BodyHandlers.ofString());
+
+      assertThat(reset.statusCode()).isEqualTo(200);
+      assertThat(reset.body()).isEqualTo("metrics reset\n");
+      assertThat(get(server, "/metrics/slis").body()).isEmpty();
+      get(server, "/livez");
+      assertThat(get(server, "/metrics/slis").body())
+          .contains(
+              "kubernetes_healthcheck{name=\"ping\",type=\"livez\"} 1\n",
+              "kubernetes_healthchecks_total{name=\"ping\",status=\"success\",type=\"livez\"} 1\n")
+          .doesNotContain("process_start_time_seconds");
+      assertThat(asked).contains("DELETE /metrics/slis");
+      HttpResponse<String> deleteMetrics =
+          LocalManagerHttp.client()
+              .send(
+                  HttpRequest.newBuilder(uri(server, "/metrics")).DELETE().build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(deleteMetrics.statusCode()).as("/metrics is not reset").isEqualTo(405);
+    }
+  }
+
+  /**
+   * component-base's counters of its registry, on /metrics as upstream's manager serves them:
+   * registered_metrics_total counts each family with a stability level once (not each series, not
+   * the maximum beside a histogram, not the series without a level), /metrics/slis's and its own
+   * included; nothing is disabled, hidden or recategorised.
+   */
+  @Test
+  void metricsCountTheRegisteredMetricsByStabilityLevel() throws Exception {
+    PrometheusMeterRegistry metrics = newRegistry();
+    Counter.builder("rest_client_requests")
+        .description(
+            "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.")
+        .tag("code", "200")
+        .register(metrics)
+        .increment();
+    Counter.builder("rest_client_requests")
+        .description(
+            "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.")
+        .tag("code", "404")
+        .register(metrics);
+    Timer.builder("workqueue.work.duration")
+        .description("[BETA] How long in seconds processing an item from workqueue takes.")
+        .tag("name", "Nodes")
+        .register(metrics);
+    Gauge.builder("cloud_provider_api_rate_limit_qps", () -> 5)
+        .description("the cloud limiter's rate")
+        .register(metrics);
+    new BuildInfo(new Properties()).register(metrics);
+    try (ManagementServer server = allowingAll(new HealthChecks(), metrics)) {
+      assertThat(get(server, "/metrics").body())
+          .contains(
+              """
+              # HELP registered_metrics_total [BETA] The count of registered metrics broken by stability level and deprecation version.
+              # TYPE registered_metrics_total counter
+              registered_metrics_total{deprecated_version="",stability_level="ALPHA"} 3
+              registered_metrics_total{deprecated_version="",stability_level="BETA"} 5
+              registered_metrics_total{deprecated_version="",stability_level="STABLE"} 2
+              """,
+              """
+              # HELP disabled_metrics_total [BETA] The count of disabled metrics.
+              # TYPE disabled_metrics_total counter
+              disabled_metrics_total 0
+              """,
+              """
+              # HELP hidden_metrics_total [BETA] The count of hidden metrics.
+              # TYPE hidden_metrics_total counter
+              hidden_metrics_total 0
+              """,
+              """
+              # HELP cardinality_enforcement_unexpected_categorizations_total [ALPHA] The count of unexpected categorizations during cardinality enforcement.
+              # TYPE cardinality_enforcement_unexpected_categorizations_total counter
+              cardinality_enforcement_unexpected_categorizations_total 0
+              """);
+
+      Gauge.builder("leader_election_master_status", () -> 1)
+          .description("[ALPHA] Gauge of if the reporting system is master of the relevant lease")
+          .tag("name", "ccm")
+          .register(metrics);
+      Counter.builder("rest_client_requests")
+          .description(
+              "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.")
+          .tag("code", "500")
+          .register(metrics);
+      get(server, "/healthz");
+
+      assertThat(get(server, "/metrics").body())
+          .contains(
+              "registered_metrics_total{deprecated_version=\"\",stability_level=\"ALPHA\"} 4\n",
+              "registered_metrics_total{deprecated_version=\"\",stability_level=\"BETA\"} 5\n",
+              "registered_metrics_total{deprecated_version=\"\",stability_level=\"STABLE\"} 2\n")
+          .doesNotContain("stability_level=\"INTERNAL\"");
+    }
+  }
+
+  private static PrometheusMeterRegistry newRegistry() {
+    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  }
+
+  private static ManagementServer allowingAll(HealthChecks health, PrometheusMeterRegistry metrics)
+      throws Exception {
+    return new ManagementServer(
+        new InetSocketAddress("127.0.0.1", 0),
+        ServingKeys.selfSigned(),
+        health,
+        metrics,
+        (method, path, authorization) -> Optional.empty());
+  }
+
+  private static URI uri(ManagementServer server, String path) {
+    return URI.create("https://127.0.0.1:" + server.address().getPort() + path);
+  }
+
+  private static HttpResponse<String> get(ManagementServer server, String path) throws Exception {
+    return LocalManagerHttp.client()
+        .send(
+            HttpRequest.newBuilder(uri(server, path)).build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private static HttpResponse<String> scrape(PrometheusMeterRegistry metrics) throws Exception {
@@ -282,7 +488,7 @@ class ManagementServerTest {
    */
   @Test
   void pathsThatDoNotExistAndOtherMethodsAreAnsweredWithoutAReview() throws Exception {
-    List<String> reviewed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> reviewed = new CopyOnWriteArrayList<>();
     AccessControl counting =
         (method, path, authorization) -> {
           reviewed.add(method + " " + path);
@@ -434,7 +640,7 @@ class ManagementServerTest {
     KeyStore mallory =
         SelfSignedCertificate.client("mallory", List.of("readers"), Duration.ofHours(1), other)
             .toKeyStore(password);
-    List<Optional<X509Certificate>> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Optional<X509Certificate>> asked = new CopyOnWriteArrayList<>();
     AccessControl recording =
         new AccessControl() {
           @Override
