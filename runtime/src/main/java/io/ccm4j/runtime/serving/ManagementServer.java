@@ -337,9 +337,14 @@ public final class ManagementServer implements AutoCloseable {
     serveFamilies(exchange, slis.scrape());
   }
 
+  /** In the text format, or in protobuf when the scraper prefers it. */
   private static void serveFamilies(HttpExchange exchange, MetricSnapshots families)
       throws IOException {
-    respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.text(families));
+    if (MetricsProtobuf.asked(exchange.getRequestHeaders().getFirst("Accept"))) {
+      respond(exchange, 200, MetricsProtobuf.CONTENT_TYPE, MetricsProtobuf.write(families));
+    } else {
+      respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.text(families));
+    }
   }
 
   private static void respond(HttpExchange exchange, int status, String contentType, String body)

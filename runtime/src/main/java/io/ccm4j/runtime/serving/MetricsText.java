@@ -27,9 +27,10 @@ import java.util.stream.Collectors;
  *   <li>Numbers, the {@code le} and {@code quantile} labels included, as Go writes a float64
  *       ({@link GoFloats}): {@code le="1"}, not Java's {@code le="1.0"}. On Prometheus 2 these are
  *       different label values, so a selector written against upstream's series would find none.
- *   <li>Always this text format, whatever the scraper accepts: upstream's handler does not offer
- *       OpenMetrics ({@code legacyregistry.Handler} leaves {@code EnableOpenMetrics} off), and says
- *       so with the same content type, names escaped with underscores.
+ *   <li>This text format unless the scraper prefers protobuf ({@link MetricsProtobuf}): upstream's
+ *       handler does not offer OpenMetrics ({@code legacyregistry.Handler} leaves {@code
+ *       EnableOpenMetrics} off), and says so with the same content type, names escaped with
+ *       underscores.
  * </ul>
  */
 final class MetricsText {

@@ -10,6 +10,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_31_1.Metrics.MetricFamily;
+import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_31_1.Metrics.MetricType;
+import java.io.ByteArrayInputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -20,7 +23,9 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -331,6 +336,93 @@ class ManagementServerTest {
               "registered_metrics_total{deprecated_version=\"\",stability_level=\"STABLE\"} 2\n")
           .doesNotContain("stability_level=\"INTERNAL\"");
     }
+  }
+
+  /**
+   * A scraper that prefers Prometheus's protobuf (as Prometheus does to scrape native histograms)
+   * gets it, as from upstream's handler: length-delimited MetricFamily messages of the same
+   * families, the histograms' maxima and the families without series left out; one that prefers the
+   * text gets the text.
+   */
+  @Test
+  void metricsAnswerInProtobufWhenTheScraperPrefersIt() throws Exception {
+    PrometheusMeterRegistry metrics = newRegistry();
+    Timer.builder("workqueue.work.duration")
+        .description("[BETA] How long in seconds processing an item from workqueue takes.")
+        .tag("name", "Nodes")
+        .serviceLevelObjectives(Duration.ofMillis(1), Duration.ofSeconds(1))
+        .register(metrics)
+        .record(Duration.ofMillis(5));
+    Counter.builder("rest_client_requests")
+        .description(
+            "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.")
+        .tag("code", "200")
+        .register(metrics)
+        .increment(3);
+    String prometheus =
+        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+            + "encoding=delimited;q=0.6,application/openmetrics-text;version=1.0.0;q=0.5,"
+            + "text/plain;version=0.0.4;q=0.4,*/*;q=0.1";
+    try (ManagementServer server = allowingAll(new HealthChecks(), metrics)) {
+      get(server, "/healthz");
+      HttpResponse<byte[]> scrape = getBytes(server, "/metrics", prometheus);
+
+      assertThat(scrape.headers().firstValue("Content-Type"))
+          .hasValue(
+              "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;"
+                  + " encoding=delimited; escaping=underscores");
+      Map<String, MetricFamily> families = families(scrape.body());
+      assertThat(families)
+          .containsKeys("rest_client_requests_total", "registered_metrics_total")
+          .doesNotContainKeys("workqueue_work_duration_seconds_max", "kubernetes_healthcheck");
+      MetricFamily requests = families.get("rest_client_requests_total");
+      assertThat(requests.getType()).isEqualTo(MetricType.COUNTER);
+      assertThat(requests.getHelp())
+          .isEqualTo(
+              "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.");
+      assertThat(requests.getMetric(0).getLabel(0).getName()).isEqualTo("code");
+      assertThat(requests.getMetric(0).getLabel(0).getValue()).isEqualTo("200");
+      assertThat(requests.getMetric(0).getCounter().getValue()).isEqualTo(3);
+      MetricFamily work = families.get("workqueue_work_duration_seconds");
+      assertThat(work.getType()).isEqualTo(MetricType.HISTOGRAM);
+      assertThat(work.getMetric(0).getHistogram().getSampleCount()).isEqualTo(1);
+      assertThat(work.getMetric(0).getHistogram().getBucketList())
+          .extracting(b -> b.getUpperBound() + " " + b.getCumulativeCount())
+          .contains("0.001 0", "1.0 1");
+
+      Map<String, MetricFamily> slis =
+          families(getBytes(server, "/metrics/slis", prometheus).body());
+      assertThat(slis.get("kubernetes_healthcheck").getMetric(0).getGauge().getValue())
+          .isEqualTo(1);
+      assertThat(slis).containsKeys("kubernetes_healthchecks_total", "process_start_time_seconds");
+
+      HttpResponse<byte[]> text =
+          getBytes(
+              server,
+              "/metrics",
+              "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+                  + "encoding=delimited;q=0.4,text/plain;version=0.0.4;q=0.5");
+      assertThat(text.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=underscores");
+    }
+  }
+
+  private static Map<String, MetricFamily> families(byte[] delimited) throws Exception {
+    Map<String, MetricFamily> families = new LinkedHashMap<>();
+    ByteArrayInputStream in = new ByteArrayInputStream(delimited);
+    MetricFamily family;
+    while ((family = MetricFamily.parseDelimitedFrom(in)) != null) {
+      families.put(family.getName(), family);
+    }
+    return families;
+  }
+
+  private static HttpResponse<byte[]> getBytes(ManagementServer server, String path, String accept)
+      throws Exception {
+    return LocalManagerHttp.client()
+        .send(
+            HttpRequest.newBuilder(uri(server, path)).header("Accept", accept).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
   }
 
   private static PrometheusMeterRegistry newRegistry() {
