@@ -99,6 +99,11 @@ final class CcmCommandLine {
         : Optional.ofNullable(container.getCommand().getFirst());
   }
 
+  /** Whether the words are those of a shell script's command (the shell expands {@code $X}). */
+  boolean fromScript() {
+    return script != null;
+  }
+
   /**
    * Why edits cannot be written into this command line: it is a shell script this reading may not
    * rewrite ({@link ShellScript#notRewritable}); empty when they can.

@@ -5,6 +5,7 @@ import io.ccm4j.controllers.ControllerDescriptor;
 import io.ccm4j.controllers.Controllers;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -563,6 +565,62 @@ public record CcmWorkload(
   public boolean leaderElectionOff() {
     return CcmFlags.leaderElectionOff(words(recognition.container()));
   }
+
+  /**
+   * The placeholders left to fill in the CCM container's image, command line and environment
+   * ({@link Placeholders}).
+   */
+  List<String> placeholders() {
+    CcmCommandLine line = commandLine();
+    return Placeholders.of(recognition.container(), line.words(), line.fromScript());
+  }
+
+  /**
+   * The object's API version when Kubernetes no longer serves it for its kind ({@code
+   * extensions/v1beta1}, {@code apps/v1beta1}, {@code apps/v1beta2}: removed in 1.16); empty for
+   * {@code apps/v1} and a Pod.
+   */
+  Optional<String> removedApiVersion() {
+    String version = object.getApiVersion();
+    return REMOVED_WORKLOAD_VERSIONS.contains(version) && !(object instanceof Pod)
+        ? Optional.of(version)
+        : Optional.empty();
+  }
+
+  /** The workload's spec.selector, which apps/v1 requires; empty when it has none (or is a Pod). */
+  Optional<LabelSelector> selector() {
+    return Optional.ofNullable(
+        switch (object) {
+          case Deployment d -> d.getSpec() == null ? null : d.getSpec().getSelector();
+          case DaemonSet d -> d.getSpec() == null ? null : d.getSpec().getSelector();
+          case StatefulSet s -> s.getSpec() == null ? null : s.getSpec().getSelector();
+          case ReplicaSet r -> r.getSpec() == null ? null : r.getSpec().getSelector();
+          default -> null;
+        });
+  }
+
+  /**
+   * Makes the workload apps/v1, selecting its pod template's labels when it has no selector (what
+   * the old versions defaulted to, and apps/v1 requires).
+   */
+  void serveAsAppsV1() {
+    object.setApiVersion("apps/v1");
+    if (selector().isPresent() || podLabels.isEmpty()) {
+      return;
+    }
+    LabelSelector selector = new LabelSelector(null, new LinkedHashMap<>(podLabels));
+    switch (object) {
+      case Deployment d -> d.getSpec().setSelector(selector);
+      case DaemonSet d -> d.getSpec().setSelector(selector);
+      case StatefulSet s -> s.getSpec().setSelector(selector);
+      case ReplicaSet r -> r.getSpec().setSelector(selector);
+      default -> {}
+    }
+  }
+
+  /** The API versions the workload kinds had before apps/v1, no longer served since 1.16. */
+  private static final Set<String> REMOVED_WORKLOAD_VERSIONS =
+      Set.of("extensions/v1beta1", "apps/v1beta1", "apps/v1beta2");
 
   /** The CCM container's command line. */
   CcmCommandLine commandLine() {

@@ -114,9 +114,22 @@ final class Checks {
     return violated;
   }
 
-  /** What keeps the CCM from starting: an argument it refuses. */
+  /**
+   * What keeps the CCM from being created or running as meant: an API version no longer served, a
+   * placeholder left to fill in, an argument it refuses.
+   */
   private static List<Rule> startRules(CcmWorkload workload) {
-    return workload.strayArguments().isEmpty() ? List.of() : List.of(Rule.STRAY_ARGUMENT);
+    List<Rule> violated = new ArrayList<>();
+    if (workload.removedApiVersion().isPresent()) {
+      violated.add(Rule.REMOVED_API_VERSION);
+    }
+    if (!workload.placeholders().isEmpty()) {
+      violated.add(Rule.PLACEHOLDER);
+    }
+    if (!workload.strayArguments().isEmpty()) {
+      violated.add(Rule.STRAY_ARGUMENT);
+    }
+    return violated;
   }
 
   /**
@@ -171,6 +184,34 @@ final class Checks {
           withNearMisses(workload, rule, rule.severity(), rule.consequence(), CONTROL_PLANE);
       case TOLERATE_NOT_READY -> notReady(workload);
       case STRAY_ARGUMENT -> strayArguments(workload);
+      case REMOVED_API_VERSION ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              "It is written as %s %s. %s"
+                  .formatted(
+                      workload.kind(),
+                      workload.removedApiVersion().orElseThrow(),
+                      rule.consequence()),
+              workload.selector().isPresent()
+                  ? "Write apiVersion: apps/v1."
+                  : workload.podLabels().isEmpty()
+                      ? rule.fix() + " The pod template has no labels: give it some to select."
+                      : rule.fix() + " --fix does both.");
+      case PLACEHOLDER ->
+          Finding.of(
+              workload,
+              rule,
+              rule.severity(),
+              "The CCM container holds a placeholder left to fill in: "
+                  + String.join(", ", workload.placeholders())
+                  + ". "
+                  + rule.consequence()
+                  + (workload.placeholders().stream().anyMatch(p -> p.startsWith("image "))
+                      ? " An image reference with one is invalid: the kubelet reports"
+                          + " InvalidImageName and the CCM never starts."
+                      : " The CCM is started with the placeholder's text as the value."));
       case HOST_NETWORK -> {
         if (onBootstrapPath(workload)) {
           yield Finding.of(workload, rule);

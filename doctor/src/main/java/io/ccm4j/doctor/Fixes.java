@@ -54,6 +54,18 @@ final class Fixes {
    */
   static List<String> fixInPlace(CcmWorkload workload) {
     List<String> byHand = new ArrayList<>();
+    if (workload.removedApiVersion().isPresent()) {
+      workload.serveAsAppsV1();
+    }
+    if (!workload.placeholders().isEmpty()) {
+      byHand.add(
+          "%s: %s/%s: fill in by hand what the placeholders stand for (%s)"
+              .formatted(
+                  workload.source().location(),
+                  workload.kind(),
+                  workload.name(),
+                  String.join(", ", workload.placeholders())));
+    }
     // First what was meant, then the rules on the flags as now written.
     edit(workload, CcmFlags::straysJoined, byHand);
     if (workload.managedClusterKubeconfig().isPresent()) {

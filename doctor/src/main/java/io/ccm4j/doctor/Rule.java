@@ -6,6 +6,24 @@ package io.ccm4j.doctor;
  * all.
  */
 public enum Rule {
+  REMOVED_API_VERSION(
+      "removed-api-version",
+      Severity.ERROR,
+      Source.API_MIGRATION,
+      "Kubernetes has served Deployments, DaemonSets, StatefulSets and ReplicaSets only as apps/v1"
+          + " since 1.16: kubectl apply fails (no matches for the kind in this version) and"
+          + " nothing is created.",
+      "Write apiVersion: apps/v1. It requires spec.selector, which the old versions defaulted to"
+          + " the pod template's labels: select those labels (matchLabels)."),
+  PLACEHOLDER(
+      "placeholder",
+      Severity.ERROR,
+      Source.ENV_EXPANSION,
+      "Kubernetes fills in no placeholder: it expands only $(VAR), from the container's own"
+          + " environment, in command, args and env values; anything else reaches the container as"
+          + " written.",
+      "Replace each placeholder with its value before applying (envsubst fills ${NAME} from the"
+          + " environment; a Helm template is rendered with helm template)."),
   STRAY_ARGUMENT(
       "stray-argument",
       Severity.ERROR,
@@ -129,6 +147,13 @@ public enum Rule {
     CHICKEN_AND_EGG(
         "The Cloud Controller Manager Chicken and Egg Problem (Kubernetes blog, 2025-02-14)",
         "https://kubernetes.io/blog/2025/02/14/cloud-controller-manager-chicken-egg-problem/"),
+    API_MIGRATION(
+        "Deprecated API Migration Guide, v1.16 (Kubernetes documentation)",
+        "https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-16"),
+    ENV_EXPANSION(
+        "Define a Command and Arguments for a Container: use environment variables (Kubernetes"
+            + " documentation)",
+        "https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#use-environment-variables-to-define-arguments"),
     PFLAG(
         "Command line flag syntax (spf13/pflag, the flag parser of Kubernetes' components)",
         "https://github.com/spf13/pflag#command-line-flag-syntax");

@@ -720,6 +720,90 @@ class DoctorTest {
     assertThat(Doctor.check(fixed(Files.readString(vendor)).getFirst())).isEmpty();
   }
 
+  private static final Path VENDOR = Path.of("src", "test", "resources", "vendor");
+
+  /**
+   * A Deployment still written as extensions/v1beta1 is refused by every API server since 1.16: the
+   * doctor says so first, and --fix makes it apps/v1 with the selector the old version defaulted
+   * (the pod template's labels), keeping the file's comments.
+   */
+  @Test
+  void aWorkloadInAnApiVersionNoLongerServedIsAnErrorAndTheFixMakesItAppsV1() throws Exception {
+    Path vendor = VENDOR.resolve("tencent-style-deployment.yaml");
+    List<ManifestDocument> documents = Manifests.read(List.of(vendor));
+    List<Finding> findings = Doctor.examine(documents);
+
+    assertThat(findings)
+        .extracting(Finding::rule)
+        .startsWith("removed-api-version", "placeholder")
+        .contains("tolerate-network-unavailable", "host-network");
+    Finding removed = only(findings, "removed-api-version");
+    assertThat(removed.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(removed.consequence()).contains("Deployment extensions/v1beta1");
+    assertThat(removed.fix()).contains("apps/v1", "spec.selector", "--fix does both");
+
+    List<CcmWorkload> workloads = Doctor.workloads(documents);
+    List<String> byHand = Doctor.fix(workloads.getFirst());
+    List<String> notices = new ArrayList<>();
+    String text = Doctor.fixedTexts(documents, workloads, notices::add).get(vendor);
+
+    assertThat(notices).isEmpty();
+    assertThat(text).contains("apiVersion: apps/v1", "# the API server's address");
+    CcmWorkload fixed = Doctor.workloads(yaml(text)).getFirst();
+    assertThat(fixed.object().getApiVersion()).isEqualTo("apps/v1");
+    assertThat(fixed.selector().orElseThrow().getMatchLabels())
+        .containsExactly(java.util.Map.entry("app", "vendor-cloud-controller-manager"));
+    // What only the user can fill in is left, and said.
+    assertThat(Doctor.check(fixed)).containsExactly(Rule.PLACEHOLDER);
+    assertThat(byHand).singleElement().asString().contains("--master=<KUBERNETES_MASTER_ENDPOINT>");
+  }
+
+  /**
+   * A placeholder the vendor's example leaves to fill in reaches the container as written:
+   * Kubernetes expands only $(VAR). An image "${IMG}" never pulls; the rest of the manifest follows
+   * every recommendation, so the placeholder is the one finding.
+   */
+  @Test
+  void aPlaceholderLeftInTheImageIsAnError() throws Exception {
+    List<Finding> findings =
+        Doctor.examine(Manifests.read(List.of(VENDOR.resolve("nutanix-style-deployment.yaml"))));
+
+    assertThat(findings).extracting(Finding::rule).containsExactly("placeholder");
+    Finding placeholder = findings.getFirst();
+    assertThat(placeholder.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(placeholder.consequence()).contains("image ${IMG}", "InvalidImageName");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--cluster-name=$(CLUSTER_NAME)|false",
+        "--region=${REGION}|true",
+        "--master=<API_SERVER>|true",
+        "--cloud-config={{ .Values.cloudConfig }}|true",
+        "--cluster-cidr=10.0.0.0/8|false"
+      })
+  void placeholdersAreTheTextsKubernetesDoesNotExpand(String flag, boolean placeholder)
+      throws Exception {
+    // Quoted: braces cannot stand plain in the flow YAML the test writes.
+    assertThat(
+            rules(deployment(ONE_AT_A_TIME, TOLERATIONS, "'" + flag + "'")).contains("placeholder"))
+        .isEqualTo(placeholder);
+  }
+
+  /** A shell expands ${NAME} itself: in a script it is no placeholder. */
+  @Test
+  void aShellScriptsOwnExpansionIsNoPlaceholder() throws Exception {
+    String script =
+        deployment(ONE_AT_A_TIME, TOLERATIONS, "--leader-elect=true")
+            .replace(
+                "args: [run, --cloud-provider=sim, --leader-elect=true]",
+                "command: [/bin/sh, -c, 'exec ccm4j run --cloud-provider=sim --region=${REGION}']");
+
+    assertThat(rules(script)).doesNotContain("placeholder");
+  }
+
   @Test
   void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
     String bare =
