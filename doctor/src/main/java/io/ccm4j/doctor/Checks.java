@@ -246,7 +246,14 @@ final class Checks {
               workload,
               rule,
               rule.severity(),
-              rule.consequence() + preferredPlacement(pod),
+              (workload.initialisesNodes()
+                      ? rule.consequence()
+                      : "The CCM may land on worker nodes and compete with workloads (it"
+                          + " initialises no node: "
+                          + workload.leftOut(
+                              Controllers.CLOUD_NODE, "--controllers leaves out cloud-node")
+                          + ").")
+                  + preferredPlacement(pod),
               (tolerates(pod, CONTROL_PLANE) ? rule.fix() : rule.fix() + THEN_TOLERATE)
                   + (tolerates(pod, MASTER) ? "" : ALSO_TOLERATE_MASTER));
       case MANAGES_REMOTE_CLUSTER ->

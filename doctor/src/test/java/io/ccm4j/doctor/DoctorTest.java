@@ -804,6 +804,22 @@ class DoctorTest {
     assertThat(rules(script)).doesNotContain("placeholder");
   }
 
+  /**
+   * A CCM that runs only the service controller initialises no node: the control-plane placement is
+   * still advised, but not because it "must initialise" the workers first.
+   */
+  @Test
+  void aCcmThatInitialisesNoNodeIsNotSaidToInitialiseTheWorkers() throws Exception {
+    List<Finding> findings =
+        Doctor.examine(Manifests.read(List.of(VENDOR.resolve("stackit-style-deployment.yaml"))));
+
+    assertThat(findings).extracting(Finding::rule).doesNotContain("placeholder");
+    Finding placement = only(findings, "control-plane-placement");
+    assertThat(placement.consequence())
+        .doesNotContain("must initialise")
+        .contains("initialises no node", "--controllers leaves out cloud-node");
+  }
+
   @Test
   void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
     String bare =
