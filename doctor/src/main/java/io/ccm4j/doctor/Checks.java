@@ -285,11 +285,13 @@ final class Checks {
               workload,
               rule,
               rule.severity(),
-              placement(pod) == Placement.ANYWHERE || workload.object() instanceof DaemonSet
+              workload.object() instanceof DaemonSet
                   ? rule.consequence()
-                  : rule.consequence()
-                      + " The pod runs on control-plane nodes only: with one control-plane node, one"
-                      + " replica is already that many.");
+                  : placement(pod) == Placement.ANYWHERE
+                      ? rule.consequence() + anyNode(pod)
+                      : rule.consequence()
+                          + " The pod runs on control-plane nodes only: with one control-plane"
+                          + " node, one replica is already that many.");
       default -> Finding.of(workload, rule);
     };
   }
@@ -333,6 +335,27 @@ final class Checks {
 
   private static String capitalised(String text) {
     return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+  }
+
+  /**
+   * Why a surging rollout of a pod that may run on any node can still hang: on the host network the
+   * new pod's port is taken on the old one's node, which the scheduler avoids only when the port is
+   * declared (a containerPort of a host-network pod is a host port).
+   */
+  private static String anyNode(PodSpec pod) {
+    if (!Boolean.TRUE.equals(pod.getHostNetwork())) {
+      return "";
+    }
+    boolean declaresPorts =
+        pod.getContainers().stream()
+            .anyMatch(c -> c != null && c.getPorts() != null && !c.getPorts().isEmpty());
+    return declaresPorts
+        ? " The pod may run on any node and declares its ports, so the scheduler keeps the new pod"
+            + " off the old one's node: it hangs only when no other node fits."
+        : " The pod may run on any node: the rollout hangs when the new pod is put on the old"
+            + " one's node, where the port the CCM listens on (10258, --secure-port) is taken and"
+            + " it cannot start; the scheduler avoids that node only when the container declares"
+            + " the port (on the host network a containerPort is a host port).";
   }
 
   /** What a preferred node affinity on the control-plane or master label does, said. */

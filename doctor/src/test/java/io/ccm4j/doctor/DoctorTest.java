@@ -820,6 +820,30 @@ class DoctorTest {
         .contains("initialises no node", "--controllers leaves out cloud-node");
   }
 
+  /**
+   * A host-network CCM that may run on any node (Scaleway's, Exoscale's, Civo's examples) hangs its
+   * rollout only when the new pod lands on the old one's node, where its port is taken: the finding
+   * says so, and that declaring the port keeps the scheduler off that node.
+   */
+  @ParameterizedTest(name = "ports declared: {0}")
+  @CsvSource({"false, the port the CCM listens on", "true, declares its ports"})
+  void aSurgingRolloutOfAPodThatMayRunAnywhereSaysWhenItHangs(boolean ports, String said)
+      throws Exception {
+    String manifest =
+        deployment("", "", "--leader-elect=true")
+            .replace(
+                "image: ccm4j:0.1.0,",
+                ports
+                    ? "image: ccm4j:0.1.0, ports: [{containerPort: 10258}],"
+                    : "image: ccm4j:0.1.0,");
+
+    Finding rollout = only(Doctor.examine(yaml(manifest)), "rolling-update");
+
+    assertThat(rollout.consequence())
+        .contains("may run on any node", said)
+        .doesNotContain("control-plane nodes only");
+  }
+
   @Test
   void theFixPlacesByNodeAffinityAndRollsOutOnePodAtATime() throws Exception {
     String bare =
