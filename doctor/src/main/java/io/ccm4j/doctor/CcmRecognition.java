@@ -170,17 +170,16 @@ final class CcmRecognition {
     if (CcmFlags.value(words, "--cloud-config").isPresent()) {
       signs.add(new Sign("flag --cloud-config", 1));
     }
-    List<String> controllers =
-        CcmFlags.value(words, "--controllers").stream()
-            .flatMap(value -> Arrays.stream(value.split(",")))
-            .map(String::trim)
-            .map(name -> name.startsWith("-") ? name.substring(1) : name)
-            .filter(CCM_CONTROLLERS::contains)
-            .distinct()
-            .toList();
-    if (!controllers.isEmpty()) {
-      signs.add(new Sign("--controllers names " + String.join(", ", controllers), 2));
-    }
+    // A CCM's controller named, on or off (-cloud-node): the flag is shown as written, so one that
+    // switches a controller off is not read as naming it on.
+    CcmFlags.value(words, "--controllers")
+        .filter(
+            value ->
+                Arrays.stream(value.split(","))
+                    .map(String::trim)
+                    .map(name -> name.startsWith("-") ? name.substring(1) : name)
+                    .anyMatch(CCM_CONTROLLERS::contains))
+        .ifPresent(value -> signs.add(new Sign("flag --controllers=" + value, 2)));
     CcmFlags.value(words, CcmFlags.LEADER_ELECT_RESOURCE_NAME)
         .ifPresent(
             name ->

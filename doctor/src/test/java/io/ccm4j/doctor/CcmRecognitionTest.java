@@ -26,12 +26,44 @@ class CcmRecognitionTest {
     assertThat(workloads.get(0).recognisedBy()).isEqualTo("image name acme-cloud-provider");
     assertThat(workloads.get(1).recognisedBy())
         .isEqualTo(
-            "flag --cloud-config, --controllers names cloud-node, cloud-node-lifecycle, service,"
+            "flag --cloud-config, flag --controllers=cloud-node,cloud-node-lifecycle,service,"
                 + " flag --leader-elect-resource-name=cloud-controller-manager");
     assertThat(workloads.get(2).recognisedBy())
         .isEqualTo(
             "flag --cloud-config, ClusterRole system:vendor-controller, bound to its"
                 + " ServiceAccount vendor-controller, patches nodes and updates services/status");
+  }
+
+  /** A controller switched off is shown so, not as one the CCM runs (Azure's --controllers). */
+  @Test
+  void aControllerSwitchedOffIsShownAsWritten(@TempDir Path dir) throws Exception {
+    Path manifest = dir.resolve("ccm.yaml");
+    Files.writeString(
+        manifest,
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: manager, namespace: kube-system}
+        spec:
+          selector: {matchLabels: {app: manager}}
+          template:
+            metadata: {labels: {app: manager}}
+            spec:
+              containers:
+                - name: manager
+                  image: example.com/manager:1
+                  args:
+                    - --cloud-config=/etc/cloud/config
+                    - --controllers=*,-cloud-node
+                    - --leader-elect-resource-name=cloud-controller-manager
+        """);
+
+    assertThat(Doctor.workloads(Manifests.read(List.of(manifest))))
+        .singleElement()
+        .extracting(CcmWorkload::recognisedBy)
+        .isEqualTo(
+            "flag --cloud-config, flag --controllers=*,-cloud-node,"
+                + " flag --leader-elect-resource-name=cloud-controller-manager");
   }
 
   /** Without the RBAC that binds it, one weak sign (--cloud-config) is not enough. */
