@@ -189,6 +189,11 @@ public final class DoctorCommand implements Callable<Integer> {
       }
       if (diff) {
         printDiff(out, documents, fixedTexts);
+      } else if (fixedTexts.isEmpty()) {
+        // What is left (a placeholder to fill in) only its author can fix: the notes say what.
+        if (output.equals("text")) {
+          out.println("Nothing --fix can change: " + fix + " not written.");
+        }
       } else {
         Files.writeString(fix, wholeInput(documents, fixedTexts));
         if (output.equals("text")) {

@@ -231,6 +231,34 @@ class DoctorCommandTest {
         .doesNotContain("seed");
   }
 
+  /**
+   * A CCM whose only problem is one --fix cannot fill in (the image's placeholder): the note says
+   * what to do by hand, and no copy equal to the input is written as if corrected.
+   */
+  @Test
+  void whatOnlyItsAuthorCanFixWritesNoCopy() throws Exception {
+    Path manifest =
+        Path.of(
+            "..", "doctor", "src", "test", "resources", "vendor", "nutanix-style-deployment.yaml");
+    Path fixed = temp.resolve("fixed.yaml");
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var command =
+        new picocli.CommandLine(new Ccm4j())
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true));
+
+    int exit = command.execute("doctor", manifest.toString(), "--fix", fixed.toString());
+
+    assertThat(exit).isEqualTo(1);
+    assertThat(out.toString())
+        .contains("${IMG}")
+        .contains("Nothing --fix can change: " + fixed + " not written.")
+        .doesNotContain("corrected");
+    assertThat(err.toString()).contains("note: ");
+    assertThat(fixed).doesNotExist();
+  }
+
   /** A directory scan reports a bad file in one line and goes on with the rest. */
   @Test
   void aDirectoryScanSkipsABadFileAndGoesOn() throws Exception {
