@@ -7,7 +7,8 @@ import java.util.concurrent.ExecutionException;
 /**
  * A failure of the Kubernetes client in the words a user needs. fabric8 wraps a transport failure
  * (connection refused, an unknown host, a certificate the cluster's CA did not sign) in an
- * exception that says only "An error has occurred."; the reason is in its causes.
+ * exception that says only "An error has occurred.", or only which request failed ("Operation:
+ * [get] for kind: [Lease] ... failed."); the reason is in its causes.
  */
 public final class KubernetesErrors {
 
@@ -64,9 +65,18 @@ public final class KubernetesErrors {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       String message = cause.getMessage();
       if (message != null && !message.isBlank() && !message.strip().equals(GENERIC)) {
-        return cause == failure || message.contains(cause.getClass().getSimpleName())
-            ? message.strip()
-            : cause.getClass().getSimpleName() + ": " + message.strip();
+        String said =
+            cause == failure || message.contains(cause.getClass().getSimpleName())
+                ? message.strip()
+                : cause.getClass().getSimpleName() + ": " + message.strip();
+        if (cause instanceof KubernetesClientException
+            && cause.getCause() != null
+            && cause.getCause() != cause) {
+          // fabric8's "Operation: [get] for kind: [Lease] ... failed." names the request only;
+          // why it failed (a refused connection, a certificate no trusted CA signed) is below.
+          return said.replaceFirst("\\.$", "") + ": " + transportReason(cause.getCause());
+        }
+        return said;
       }
       if (cause.getCause() == cause) {
         break;

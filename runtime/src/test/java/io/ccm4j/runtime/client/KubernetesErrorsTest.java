@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.util.concurrent.CompletionException;
 import javax.net.ssl.SSLHandshakeException;
@@ -47,6 +48,36 @@ class KubernetesErrorsTest {
         .isEqualTo("SSLHandshakeException: PKIX path building failed");
     assertThat(KubernetesErrors.reason(new KubernetesClientException(KubernetesErrors.GENERIC)))
         .isEqualTo("KubernetesClientException");
+  }
+
+  /**
+   * fabric8 names the request that failed ("Operation: [get] ... failed.") and leaves why to its
+   * causes: both are said, as client-go's {@code Get "https://…": tls: failed to verify
+   * certificate: x509: certificate signed by unknown authority} is.
+   */
+  @Test
+  void aFailedOperationIsNamedWithTheCauseThatMadeItFail() {
+    KubernetesClientException failed =
+        new KubernetesClientException(
+            "Operation: [get]  for kind: [Lease]  with name: [ccm]  in namespace: [kube-system] "
+                + " failed.",
+            new IOException(
+                "(certificate_unknown) PKIX path building failed",
+                new SSLHandshakeException("(certificate_unknown) PKIX path building failed")));
+
+    assertThat(KubernetesErrors.reason(new CompletionException(failed)))
+        .isEqualTo(
+            "Operation: [get]  for kind: [Lease]  with name: [ccm]  in namespace: [kube-system] "
+                + " failed: (certificate_unknown) PKIX path building failed");
+    assertThat(
+            KubernetesErrors.reason(
+                new KubernetesClientException(
+                    "Operation: [list]  for kind: [Node]  with name: [null]  in namespace: [null] "
+                        + " failed.",
+                    new ConnectException("Connection refused"))))
+        .isEqualTo(
+            "Operation: [list]  for kind: [Node]  with name: [null]  in namespace: [null] "
+                + " failed: Connection refused");
   }
 
   /**
