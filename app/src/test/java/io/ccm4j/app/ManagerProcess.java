@@ -1,6 +1,7 @@
 package io.ccm4j.app;
 
 import io.ccm4j.controlplane.LocalControlPlane;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /** {@code ccm4j run} in its own JVM, as a cluster runs it, against the local control plane. */
 final class ManagerProcess implements AutoCloseable {
@@ -30,6 +32,27 @@ final class ManagerProcess implements AutoCloseable {
 
   static ManagerProcess start(
       LocalControlPlane controlPlane, String leaseName, String... extraFlags) throws IOException {
+    return start(System.getProperty("java.class.path"), controlPlane, leaseName, extraFlags);
+  }
+
+  /**
+   * As {@link #start}, on the class path without the test classes (so no fake cloud: give {@code
+   * --cloud-provider}), which is what makes it log as {@code ccm4j run} does ({@code
+   * LogConfiguration}: one line per record, the API client's failures in that line) where the test
+   * classes' {@code logback-test.xml} would print every stack.
+   */
+  static ManagerProcess startAsShipped(
+      LocalControlPlane controlPlane, String leaseName, String... extraFlags) throws IOException {
+    String classPath =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.endsWith("test-classes") && !entry.endsWith("-tests.jar"))
+            .collect(Collectors.joining(File.pathSeparator));
+    return start(classPath, controlPlane, leaseName, extraFlags);
+  }
+
+  private static ManagerProcess start(
+      String classPath, LocalControlPlane controlPlane, String leaseName, String... extraFlags)
+      throws IOException {
     int port;
     try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = probe.getLocalPort();
@@ -41,7 +64,7 @@ final class ManagerProcess implements AutoCloseable {
                 java,
                 "-XX:+ExitOnOutOfMemoryError", // as the launcher and the image run it
                 "-cp",
-                System.getProperty("java.class.path"),
+                classPath,
                 Ccm4j.class.getName(),
                 "run",
                 "--bind-address=127.0.0.1",

@@ -92,7 +92,13 @@ public final class LocalControlPlane implements AutoCloseable {
   private final List<ManagedProcess> processes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::stopProcesses, "local-control-plane-stop");
   private String serverUrl;
+  private String etcdUrl;
   private String caPem;
+  private SelfSignedCertificate ca;
+
+  /** The CA that issued the API server's serving certificate: the cluster's, unless replaced. */
+  private String servingCaPem;
+
   private String adminToken;
   private Duration startTime;
 
@@ -193,21 +199,12 @@ public final class LocalControlPlane implements AutoCloseable {
     try {
       Files.createDirectories(directory);
       Path pki = Files.createDirectories(directory.resolve("pki"));
-      SelfSignedCertificate ca =
-          SelfSignedCertificate.certificateAuthority("ccm4j-local-ca", Duration.ofDays(365));
-      SelfSignedCertificate serving =
-          SelfSignedCertificate.serving(
-              "kube-apiserver",
-              List.of("localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"),
-              List.of("127.0.0.1", "10.96.0.1"),
-              Duration.ofDays(365),
-              ca);
+      ca = SelfSignedCertificate.certificateAuthority("ccm4j-local-ca", Duration.ofDays(365));
       SelfSignedCertificate serviceAccountKey =
           SelfSignedCertificate.certificateAuthority("service-accounts", Duration.ofDays(365));
       caPem = ca.certificatePem();
       write(pki.resolve("ca.crt"), caPem);
-      write(pki.resolve("apiserver.crt"), serving.certificatePem());
-      write(pki.resolve("apiserver.key"), serving.privateKeyPem());
+      writeServingCertificate(ca);
       write(pki.resolve("sa.key"), serviceAccountKey.privateKeyPem());
       write(pki.resolve("sa.pub"), serviceAccountKey.publicKeyPem());
       adminToken = randomToken();
@@ -293,7 +290,7 @@ public final class LocalControlPlane implements AutoCloseable {
         int etcdClientPort = ports.next();
         int etcdPeerPort = ports.next();
         int apiserverPort = ports.next();
-        String etcdUrl = "http://127.0.0.1:" + etcdClientPort;
+        etcdUrl = "http://127.0.0.1:" + etcdClientPort;
         String peerUrl = "http://127.0.0.1:" + etcdPeerPort;
         start(
             "etcd",
@@ -370,25 +367,31 @@ public final class LocalControlPlane implements AutoCloseable {
    *
    * @return how long the API server was not ready, from the kill
    */
-  public synchronized Duration crashAndRestart(String component, Duration down) {
-    int index = -1;
-    for (int i = 0; i < processes.size(); i++) {
-      if (processes.get(i).name().equals(component)) {
-        index = i;
-      }
-    }
-    if (index < 0) {
-      throw new IllegalArgumentException("no component " + component + " runs here");
-    }
+  public Duration crashAndRestart(String component, Duration down) {
+    return crashAndRestart(
+        component,
+        () -> {
+          try {
+            Thread.sleep(down);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + component + " is down", e);
+          }
+        });
+  }
+
+  /**
+   * Fault injection: as {@link #crashAndRestart(String, Duration)}, running {@code whileDown} (say,
+   * {@link #compactEtcd()} while the API server is gone) before the component starts again.
+   */
+  public synchronized Duration crashAndRestart(String component, Runnable whileDown) {
+    int index = indexOf(component);
     ManagedProcess crashed = processes.get(index);
     long killed = System.nanoTime();
     crashed.kill();
+    whileDown.run();
     try {
-      Thread.sleep(down);
       processes.set(index, crashed.restart());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while restarting " + component, e);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + component + " again", e);
     }
@@ -399,6 +402,131 @@ public final class LocalControlPlane implements AutoCloseable {
         component,
         outage.toMillis());
     return outage;
+  }
+
+  /**
+   * Fault injection: stops a component with SIGSTOP for {@code stopped}, then lets it go on with
+   * SIGCONT, as a node's freeze or a long garbage collection would: its connections stay open and
+   * nothing on them is answered meanwhile.
+   */
+  public synchronized void freeze(String component, Duration stopped) {
+    long pid = processes.get(indexOf(component)).process().pid();
+    signal("STOP", pid);
+    try {
+      Thread.sleep(stopped);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      signal("CONT", pid);
+    }
+    log.info("{} was stopped for {} ms", component, stopped.toMillis());
+  }
+
+  private static void signal(String signal, long pid) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot send SIG" + signal + " to " + pid, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+    }
+  }
+
+  /**
+   * Fault injection: the API server's serving certificate replaced by one {@code issuer} issued
+   * (say, a CA its clients do not trust), and the API server restarted on it, as after a botched
+   * rotation: every connection to it is new. Returns once it is ready, as seen by a client trusting
+   * {@code issuer}.
+   */
+  public synchronized void replaceServingCertificate(SelfSignedCertificate issuer) {
+    try {
+      writeServingCertificate(issuer);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the serving certificate", e);
+    }
+    crashAndRestart("kube-apiserver", Duration.ZERO);
+  }
+
+  /** Undoes {@link #replaceServingCertificate}: a certificate of the cluster's CA again. */
+  public void restoreServingCertificate() {
+    replaceServingCertificate(ca);
+  }
+
+  private void writeServingCertificate(SelfSignedCertificate issuer) throws IOException {
+    SelfSignedCertificate serving =
+        SelfSignedCertificate.serving(
+            "kube-apiserver",
+            List.of("localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"),
+            List.of("127.0.0.1", "10.96.0.1"),
+            Duration.ofDays(365),
+            issuer);
+    Path pki = directory.resolve("pki");
+    write(pki.resolve("apiserver.crt"), serving.certificatePem());
+    write(pki.resolve("apiserver.key"), serving.privateKeyPem());
+    servingCaPem = issuer.certificatePem();
+  }
+
+  /**
+   * Fault injection: compacts etcd's history up to its current revision (after one write of a key
+   * outside the API server's, so the revision has moved past every resourceVersion handed out so
+   * far), as the API server does every five minutes: a watch from an older resourceVersion is then
+   * answered 410 Gone ("too old resource version"). Works while the API server is down.
+   *
+   * @return the revision compacted to
+   */
+  public long compactEtcd() {
+    HttpClient http = HttpClient.newHttpClient();
+    String key =
+        Base64.getEncoder().encodeToString("/ccm4j-compaction".getBytes(StandardCharsets.UTF_8));
+    String put = etcd(http, "/v3/kv/put", "{\"key\":\"%s\",\"value\":\"\"}".formatted(key));
+    Matcher revision = Pattern.compile("\"revision\":\"(\\d+)\"").matcher(put);
+    if (!revision.find()) {
+      throw new IllegalStateException("etcd's answer to a put names no revision: " + put);
+    }
+    long compacted = Long.parseLong(revision.group(1));
+    etcd(http, "/v3/kv/compaction", "{\"revision\":\"%d\",\"physical\":true}".formatted(compacted));
+    log.info("etcd compacted to revision {}", compacted);
+    return compacted;
+  }
+
+  /** A call of etcd's JSON gateway; its answer. */
+  private String etcd(HttpClient http, String path, String json) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(etcdUrl + path))
+            .timeout(Duration.ofSeconds(10))
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException(
+            "etcd answered %s with HTTP %d: %s"
+                .formatted(path, response.statusCode(), response.body()));
+      }
+      return response.body();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot reach etcd at " + etcdUrl, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while calling etcd", e);
+    }
+  }
+
+  private int indexOf(String component) {
+    int index = -1;
+    for (int i = 0; i < processes.size(); i++) {
+      if (processes.get(i).name().equals(component)) {
+        index = i;
+      }
+    }
+    if (index < 0) {
+      throw new IllegalArgumentException("no component " + component + " runs here");
+    }
+    return index;
   }
 
   private void start(String name, List<String> command, List<String> more) throws IOException {
@@ -461,7 +589,7 @@ public final class LocalControlPlane implements AutoCloseable {
       trust.setCertificateEntry(
           "ca",
           factory.generateCertificate(
-              new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII))));
+              new ByteArrayInputStream(servingCaPem.getBytes(StandardCharsets.US_ASCII))));
       TrustManagerFactory managers =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       managers.init(trust);
