@@ -9,12 +9,18 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.utils.TokenRefreshInterceptor;
 import java.lang.reflect.Proxy;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CredentialRefreshTest {
 
@@ -103,6 +109,82 @@ class CredentialRefreshTest {
     refresh.afterFailure(null, unauthorized(), null);
 
     assertThat(refusals).hasValue(1);
+  }
+
+  /**
+   * The kubeconfig naming an exec credential plugin is deleted while the manager runs, and the API
+   * server refuses the credential in hand: the plugin is run again from the kubeconfig as read at
+   * start (client-go never reads the file again), where fabric8 would read the missing file, log
+   * its failure and answer with the refused credential, for good.
+   */
+  @Test
+  void aKubeconfigDeletedWhileRunningStillRunsItsExecPluginForANewCredential(@TempDir Path dir)
+      throws Exception {
+    Path counter = dir.resolve("issued");
+    Files.writeString(counter, "0");
+    Path plugin = dir.resolve("credential-plugin.sh");
+    Files.writeString(
+        plugin,
+        """
+        #!/bin/sh
+        n=$(($(cat %s) + 1)); echo $n > %s
+        echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",\
+        "status":{"token":"token-'$n'"}}'
+        """
+            .formatted(counter, counter));
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+        users:
+        - name: u
+          user:
+            exec: {apiVersion: client.authentication.k8s.io/v1, command: %s, interactiveMode: Never}
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        """
+            .formatted(plugin));
+    Config config = Config.fromKubeconfig(kubeconfig.toFile());
+    assertThat(config.getAutoOAuthToken()).isEqualTo("token-1");
+    CredentialRefresh refresh =
+        new CredentialRefresh(new TokenRefreshInterceptor(config, null, Instant.now()), config);
+
+    Files.delete(kubeconfig);
+    Headers before = new Headers();
+    refresh.before(before, null, null);
+    Headers retry = new Headers();
+    CompletableFuture<Boolean> retried = refresh.afterFailure(retry, unauthorized(), null);
+
+    assertThat(before.authorization).isEqualTo("Bearer token-1");
+    assertThat(retried).isCompletedWithValue(true);
+    assertThat(retry.authorization).isEqualTo("Bearer token-2");
+  }
+
+  /** What an interceptor sets on a request: its Authorization header. */
+  private static final class Headers implements BasicBuilder {
+    String authorization;
+
+    @Override
+    public BasicBuilder uri(URI uri) {
+      return this;
+    }
+
+    @Override
+    public BasicBuilder header(String name, String value) {
+      return setHeader(name, value);
+    }
+
+    @Override
+    public BasicBuilder setHeader(String name, String value) {
+      if (name.equals("Authorization")) {
+        authorization = value;
+      }
+      return this;
+    }
   }
 
   private static HttpResponse<?> unauthorized() {
