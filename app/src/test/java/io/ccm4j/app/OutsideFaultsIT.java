@@ -166,7 +166,10 @@ class OutsideFaultsIT {
               + " on%n",
           (exitedAt.get() - frozenAt) / 1e9, (ledAt - thawedAt) / 1e9);
       assertThat(leader.process().exitValue()).isEqualTo(1);
-      assertThat(leader.log()).contains("leaderelection lost");
+      assertThat(leader.log())
+          .containsPattern("leaderelection lost: kube-system/" + lease + " not renewed for \\d+ ms")
+          .as("the deadline as the flag spells it")
+          .contains("(renew deadline 4s)");
       assertThat(Duration.ofNanos(exitedAt.get() - frozenAt))
           .as("gone by its renew deadline (4 s after its last renewal), before the Lease (6 s)")
           .isLessThan(Duration.ofSeconds(6));

@@ -1,5 +1,6 @@
 package io.ccm4j.runtime.leaderelection;
 
+import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -364,7 +365,7 @@ public final class LeaderElection implements AutoCloseable {
         settings.namespace(),
         settings.name(),
         sinceRenew.toMillis(),
-        settings.renewDeadline());
+        GoDurations.format(settings.renewDeadline()));
     listener.lostLeadership();
     CompletableFuture<?> stuck;
     synchronized (this) {
