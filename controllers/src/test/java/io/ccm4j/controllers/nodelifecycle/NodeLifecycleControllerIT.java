@@ -50,13 +50,26 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The node-lifecycle controller against a real API server, with simulated kubelets and short
  * periods.
+ *
+ * <p>Each test starts from no Node at all (the controller judges every Node of the cluster), so the
+ * class has a control plane of its own and runs beside the module's other classes (JUnit's parallel
+ * execution, see this module's pom), its tests one after the other ({@link #OWN_NODES}).
  */
-@WithControlPlane
+@WithControlPlane(shared = false)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(NodeLifecycleControllerIT.OWN_NODES)
 class NodeLifecycleControllerIT {
+
+  /** The Nodes of the class's control plane, which every test deletes first. */
+  static final String OWN_NODES =
+      "io.ccm4j.controllers.nodelifecycle.NodeLifecycleControllerIT.nodes";
 
   private static final Duration GRACE = Duration.ofSeconds(2);
 

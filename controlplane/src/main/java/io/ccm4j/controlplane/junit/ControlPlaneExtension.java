@@ -2,6 +2,7 @@ package io.ccm4j.controlplane.junit;
 
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -10,7 +11,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
 /**
  * Starts a {@link LocalControlPlane} once per test run and shares it (start-up dominates a test's
  * time), and resolves {@link LocalControlPlane} and {@link KubernetesClient} parameters. Clients
- * are closed after their test class; the control plane when the run ends.
+ * are closed after their test class; the shared control plane when the run ends, a class's own
+ * ({@link WithControlPlane#shared()} false) after the class.
  */
 public final class ControlPlaneExtension implements ParameterResolver {
 
@@ -41,22 +43,32 @@ public final class ControlPlaneExtension implements ParameterResolver {
   }
 
   private static LocalControlPlane controlPlane(ExtensionContext context) {
-    boolean scheduler =
+    Optional<WithControlPlane> settings =
         context
             .getTestClass()
-            .flatMap(type -> AnnotationSupport.findAnnotation(type, WithControlPlane.class))
-            .map(WithControlPlane::scheduler)
-            .orElse(false);
-    return context
-        .getRoot()
+            .flatMap(type -> AnnotationSupport.findAnnotation(type, WithControlPlane.class));
+    boolean scheduler = settings.map(WithControlPlane::scheduler).orElse(false);
+    boolean shared = settings.map(WithControlPlane::shared).orElse(true);
+    // A class's store also answers with its ancestors' values: its own control plane needs a key
+    // of its own.
+    return (shared ? context.getRoot() : classContext(context))
         .getStore(NAMESPACE)
         .getOrComputeIfAbsent(
-            "control-plane-scheduler-" + scheduler,
+            (shared ? "" : "own-") + "control-plane-scheduler-" + scheduler,
             key ->
                 new SharedControlPlane(
                     LocalControlPlane.builder().withScheduler(scheduler).start()),
             SharedControlPlane.class)
         .controlPlane();
+  }
+
+  /** The context of the test class (a test's, or a parameterized test's invocation's, ancestor). */
+  private static ExtensionContext classContext(ExtensionContext context) {
+    ExtensionContext classContext = context;
+    while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
+      classContext = classContext.getParent().orElseThrow();
+    }
+    return classContext;
   }
 
   private record SharedControlPlane(LocalControlPlane controlPlane) implements AutoCloseable {
