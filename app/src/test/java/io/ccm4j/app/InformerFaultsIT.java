@@ -21,12 +21,12 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Faults injected from outside into a {@code ccm4j run} process's shared informers, through an
@@ -37,13 +37,21 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * so. Each test prints what it measured.
  *
  * <p>The credential test spends a minute waiting for fabric8's refresh, whose interval no setting
- * changes; the other two run meanwhile (JUnit's parallel execution, see this module's pom). Their
+ * changes; the other two run meanwhile, one after the other ({@link #SHIPPED_BINDING}), and the
+ * class runs beside the module's other classes (JUnit's parallel execution, see this module's pom).
+ * It has a control plane of its own, as the RBAC test revokes the shipped binding for a while. The
  * managers never meet: each has an account, Node names and a cloud of its own (the cloud answers
- * for its test's Nodes only, so no manager initialises another test's Node), and the Lease rights
- * of the other two stay until the class ends.
+ * for its test's Nodes only, so no manager initialises another test's Node).
  */
-@WithControlPlane
+@WithControlPlane(shared = false)
+@Execution(ExecutionMode.CONCURRENT)
 class InformerFaultsIT {
+
+  /**
+   * The shipped ClusterRoleBinding of the manager's ServiceAccount, which the RBAC test revokes for
+   * a while and the watch frame test's manager needs throughout.
+   */
+  private static final String SHIPPED_BINDING = "io.ccm4j.app.InformerFaultsIT.shipped-binding";
 
   private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
 
@@ -66,22 +74,13 @@ class InformerFaultsIT {
   }
 
   /**
-   * The tests' Lease rights go with them: other tests on this control plane check the shipped ones.
-   * Removed once all are done, as the credential test runs beside the others.
-   */
-  @AfterAll
-  static void removeTheTestLeaseRole(KubernetesClient admin) {
-    admin.rbac().roleBindings().inNamespace("kube-system").withName(TEST_LEASES).delete();
-    admin.rbac().roles().inNamespace("kube-system").withName(TEST_LEASES).delete();
-  }
-
-  /**
    * A Node watch frame that does not parse reaches the manager (a protobuf length beyond any
    * frame's, as the manager watches Nodes in protobuf by default): fabric8 would stop the informer
    * for good on it. The informer lists and watches again instead, and a node created afterwards is
    * initialised.
    */
   @Test
+  @ResourceLock(SHIPPED_BINDING)
   void aWatchFrameThatDoesNotParseIsFollowedByAFreshListAndWatch(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "informer-frame-" + UUID.randomUUID().toString().substring(0, 6);
@@ -136,7 +135,6 @@ class InformerFaultsIT {
    * informer's relist lost that exception and never watched again. Runs beside the other tests.
    */
   @Test
-  @Execution(ExecutionMode.CONCURRENT)
   void aCredentialThatFailsForAWhileTurnsTheHealthRedThenGreen(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String account = "informer-exec";
@@ -250,6 +248,7 @@ class InformerFaultsIT {
    * green and the node created meanwhile is initialised.
    */
   @Test
+  @ResourceLock(SHIPPED_BINDING)
   void rbacRevokedForAWhileTurnsTheHealthRedThenGreen(
       LocalControlPlane controlPlane, KubernetesClient admin) throws Exception {
     String node = "informer-rbac-" + UUID.randomUUID().toString().substring(0, 6);

@@ -171,6 +171,11 @@ class ManagementEndpointsIT {
       manager.start();
       await().atMost(30, TimeUnit.SECONDS).until(manager::isLeader);
       var endpoint = management(manager.servingAddress().orElseThrow());
+      // The controllers start once the Lease is held, and each reports running_managed_controllers
+      // as it starts: on a busy machine the first scrape could come between the two.
+      await("the controllers report running")
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> endpoint.get("/metrics").body().contains("\nrunning_managed_controllers{"));
 
       for (String path : List.of("/healthz", "/readyz", "/livez", "/healthz/leaderElection")) {
         HttpResponse<String> response = endpoint.get(path);
