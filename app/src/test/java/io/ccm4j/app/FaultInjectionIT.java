@@ -7,7 +7,6 @@ import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -51,7 +50,7 @@ class FaultInjectionIT {
       ManagerProcess leader = leaderOf(first, second);
       ManagerProcess standby = leader == first ? second : first;
 
-      client.resource(uninitialisedNode(node)).create();
+      client.resource(TestNodes.uninitialised(node)).create();
       assertThat(leader.process().waitFor(60, TimeUnit.SECONDS))
           .as("the leader exits; log:%n%s", leader.log())
           .isTrue();
@@ -134,7 +133,7 @@ class FaultInjectionIT {
         ManagerProcess second = start(controlPlane, lease, config)) {
       ManagerProcess leader = leaderOf(first, second);
       ManagerProcess standby = leader == first ? second : first;
-      client.resource(uninitialisedNode(node)).create();
+      client.resource(TestNodes.uninitialised(node)).create();
       await("the leader's worker is stuck in the cloud")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> leader.log().contains("faulty: instanceMetadata(" + node + ") hangs"));
@@ -525,21 +524,6 @@ class FaultInjectionIT {
         .atMost(60, TimeUnit.SECONDS)
         .until(() -> first.isLeader() || second.isLeader());
     return first.isLeader() ? first : second;
-  }
-
-  private static Node uninitialisedNode(String name) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .addNewTaint()
-        .withKey("node.cloudprovider.kubernetes.io/uninitialized")
-        .withValue("true")
-        .withEffect("NoSchedule")
-        .endTaint()
-        .endSpec()
-        .build();
   }
 
   private static String providerId(KubernetesClient client, String name) {

@@ -7,7 +7,6 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -104,7 +103,7 @@ class InformerFaultsIT {
           .pollInterval(Duration.ofMillis(50))
           .until(() -> proxy.nodeWatchesOpened() > watchesBefore);
       long watchingAt = System.nanoTime();
-      admin.resource(uninitialisedNode(node)).create();
+      admin.resource(TestNodes.uninitialised(node)).create();
       await("the node created afterwards is initialised")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> providerId(admin, node), ("faulty://" + node)::equals);
@@ -205,7 +204,7 @@ class InformerFaultsIT {
         ServiceAccounts.create(admin, "kube-system", account);
         long faultAt = System.nanoTime();
         assertThat(proxy.endWatches()).as("live watches").isPositive();
-        admin.resource(uninitialisedNode(node)).create();
+        admin.resource(TestNodes.uninitialised(node)).create();
         HttpResponse<String> red = awaitRed(manager);
         long redAt = System.nanoTime();
 
@@ -267,7 +266,7 @@ class InformerFaultsIT {
           .until(() -> admin.rbac().clusterRoleBindings().withName(SERVICE_ACCOUNT).get() == null);
       long revokedAt = System.nanoTime();
       assertThat(proxy.endWatches()).as("live watches").isPositive();
-      admin.resource(uninitialisedNode(node)).create();
+      admin.resource(TestNodes.uninitialised(node)).create();
       HttpResponse<String> red = awaitRed(manager);
       long redAt = System.nanoTime();
 
@@ -431,21 +430,6 @@ class InformerFaultsIT {
         .until(
             () -> manager.health(CHECK).orElse(null),
             response -> response != null && response.statusCode() != 200);
-  }
-
-  private static Node uninitialisedNode(String name) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .addNewTaint()
-        .withKey("node.cloudprovider.kubernetes.io/uninitialized")
-        .withValue("true")
-        .withEffect("NoSchedule")
-        .endTaint()
-        .endSpec()
-        .build();
   }
 
   private static String providerId(KubernetesClient client, String name) {

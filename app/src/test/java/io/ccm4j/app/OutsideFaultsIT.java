@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.tls.SelfSignedCertificate;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -89,7 +88,7 @@ class OutsideFaultsIT {
     Path config = simConfig(adminPort, 0, List.of(before, after));
     try (ManagerProcess manager = startSim(config, "compaction-" + id)) {
       await("it leads").atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
-      admin.resource(uninitialisedNode(before)).create();
+      admin.resource(TestNodes.uninitialised(before)).create();
       admin.resource(loadBalancerService(service)).create();
       await("the node is initialised")
           .atMost(30, TimeUnit.SECONDS)
@@ -102,7 +101,7 @@ class OutsideFaultsIT {
 
       Duration outage = controlPlane.crashAndRestart("kube-apiserver", controlPlane::compactEtcd);
       long restartedAt = System.nanoTime();
-      admin.resource(uninitialisedNode(after)).create();
+      admin.resource(TestNodes.uninitialised(after)).create();
       await("the node created after the restart is initialised")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> providerId(after) != null);
@@ -256,7 +255,7 @@ class OutsideFaultsIT {
     try (ManagerProcess manager = startSim(config, "cloud-down-" + id)) {
       await("it leads").atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
       long failingSince = System.nanoTime();
-      admin.resource(uninitialisedNode(node)).create();
+      admin.resource(TestNodes.uninitialised(node)).create();
       admin.resource(loadBalancerService(service)).create();
       Thread.sleep(10_000);
       String callsWhileFailing = calls(adminPort);
@@ -402,21 +401,6 @@ class OutsideFaultsIT {
     try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return probe.getLocalPort();
     }
-  }
-
-  private static Node uninitialisedNode(String name) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .addNewTaint()
-        .withKey("node.cloudprovider.kubernetes.io/uninitialized")
-        .withValue("true")
-        .withEffect("NoSchedule")
-        .endTaint()
-        .endSpec()
-        .build();
   }
 
   private static Service loadBalancerService(String name) {
