@@ -189,18 +189,20 @@ public final class DoctorCommand implements Callable<Integer> {
       }
       if (diff) {
         printDiff(out, documents, fixedTexts);
-      } else if (fixedTexts.isEmpty()) {
-        // What is left (a placeholder to fill in) only its author can fix: the notes say what.
-        if (output.equals("text")) {
-          out.println("Nothing --fix can change: " + fix + " not written.");
-        }
       } else {
+        // Written even unchanged, so `doctor --fix out.yaml && kubectl apply -f out.yaml` works
+        // for a manifest that needs nothing; what is left (a placeholder to fill in) the notes say.
         Files.writeString(fix, wholeInput(documents, fixedTexts));
         if (output.equals("text")) {
           int objects = documents.size();
           out.printf(
-              "Wrote the input (%d %s) to %s with the CCM workloads corrected.%n",
-              objects, objects == 1 ? "object" : "objects", fix);
+              "Wrote the input (%d %s) to %s %s.%n",
+              objects,
+              objects == 1 ? "object" : "objects",
+              fix,
+              fixedTexts.isEmpty()
+                  ? "unchanged: nothing in it is for --fix to change"
+                  : "with the CCM workloads corrected");
         }
       }
     }

@@ -233,10 +233,10 @@ class DoctorCommandTest {
 
   /**
    * A CCM whose only problem is one --fix cannot fill in (the image's placeholder): the note says
-   * what to do by hand, and no copy equal to the input is written as if corrected.
+   * what to do by hand, and the copy is written unchanged, said so, not as corrected.
    */
   @Test
-  void whatOnlyItsAuthorCanFixWritesNoCopy() throws Exception {
+  void whatOnlyItsAuthorCanFixIsWrittenUnchangedAndSaidSo() throws Exception {
     Path manifest =
         Path.of(
             "..", "doctor", "src", "test", "resources", "vendor", "nutanix-style-deployment.yaml");
@@ -253,10 +253,13 @@ class DoctorCommandTest {
     assertThat(exit).isEqualTo(1);
     assertThat(out.toString())
         .contains("${IMG}")
-        .contains("Nothing --fix can change: " + fixed + " not written.")
+        .contains(
+            "Wrote the input (1 object) to "
+                + fixed
+                + " unchanged: nothing in it is for --fix to change.")
         .doesNotContain("corrected");
     assertThat(err.toString()).contains("note: ");
-    assertThat(fixed).doesNotExist();
+    assertThat(fixed).hasSameTextualContentAs(manifest);
   }
 
   /** A directory scan reports a bad file in one line and goes on with the rest. */
