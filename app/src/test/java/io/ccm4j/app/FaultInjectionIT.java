@@ -8,7 +8,6 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -50,7 +49,7 @@ class FaultInjectionIT {
       ManagerProcess leader = leaderOf(first, second);
       ManagerProcess standby = leader == first ? second : first;
 
-      client.resource(TestNodes.uninitialised(node)).create();
+      client.resource(TestObjects.uninitialisedNode(node)).create();
       assertThat(leader.process().waitFor(60, TimeUnit.SECONDS))
           .as("the leader exits; log:%n%s", leader.log())
           .isTrue();
@@ -133,7 +132,7 @@ class FaultInjectionIT {
         ManagerProcess second = start(controlPlane, lease, config)) {
       ManagerProcess leader = leaderOf(first, second);
       ManagerProcess standby = leader == first ? second : first;
-      client.resource(TestNodes.uninitialised(node)).create();
+      client.resource(TestObjects.uninitialisedNode(node)).create();
       await("the leader's worker is stuck in the cloud")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> leader.log().contains("faulty: instanceMetadata(" + node + ") hangs"));
@@ -235,7 +234,7 @@ class FaultInjectionIT {
         ManagerProcess second = startSim(controlPlane, lease, config)) {
       ManagerProcess leader = leaderOf(first, second);
       ManagerProcess standby = leader == first ? second : first;
-      Service service = client.resource(loadBalancerService(name, 80)).create();
+      Service service = client.resource(TestObjects.loadBalancerService(name)).create();
       String balancer = LoadBalancer.defaultName(service);
       await("the leader is in the middle of its ensure")
           .atMost(30, TimeUnit.SECONDS)
@@ -316,7 +315,7 @@ class FaultInjectionIT {
               ManagerProcess.start(controlPlane, lease, leaderFlags.toArray(String[]::new));
           ManagerProcess standby = startWhenLeading(leader, controlPlane, lease, flags)) {
         await("the standby campaigns").atMost(30, TimeUnit.SECONDS).until(standby::isCampaigning);
-        Service service = client.resource(loadBalancerService(name, 80)).create();
+        Service service = client.resource(TestObjects.loadBalancerService(name)).create();
         String balancer = LoadBalancer.defaultName(service);
         await("the leader is in its ensure")
             .atMost(30, TimeUnit.SECONDS)
@@ -396,22 +395,6 @@ class FaultInjectionIT {
         "--cloud-provider=sim",
         "--cloud-config=" + config,
         "--controllers=service");
-  }
-
-  private static Service loadBalancerService(String name, int port) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("default")
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .addNewPort()
-        .withProtocol("TCP")
-        .withPort(port)
-        .endPort()
-        .endSpec()
-        .build();
   }
 
   /** The sim cloud's call journal (SimCallJournal): one interval per write, by caller. */

@@ -103,7 +103,7 @@ class InformerFaultsIT {
           .pollInterval(Duration.ofMillis(50))
           .until(() -> proxy.nodeWatchesOpened() > watchesBefore);
       long watchingAt = System.nanoTime();
-      admin.resource(TestNodes.uninitialised(node)).create();
+      admin.resource(TestObjects.uninitialisedNode(node)).create();
       await("the node created afterwards is initialised")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> providerId(admin, node), ("faulty://" + node)::equals);
@@ -204,7 +204,7 @@ class InformerFaultsIT {
         ServiceAccounts.create(admin, "kube-system", account);
         long faultAt = System.nanoTime();
         assertThat(proxy.endWatches()).as("live watches").isPositive();
-        admin.resource(TestNodes.uninitialised(node)).create();
+        admin.resource(TestObjects.uninitialisedNode(node)).create();
         HttpResponse<String> red = awaitRed(manager);
         long redAt = System.nanoTime();
 
@@ -266,7 +266,7 @@ class InformerFaultsIT {
           .until(() -> admin.rbac().clusterRoleBindings().withName(SERVICE_ACCOUNT).get() == null);
       long revokedAt = System.nanoTime();
       assertThat(proxy.endWatches()).as("live watches").isPositive();
-      admin.resource(TestNodes.uninitialised(node)).create();
+      admin.resource(TestObjects.uninitialisedNode(node)).create();
       HttpResponse<String> red = awaitRed(manager);
       long redAt = System.nanoTime();
 

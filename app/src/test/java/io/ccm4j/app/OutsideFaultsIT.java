@@ -7,7 +7,6 @@ import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.tls.SelfSignedCertificate;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
@@ -88,8 +87,8 @@ class OutsideFaultsIT {
     Path config = simConfig(adminPort, 0, List.of(before, after));
     try (ManagerProcess manager = startSim(config, "compaction-" + id)) {
       await("it leads").atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
-      admin.resource(TestNodes.uninitialised(before)).create();
-      admin.resource(loadBalancerService(service)).create();
+      admin.resource(TestObjects.uninitialisedNode(before)).create();
+      admin.resource(TestObjects.loadBalancerService(service)).create();
       await("the node is initialised")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> providerId(before) != null);
@@ -101,7 +100,7 @@ class OutsideFaultsIT {
 
       Duration outage = controlPlane.crashAndRestart("kube-apiserver", controlPlane::compactEtcd);
       long restartedAt = System.nanoTime();
-      admin.resource(TestNodes.uninitialised(after)).create();
+      admin.resource(TestObjects.uninitialisedNode(after)).create();
       await("the node created after the restart is initialised")
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> providerId(after) != null);
@@ -255,8 +254,8 @@ class OutsideFaultsIT {
     try (ManagerProcess manager = startSim(config, "cloud-down-" + id)) {
       await("it leads").atMost(60, TimeUnit.SECONDS).until(manager::isLeader);
       long failingSince = System.nanoTime();
-      admin.resource(TestNodes.uninitialised(node)).create();
-      admin.resource(loadBalancerService(service)).create();
+      admin.resource(TestObjects.uninitialisedNode(node)).create();
+      admin.resource(TestObjects.loadBalancerService(service)).create();
       Thread.sleep(10_000);
       String callsWhileFailing = calls(adminPort);
       adminCall(adminPort, "POST", "/error-rate?value=0");
@@ -401,22 +400,6 @@ class OutsideFaultsIT {
     try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return probe.getLocalPort();
     }
-  }
-
-  private static Service loadBalancerService(String name) {
-    return new ServiceBuilder()
-        .withNewMetadata()
-        .withNamespace("default")
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withType("LoadBalancer")
-        .addNewPort()
-        .withProtocol("TCP")
-        .withPort(80)
-        .endPort()
-        .endSpec()
-        .build();
   }
 
   private static String providerId(String name) {

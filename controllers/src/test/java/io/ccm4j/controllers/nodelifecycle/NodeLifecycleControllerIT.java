@@ -520,19 +520,8 @@ class NodeLifecycleControllerIT {
   void aNodeDeletedWhileItsNoExecuteTaintConflictsIsNeitherCountedAsAnEvictionNorGivenAnEvent()
       throws Exception {
     String name = prefix + "vanishing";
-    harness.close();
     NodeVanishesOnConflict race = new NodeVanishesOnConflict(client, name);
-    controllerClient =
-        new KubernetesClientBuilder()
-            .withConfig(new ConfigBuilder(client.getConfiguration()).build())
-            .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("race", race))
-            .build();
-    harness =
-        new ControllerHarness(
-                controllerClient,
-                SimCloudProviderFactory.fromYaml(""),
-                ControllerSettings.defaults().withNodeHealth(FAST))
-            .start(Controllers.NODE_LIFECYCLE);
+    restartWithInterceptor(race, FAST);
     SimulatedKubelet kubelet = kubelet(name, "r", "vanishing");
     String next = prefix + "vanishing-next";
     SimulatedKubelet nextKubelet = kubelet(next, "r", "vanishing");
@@ -615,8 +604,18 @@ class NodeLifecycleControllerIT {
    */
   private StatusWritesConflict startWithConflictingStatusWrites(String node, int conflicts)
       throws Exception {
-    harness.close();
     StatusWritesConflict race = new StatusWritesConflict(client, node, conflicts);
+    restartWithInterceptor(race, FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0));
+    return race;
+  }
+
+  /**
+   * The controller started again on a client of its own whose requests pass {@code race} first (a
+   * conflict or a deletion injected between the controller's read and its write).
+   */
+  private void restartWithInterceptor(Interceptor race, NodeHealthSettings health)
+      throws Exception {
+    harness.close();
     controllerClient =
         new KubernetesClientBuilder()
             .withConfig(new ConfigBuilder(client.getConfiguration()).build())
@@ -626,12 +625,9 @@ class NodeLifecycleControllerIT {
         new ControllerHarness(
                 controllerClient,
                 SimCloudProviderFactory.fromYaml(""),
-                ControllerSettings.defaults()
-                    .withNodeHealth(
-                        FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0)))
+                ControllerSettings.defaults().withNodeHealth(health))
             .start(Controllers.NODE_LIFECYCLE);
     controller = (NodeLifecycleController) harness.controllers().getFirst();
-    return race;
   }
 
   /** Stops the node's heartbeats and runs passes until one finds it past its grace period. */
