@@ -28,6 +28,7 @@ public final class ControllerHarness implements AutoCloseable {
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private String clusterName = "kubernetes";
   private Function<String, KubernetesClient> partClients;
+  private KubernetesClient controllerClient;
 
   public ControllerHarness(
       KubernetesClient client, CloudProvider cloud, ControllerSettings settings) {
@@ -53,11 +54,21 @@ public final class ControllerHarness implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The controllers' own client, as the manager's {@code ManagerClients} puts it behind a fence;
+   * the informers and the events stay on the harness's client, unfenced as the manager's.
+   */
+  public ControllerHarness withControllerClient(KubernetesClient controllerClient) {
+    this.controllerClient = controllerClient;
+    return this;
+  }
+
   /** What the manager hands the controller {@code descriptor} describes, beside its settings. */
   public ControllerContext context(ControllerDescriptor descriptor) {
+    KubernetesClient writes = controllerClient != null ? controllerClient : client;
     return new ControllerContext(
         descriptor.name(),
-        client,
+        writes,
         informers,
         cloud,
         clusterName,
@@ -66,7 +77,7 @@ public final class ControllerHarness implements AutoCloseable {
             descriptor.eventSource(),
             c -> new KubernetesEventRecorder(client, c, KubeApiContentType.DEFAULT)),
         KubeApiContentType.DEFAULT, // the Node writes and events in protobuf, as the manager's
-        partClients != null ? partClients : part -> client);
+        partClients != null ? partClients : part -> writes);
   }
 
   /**

@@ -5,6 +5,8 @@ import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.ImplementedElsewhereException;
 import io.ccm4j.cloudprovider.LoadBalancer;
 import io.ccm4j.controllers.nodeutil.Batches;
+import io.ccm4j.runtime.client.Fence;
+import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.runtime.events.EventRecorder;
 import io.ccm4j.runtime.workqueue.WorkQueue;
 import io.fabric8.kubernetes.api.model.Node;
@@ -31,10 +33,25 @@ import org.slf4j.LoggerFactory;
  * instance synced gets the new backend set, through {@code UpdateLoadBalancer}; a Service whose
  * update fails goes back to the service queue for a full ensure. It shares the controller's view of
  * what it synced ({@code cache}, {@code lastSyncedNodes}, {@code records}).
+ *
+ * <p>A call a fence refuses (this instance no longer leads: {@link NotLeadingException} from the
+ * cloud, {@link Fence#refused} from the API server) is no failure: the pass stops there, with no
+ * event about load balancers another instance now owns, no error counted and no Service sent for an
+ * ensure. Upstream's manager exits at once and never gets that far.
  */
 final class LoadBalancerNodeSync {
 
   private static final Logger log = LoggerFactory.getLogger(ServiceLoadBalancerController.class);
+
+  /** What one Service's node sync came to. */
+  enum Outcome {
+    /** Updated, or nothing to update. */
+    DONE,
+    /** Failed: the Service needs a full ensure (S15 step 4). */
+    RETRY,
+    /** A fence refused a call: this instance no longer leads, and the pass stops. */
+    NOT_LEADING
+  }
 
   private final KubernetesClient client;
   private final LoadBalancer balancer;
@@ -93,7 +110,7 @@ final class LoadBalancerNodeSync {
     }
     long started = System.nanoTime();
     List<Service> synced = List.copyOf(cache.values());
-    List<Future<Boolean>> results = new ArrayList<>();
+    List<Future<Outcome>> results = new ArrayList<>();
     try {
       for (Service service : synced) {
         results.add(nodeSyncPool.submit(() -> nodeSyncService(service)));
@@ -101,11 +118,12 @@ final class LoadBalancerNodeSync {
     } catch (RejectedExecutionException stopping) {
       return;
     }
-    int failed = 0;
+    List<Service> failed = new ArrayList<>();
+    boolean notLeading = false;
     for (int i = 0; i < results.size(); i++) {
-      boolean ok;
+      Outcome outcome;
       try {
-        ok = results.get(i).get();
+        outcome = results.get(i).get();
       } catch (CancellationException stopping) {
         return; // close() cancelled the pass
       } catch (ExecutionException e) {
@@ -113,37 +131,55 @@ final class LoadBalancerNodeSync {
             "node sync of {} failed: {}",
             Cache.metaNamespaceKeyFunc(synced.get(i)),
             e.getCause().toString());
-        ok = false;
+        outcome = Outcome.RETRY;
       }
-      if (!ok) {
-        failed++;
-        serviceQueue.add(
-            Cache.metaNamespaceKeyFunc(synced.get(i))); // a full ensure, not rate-limited
+      switch (outcome) {
+        case RETRY -> failed.add(synced.get(i));
+        case NOT_LEADING -> notLeading = true;
+        case DONE -> {}
       }
+    }
+    if (notLeading) {
+      stopNotLeading();
+      return;
+    }
+    finishPass(synced, failed, started);
+  }
+
+  /** S15 steps 4 and 5: the failed Services go for a full ensure; the pass is logged and timed. */
+  private void finishPass(List<Service> synced, List<Service> failed, long started) {
+    for (Service service : failed) {
+      serviceQueue.add(Cache.metaNamespaceKeyFunc(service)); // a full ensure, not rate-limited
     }
     log.info(
         "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
-        synced.size() - failed,
+        synced.size() - failed.size(),
         synced.size());
     metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
   }
 
+  /** The pass ends without retries or a count: the next leader syncs every load balancer. */
+  private static void stopNotLeading() {
+    log.info("the node sync stops: this instance no longer leads");
+  }
+
   /**
-   * S15 step 2: true unless the update failed and the Service needs a full ensure. The nodes are
-   * read per Service, as upstream does: a pass over many Services takes a while, and a snapshot
-   * from its start could put back a node a service worker has since left out (kubernetes#121090).
+   * S15 step 2. The nodes are read per Service, as upstream does: a pass over many Services takes a
+   * while, and a snapshot from its start could put back a node a service worker has since left out
+   * (kubernetes#121090).
    */
-  private boolean nodeSyncService(Service service) {
+  private Outcome nodeSyncService(Service service) {
     List<Node> newNodes = LoadBalancerNodes.stableNodeSet(nodes.getStore().list());
     return switch (prepare(service, newNodes)) {
-      case UP_TO_DATE -> true;
-      case FAILED -> false;
+      case UP_TO_DATE -> Outcome.DONE;
+      case FAILED -> Outcome.RETRY;
+      case NOT_LEADING -> Outcome.NOT_LEADING;
       case UPDATE -> {
-        if (!updateBackends(service, newNodes)) {
+        Outcome outcome = updateBackends(service, newNodes);
+        if (outcome == Outcome.RETRY) {
           metrics.nodeSyncErrors.increment(); // counted per node sync, as upstream's
-          yield false;
         }
-        yield true;
+        yield outcome;
       }
     };
   }
@@ -152,7 +188,8 @@ final class LoadBalancerNodeSync {
   private enum Step {
     UP_TO_DATE,
     UPDATE,
-    FAILED
+    FAILED,
+    NOT_LEADING
   }
 
   private Step prepare(Service service, List<Node> newNodes) {
@@ -175,11 +212,14 @@ final class LoadBalancerNodeSync {
     if (LoadBalancerNodes.sufficientlyEqual(oldNodes, newNodes)) {
       return Step.UP_TO_DATE;
     }
-    if (!recordBackendsUnrecorded(key)) {
-      metrics.nodeSyncErrors.increment();
-      return Step.FAILED;
-    }
-    return Step.UPDATE;
+    return switch (recordBackendsUnrecorded(key)) {
+      case DONE -> Step.UPDATE;
+      case NOT_LEADING -> Step.NOT_LEADING;
+      case RETRY -> {
+        metrics.nodeSyncErrors.increment();
+        yield Step.FAILED;
+      }
+    };
   }
 
   /**
@@ -202,6 +242,7 @@ final class LoadBalancerNodeSync {
     }
     List<Service> toUpdate = new ArrayList<>();
     List<Service> failed = new ArrayList<>();
+    boolean notLeading = false;
     for (int i = 0; i < steps.size(); i++) {
       Step step;
       try {
@@ -218,8 +259,13 @@ final class LoadBalancerNodeSync {
       switch (step) {
         case UPDATE -> toUpdate.add(synced.get(i));
         case FAILED -> failed.add(synced.get(i));
+        case NOT_LEADING -> notLeading = true;
         case UP_TO_DATE -> {}
       }
+    }
+    if (notLeading) {
+      stopNotLeading();
+      return;
     }
     for (List<Service> batch : Batches.of(toUpdate, balancer.maxServicesPerCall())) {
       long callStarted = System.nanoTime();
@@ -241,55 +287,59 @@ final class LoadBalancerNodeSync {
         metrics.loadBalancerSync.increment();
         metrics.updateLoadBalancerHostLatency.record(seconds);
         Optional<CloudException> failure = answers.failure(Cache.metaNamespaceKeyFunc(service));
-        if (!afterUpdate(service, newNodes, failure)) {
-          metrics.nodeSyncErrors.increment();
-          failed.add(service);
+        switch (afterUpdate(service, newNodes, failure)) {
+          case RETRY -> {
+            metrics.nodeSyncErrors.increment();
+            failed.add(service);
+          }
+          case NOT_LEADING -> notLeading = true;
+          case DONE -> {}
         }
       }
+      if (notLeading) {
+        stopNotLeading();
+        return;
+      }
     }
-    for (Service service : failed) {
-      serviceQueue.add(Cache.metaNamespaceKeyFunc(service)); // a full ensure, not rate-limited
-    }
-    log.info(
-        "Successfully updated {} out of {} load balancers to direct traffic to the updated set of nodes",
-        synced.size() - failed.size(),
-        synced.size());
-    metrics.nodeSyncLatency.record((System.nanoTime() - started) / 1e9);
+    finishPass(synced, failed, started);
   }
 
   /**
    * Before a node sync changes a load balancer's backends, its Service's record stops vouching for
    * them (write-ahead: a leader that dies between the update and a record of it leaves nothing
    * stale). Once per Service until its next ensure rewrites the record, not once per node change.
-   * False when the record cannot be written: the Service then gets a full ensure (S15).
+   * {@code RETRY} when the record cannot be written: the Service then gets a full ensure (S15).
    */
-  boolean recordBackendsUnrecorded(String key) {
+  Outcome recordBackendsUnrecorded(String key) {
     Service current = services.getStore().getByKey(key);
     if (current == null) {
-      return true; // deleted: nothing to vouch for
+      return Outcome.DONE; // deleted: nothing to vouch for
     }
     Optional<AppliedLoadBalancer> toMark =
         AppliedLoadBalancer.toMarkBeforeBackendChange(
             Optional.ofNullable(records.get(key)), AppliedLoadBalancer.recorded(current));
     if (toMark.isEmpty()) {
-      return true;
+      return Outcome.DONE;
     }
     try {
       AppliedLoadBalancer marked = toMark.get().withNodesUnrecorded();
       ServicePatches.patchApplied(client, current, marked.annotationValue());
       records.put(key, marked);
-      return true;
+      return Outcome.DONE;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
-        return true;
+        return Outcome.DONE;
+      }
+      if (Fence.refused(e)) {
+        return Outcome.NOT_LEADING;
       }
       log.error("service {}: cannot record the backend change: {}", key, e.getMessage());
-      return false;
+      return Outcome.RETRY;
     }
   }
 
-  /** UpdateLoadBalancer with S15's outcomes; false when the Service needs a full ensure. */
-  boolean updateBackends(Service service, List<Node> newNodes) {
+  /** UpdateLoadBalancer with S15's outcomes. */
+  Outcome updateBackends(Service service, List<Node> newNodes) {
     metrics.loadBalancerSync.increment();
     long started = System.nanoTime();
     try {
@@ -300,7 +350,7 @@ final class LoadBalancerNodeSync {
     }
   }
 
-  private boolean tryUpdateBackends(Service service, List<Node> newNodes) {
+  private Outcome tryUpdateBackends(Service service, List<Node> newNodes) {
     try {
       balancer.updateLoadBalancer(clusterName, service, newNodes);
     } catch (CloudException e) {
@@ -312,19 +362,24 @@ final class LoadBalancerNodeSync {
     return afterUpdate(service, newNodes, Optional.empty());
   }
 
-  /** S15's outcomes of one Service's update; false when the Service needs a full ensure. */
-  private boolean afterUpdate(
+  /** S15's outcomes of one Service's update. */
+  private Outcome afterUpdate(
       Service service, List<Node> newNodes, Optional<CloudException> failure) {
     String key = Cache.metaNamespaceKeyFunc(service);
     if (failure.isPresent() && failure.get() instanceof ImplementedElsewhereException) {
-      return true;
+      return Outcome.DONE;
+    }
+    if (failure.isPresent() && failure.get() instanceof NotLeadingException) {
+      return Outcome.NOT_LEADING;
     }
     if (failure.isPresent()) {
       CloudException e = failure.get();
       try {
         if (balancer.getLoadBalancer(clusterName, service).isEmpty()) {
-          return true; // nothing to update; the next ensure creates it
+          return Outcome.DONE; // nothing to update; the next ensure creates it
         }
+      } catch (NotLeadingException notLeading) {
+        return Outcome.NOT_LEADING; // the update failed, but reporting it is the next leader's
       } catch (CloudException | RuntimeException getError) {
         // As upstream: the check's failure is logged and the update's failure reported; an
         // unchecked one must not end the pass, which has stored the new backend set already.
@@ -341,7 +396,7 @@ final class LoadBalancerNodeSync {
                   goList(LoadBalancerNodes.namesForEvent(newNodes)),
                   newNodes.size(),
                   e.getMessage()));
-      return false;
+      return Outcome.RETRY;
     }
     if (newNodes.isEmpty()) {
       events.warning(
@@ -354,7 +409,7 @@ final class LoadBalancerNodeSync {
           ServiceLoadBalancerController.REASON_UPDATED,
           "Updated load balancer with new hosts");
     }
-    return true;
+    return Outcome.DONE;
   }
 
   /** A provider's unchecked exception as the cloud error it stands for, worded by its message. */

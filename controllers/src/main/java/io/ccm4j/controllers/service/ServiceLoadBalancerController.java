@@ -520,8 +520,19 @@ public final class ServiceLoadBalancerController implements Controller {
     if (!recorded.get().nodesDigest().equals(now.nodesDigest())) {
       // Marked first, as a node sync does: a leader that dies between this update and the status
       // write below must not leave the record vouching for the old backends.
-      if (!nodeSync.recordBackendsUnrecorded(key) || !nodeSync.updateBackends(service, nodeSet)) {
-        return false; // as after a failed node sync: a full ensure (S15)
+      LoadBalancerNodeSync.Outcome updated = nodeSync.recordBackendsUnrecorded(key);
+      if (updated == LoadBalancerNodeSync.Outcome.DONE) {
+        updated = nodeSync.updateBackends(service, nodeSet);
+      }
+      switch (updated) {
+        case RETRY -> {
+          return false; // as after a failed node sync: a full ensure (S15)
+        }
+        case NOT_LEADING ->
+            // As a refused read above: an ensure would be refused as well.
+            throw new SyncFailure(
+                "failed to update load balancer: this instance no longer leads", null);
+        case DONE -> {}
       }
       writeStatus(service, existing.get(), now);
     } else {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.cloudprovider.BulkAnswers;
 import io.ccm4j.cloudprovider.CloudException;
 import io.ccm4j.cloudprovider.CloudProvider;
@@ -22,6 +25,9 @@ import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.provider.sim.SimCloud;
 import io.ccm4j.provider.sim.SimCloudProviderFactory;
 import io.ccm4j.provider.sim.SimLoadBalancers;
+import io.ccm4j.runtime.client.Fence;
+import io.ccm4j.runtime.client.KubeClients;
+import io.ccm4j.runtime.cloud.CloudFence;
 import io.ccm4j.runtime.cloud.NotLeadingException;
 import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
@@ -32,6 +38,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
@@ -56,6 +63,9 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * The service-lb controller (S1–S16) against a real API server, the sim cloud's load balancers and
@@ -564,6 +574,77 @@ class ServiceLoadBalancerControllerIT {
     cloud.setErrorRate(0);
     await().atMost(30, TimeUnit.SECONDS).until(() -> backends("web").containsKey(node("b")));
     assertThat(calls("web", "EnsureLoadBalancer")).isGreaterThanOrEqualTo(3);
+  }
+
+  /**
+   * S15 once this instance no longer leads: a node sync whose calls the fences refuse (the cloud's
+   * when the manager stops, the API server's too when the Lease is lost) is no failed update. The
+   * load balancer is the next leader's: no Warning about it, no error counted, no full ensure
+   * queued (which the fence would refuse again, as a {@code SyncLoadBalancerFailed} Warning); the
+   * pass stops.
+   */
+  @ParameterizedTest(name = "{0}, API server fenced too: {1}")
+  @CsvSource({
+    "'', false",
+    "'loadBalancers: {servicesPerCall: 1000}', false",
+    "'', true",
+  })
+  void S15_aNodeSyncTheFencesRefuseStopsWithoutWarningsOrRetries(String simYaml, boolean apiFenced)
+      throws Exception {
+    kubelets.register(NodeSpec.named(node("a")));
+    cloud = SimCloudProviderFactory.fromYaml(simYaml);
+    CloudFence cloudFence = new CloudFence();
+    Fence apiFence = new Fence();
+    try (KubernetesClient fencedClient =
+        KubeClients.create(
+            new ConfigBuilder(client.getConfiguration()).build(),
+            KubeClients.USER_AGENT,
+            100,
+            100,
+            apiFence,
+            null)) {
+      harness =
+          new ControllerHarness(client, cloudFence.guard(cloud), SETTINGS)
+              .withControllerClient(fencedClient)
+              .start(Controllers.SERVICE_LB);
+      create("web");
+      awaitIngress("web");
+      awaitRecorded(List.of("web"));
+      Logger logger = (Logger) LoggerFactory.getLogger(ServiceLoadBalancerController.class);
+      ListAppender<ILoggingEvent> logged = new ListAppender<>();
+      logged.start();
+      logger.addAppender(logged);
+      try {
+        cloudFence.close();
+        if (apiFenced) {
+          apiFence.close();
+        }
+        kubelets.register(NodeSpec.named(node("b")));
+
+        await()
+            .during(Duration.ofSeconds(3))
+            .atMost(10, TimeUnit.SECONDS)
+            .untilAsserted(
+                () ->
+                    assertThat(events("web"))
+                        .extracting(Event::getReason)
+                        .doesNotContain("UpdateLoadBalancerFailed", "SyncLoadBalancerFailed"));
+        await()
+            .atMost(10, TimeUnit.SECONDS)
+            .untilAsserted(
+                () ->
+                    assertThat(logged.list)
+                        .extracting(ILoggingEvent::getFormattedMessage)
+                        .contains("the node sync stops: this instance no longer leads"));
+        assertThat(harness.metrics().get("service_controller_nodesync_error").counter().count())
+            .isZero();
+      } finally {
+        logger.detachAppender(logged);
+        // A fenced controller cannot delete either: stop it, the clean-up drops the finalizer.
+        harness.close();
+        harness = null;
+      }
+    }
   }
 
   @Test

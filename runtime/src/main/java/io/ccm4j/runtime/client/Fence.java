@@ -26,12 +26,33 @@ public final class Fence implements Interceptor {
     return closed.get();
   }
 
+  /**
+   * Whether a request failed because a fence refused it (this instance no longer leads), not
+   * because the API server or the connection did: a controller then stops what it was doing rather
+   * than report or retry a failure. fabric8 hands the refusal on as the cause of its own exception.
+   */
+  public static boolean refused(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof NotSentException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Override
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     if (closed.get()) {
-      throw new KubernetesClientException(
+      throw new NotSentException(
           "not sent: this instance no longer leads (%s %s)"
               .formatted(request.method(), request.uri().getPath()));
+    }
+  }
+
+  /** A request this fence did not let out ({@link #refused}). */
+  private static final class NotSentException extends KubernetesClientException {
+    NotSentException(String message) {
+      super(message);
     }
   }
 }

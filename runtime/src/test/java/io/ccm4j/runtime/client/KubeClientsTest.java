@@ -76,7 +76,8 @@ class KubeClientsTest {
       // The burst's one token: sent (nothing listens, so it fails to connect).
       assertThatThrownBy(() -> client.namespaces().list())
           .isInstanceOf(KubernetesClientException.class)
-          .hasMessageNotContaining("not sent");
+          .hasMessageNotContaining("not sent")
+          .satisfies(failed -> assertThat(Fence.refused(failed)).isFalse());
       CompletableFuture<Throwable> waiting =
           CompletableFuture.supplyAsync(
               () -> {
@@ -91,9 +92,11 @@ class KubeClientsTest {
 
       fence.close(); // while the second request waits about a second for its token
 
-      assertThat(waiting.get(10, TimeUnit.SECONDS))
+      Throwable refused = waiting.get(10, TimeUnit.SECONDS);
+      assertThat(refused)
           .isInstanceOf(KubernetesClientException.class)
           .hasMessageContaining("not sent: this instance no longer leads (GET /api/v1/namespaces)");
+      assertThat(Fence.refused(refused)).as("told apart from a failed request").isTrue();
     }
   }
 }
