@@ -112,8 +112,9 @@ public final class QueueWorkers<K> implements AutoCloseable {
     } catch (Exception e) {
       Optional<RetryAfterException> retryAfter = RetryAfterException.in(e);
       if (retryAfter.isPresent()) {
-        log.info(
-            "{}: retrying {} in {}: {}",
+        // As upstream's service controller (processNextServiceItem): a warning, in its words.
+        log.warn(
+            "{}: error processing {} (retrying in {}): {}",
             controllerName,
             key,
             GoDurations.format(retryAfter.get().retryAfter()),

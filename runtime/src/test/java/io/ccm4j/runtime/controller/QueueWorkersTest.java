@@ -3,6 +3,7 @@ package io.ccm4j.runtime.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -86,6 +87,50 @@ class QueueWorkersTest {
                           "test: error syncing unreachable, requeuing: ConnectException: Connection"
                               + " refused",
                           "test: error syncing node-1, requeuing: node node-1: cloud unavailable"));
+    } finally {
+      workers.close();
+      logger.detachAppender(logged);
+    }
+  }
+
+  /**
+   * A retry after a fixed delay is logged as upstream's service controller logs it: a warning,
+   * "error processing … (retrying in …): …", not an INFO line that reads as progress.
+   */
+  @Test
+  void aRetryAfterItsDelayIsAWarningInUpstreamsWords() throws InterruptedException {
+    Logger logger = (Logger) LoggerFactory.getLogger(QueueWorkers.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    AtomicInteger attempts = new AtomicInteger();
+    QueueWorkers<String> workers =
+        new QueueWorkers<>(
+            "test",
+            queue,
+            key -> {
+              if (attempts.incrementAndGet() == 1) {
+                throw new CloudException(
+                    "failed to ensure load balancer",
+                    RetryAfterException.inProgress(
+                        "load balancer is being provisioned", Duration.ofMillis(50)));
+              }
+            },
+            1);
+    try {
+      workers.start();
+      queue.add("default/web");
+      await().atMost(5, TimeUnit.SECONDS).until(() -> attempts.get() == 2);
+      assertThat(logged.list)
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                assertThat(e.getFormattedMessage())
+                    .isEqualTo(
+                        "test: error processing default/web (retrying in 50ms):"
+                            + " failed to ensure load balancer");
+              });
     } finally {
       workers.close();
       logger.detachAppender(logged);
