@@ -86,7 +86,12 @@ final class LoadBalancerNodes {
     return backends;
   }
 
-  /** At most {@value #MAX_NAMES_IN_EVENT} names, then {@code <N more>} (S15's event). */
+  /**
+   * At most {@value #MAX_NAMES_IN_EVENT} names, then {@code <N more>} (S15's event), in the order
+   * given: a {@link #stableNodeSet}, sorted by name. Upstream takes the first 20 in its lister's
+   * order, which is Go's map order and so any 20, and sorts them; the 20 first names are one of
+   * those lists, and the same one for the same nodes.
+   */
   static List<String> namesForEvent(List<Node> nodes) {
     List<String> names = nodes.stream().map(node -> node.getMetadata().getName()).toList();
     if (names.size() <= MAX_NAMES_IN_EVENT) {

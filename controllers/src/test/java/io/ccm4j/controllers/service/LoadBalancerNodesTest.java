@@ -158,4 +158,43 @@ class LoadBalancerNodesTest {
     assertThat(names).hasSize(21).startsWith("n0", "n1").endsWith("n19", "<3 more>");
     assertThat(LoadBalancerNodes.namesForEvent(nodes.subList(0, 2))).containsExactly("n0", "n1");
   }
+
+  /**
+   * Upstream's event lists the first 20 nodes in its lister's order (Go map order, so any 20) and
+   * sorts them; ccm4j's backend set is sorted by name, so its event lists the 20 first names: one
+   * of upstream's possible lists, and the same one for the same nodes whatever the cache's order.
+   */
+  @Test
+  void eventNamesAreTheFirstTwentyByNameWhateverTheCachesOrder() {
+    List<Node> cached =
+        Stream.of(
+                "w", "c", "v", "a", "u", "b", "t", "d", "s", "e", "r", "f", "q", "g", "p", "h", "o",
+                "i", "n", "j", "m", "k", "l")
+            .map(name -> node(name).build())
+            .toList();
+
+    assertThat(LoadBalancerNodes.namesForEvent(LoadBalancerNodes.stableNodeSet(cached)))
+        .containsExactly(
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "f",
+            "g",
+            "h",
+            "i",
+            "j",
+            "k",
+            "l",
+            "m",
+            "n",
+            "o",
+            "p",
+            "q",
+            "r",
+            "s",
+            "t",
+            "<3 more>");
+  }
 }
