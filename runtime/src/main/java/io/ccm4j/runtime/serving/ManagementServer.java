@@ -340,11 +340,16 @@ public final class ManagementServer implements AutoCloseable {
   /** In the text format, or in protobuf when the scraper prefers it. */
   private static void serveFamilies(HttpExchange exchange, MetricSnapshots families)
       throws IOException {
-    if (MetricsProtobuf.asked(exchange.getRequestHeaders().getFirst("Accept"))) {
-      respond(exchange, 200, MetricsProtobuf.CONTENT_TYPE, MetricsProtobuf.write(families));
-    } else {
-      respond(exchange, 200, MetricsText.CONTENT_TYPE, MetricsText.text(families));
-    }
+    MetricsFormat format =
+        MetricsFormat.negotiate(
+            exchange.getRequestHeaders().getFirst("Accept"), MetricsProtobuf.writable());
+    respond(
+        exchange,
+        200,
+        format.contentType(),
+        format.protobuf()
+            ? MetricsProtobuf.write(families)
+            : MetricsText.text(families).getBytes(StandardCharsets.UTF_8));
   }
 
   private static void respond(HttpExchange exchange, int status, String contentType, String body)

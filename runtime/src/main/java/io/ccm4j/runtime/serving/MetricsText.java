@@ -27,19 +27,15 @@ import java.util.stream.Collectors;
  *   <li>Numbers, the {@code le} and {@code quantile} labels included, as Go writes a float64
  *       ({@link GoFloats}): {@code le="1"}, not Java's {@code le="1.0"}. On Prometheus 2 these are
  *       different label values, so a selector written against upstream's series would find none.
- *   <li>This text format unless the scraper prefers protobuf ({@link MetricsProtobuf}): upstream's
+ *   <li>This text format unless the scraper prefers protobuf ({@link MetricsFormat}): upstream's
  *       handler does not offer OpenMetrics ({@code legacyregistry.Handler} leaves {@code
- *       EnableOpenMetrics} off), and says so with the same content type, names escaped with
- *       underscores.
+ *       EnableOpenMetrics} off), and says so with the same content type.
  * </ul>
  */
 final class MetricsText {
 
-  static final String CONTENT_TYPE =
-      "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
-
-  /** The library's writer of this format, which writes numbers as Java does. */
-  private static final String WRITER_FORMAT = "text/plain; version=0.0.4; charset=utf-8";
+  /** The content type before its escaping scheme ({@link MetricsFormat}). */
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private static final String MAX_SUFFIX = "_max";
 
@@ -53,7 +49,7 @@ final class MetricsText {
   static String text(MetricSnapshots families) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
-      ExpositionFormats.init().findWriter(WRITER_FORMAT).write(out, families);
+      ExpositionFormats.init().findWriter(CONTENT_TYPE).write(out, families);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }

@@ -19,6 +19,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -404,6 +405,41 @@ class ManagementServerTest {
                   + "encoding=delimited;q=0.4,text/plain;version=0.0.4;q=0.5");
       assertThat(text.headers().firstValue("Content-Type"))
           .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=underscores");
+    }
+  }
+
+  /**
+   * The content type repeats the escaping scheme the scraper asked for, as upstream's handler does
+   * (Go's expfmt.Negotiate): Prometheus 3 asks for allow-utf-8 on the text it gets from both.
+   */
+  @Test
+  void metricsAnswerWithTheEscapingTheScraperAskedFor() throws Exception {
+    String prometheus3 =
+        "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,"
+            + "application/openmetrics-text;version=0.0.1;q=0.4,"
+            + "text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,"
+            + "text/plain;version=0.0.4;q=0.2,*/*;q=0.1";
+    try (ManagementServer server = allowingAll(new HealthChecks(), newRegistry())) {
+      for (String path : List.of("/metrics", "/metrics/slis")) {
+        HttpResponse<byte[]> scrape = getBytes(server, path, prometheus3);
+
+        assertThat(scrape.headers().firstValue("Content-Type"))
+            .as(path)
+            .hasValue("text/plain; version=0.0.4; charset=utf-8; escaping=allow-utf-8");
+        assertThat(new String(scrape.body(), StandardCharsets.UTF_8))
+            .as(path)
+            .startsWith("# HELP ");
+      }
+      HttpResponse<byte[]> protobuf =
+          getBytes(
+              server,
+              "/metrics",
+              "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+                  + "encoding=delimited;escaping=dots");
+      assertThat(protobuf.headers().firstValue("Content-Type"))
+          .hasValue(
+              "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;"
+                  + " encoding=delimited; escaping=dots");
     }
   }
 
