@@ -23,6 +23,7 @@ import io.ccm4j.simulator.kubelet.KubeletFleet;
 import io.ccm4j.simulator.kubelet.NodeSpec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -38,11 +39,15 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** ccm4j does its work with exactly the permissions of {@code deploy/rbac.yaml}, and no more. */
+/**
+ * ccm4j does its work with exactly the permissions of {@code deploy/rbac.yaml}, and no more; a
+ * scraper reads its metrics with those of {@code deploy/metrics-reader.yaml}.
+ */
 @WithControlPlane
 class DeployRbacIT {
 
   private static final Path RBAC = Path.of("..", "deploy", "rbac.yaml");
+  private static final Path METRICS_READER = Path.of("..", "deploy", "metrics-reader.yaml");
   private static final String SERVICE_ACCOUNT = "cloud-controller-manager";
 
   /** The manager's renew deadline here: it must keep its Lease for longer than this. */
@@ -225,6 +230,60 @@ class DeployRbacIT {
                 Controllers.NODE_ROUTE.name());
       }
     }
+  }
+
+  /**
+   * deploy/metrics-reader.yaml, bound to a scraper's ServiceAccount, lets it read /metrics and
+   * /metrics/slis through the serving port's delegated access, and nothing more: not the reset of
+   * the SLIs; a scraper it is not bound to is refused both.
+   */
+  @Test
+  void aScraperBoundToTheMetricsReaderRoleMayGetTheMetricsPathsOnly(KubernetesClient admin)
+      throws Exception {
+    try (InputStream manifest = Files.newInputStream(METRICS_READER)) {
+      for (HasMetadata object : admin.load(manifest).items()) {
+        admin.resource(object).createOr(existing -> existing.update());
+      }
+    }
+    String scraper = "prometheus-" + UUID.randomUUID().toString().substring(0, 6);
+    ServiceAccounts.create(admin, "default", scraper);
+    ServiceAccounts.create(admin, "default", scraper + "-unbound");
+    admin
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(scraper)
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("ClusterRole")
+                .withName("cloud-controller-manager:metrics-reader")
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(scraper)
+                .withNamespace("default")
+                .endSubject()
+                .build())
+        .create();
+    String bound = "Bearer " + ServiceAccounts.token(admin, "default", scraper);
+    String unbound = "Bearer " + ServiceAccounts.token(admin, "default", scraper + "-unbound");
+    DelegatedAccess access = new DelegatedAccess(admin, List.of());
+
+    // A binding takes effect when the API server's authorizer has seen it (a denial before that
+    // is remembered for 10 s).
+    await("the binding is in force")
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> access.check("GET", "/metrics", Optional.of(bound)).isEmpty());
+    assertThat(access.check("GET", "/metrics/slis", Optional.of(bound))).isEmpty();
+    assertThat(access.check("DELETE", "/metrics/slis", Optional.of(bound)))
+        .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(403));
+    assertThat(access.check("GET", "/metrics", Optional.of(unbound)))
+        .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(403));
+    assertThat(access.check("GET", "/metrics/slis", Optional.of(unbound)))
+        .hasValueSatisfying(denial -> assertThat(denial.status()).isEqualTo(403));
   }
 
   /** Node IPAM and routes on, so their writes run under the ServiceAccount too. */

@@ -191,12 +191,13 @@ class HelmChartTest {
     return Manifests.read(List.of(rendered));
   }
 
-  /** The ClusterRole's rules on pods and leases, as {@code resource:verbs}. */
+  /** The manager's ClusterRole's rules on pods and leases, as {@code resource:verbs}. */
   @SuppressWarnings("unchecked")
   private static List<String> podRules(List<ManifestDocument> documents) {
     Map<String, Object> role =
         documents.stream()
-            .filter(d -> d.kind().equals("ClusterRole"))
+            .filter(
+                d -> d.kind().equals("ClusterRole") && name(d).equals("cloud-controller-manager"))
             .findFirst()
             .orElseThrow()
             .object();
@@ -300,6 +301,50 @@ class HelmChartTest {
             "[leases]:null:[create]", "[leases]:[my-ccm]:[get, list, watch, update, patch]");
     assertThat(Doctor.workloads(chart).getFirst().pod().getContainers().getFirst().getArgs())
         .contains("--leader-elect-resource-name=my-ccm");
+  }
+
+  /**
+   * The scraper's ClusterRole (deploy/metrics-reader.yaml) is rendered by default and bound to the
+   * subjects given; left out when not wanted, and when the manager serves another cluster, whose
+   * API server then reviews the scrapers.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theMetricsReaderRoleIsBoundToTheSubjectsGiven() throws Exception {
+    String role = "ClusterRole/null/cloud-controller-manager:metrics-reader";
+    String binding = "ClusterRoleBinding/null/cloud-controller-manager:metrics-reader";
+    assertThat(byKindAndName(render(Map.of()))).containsKey(role).doesNotContainKey(binding);
+
+    Map<String, Object> bound =
+        byKindAndName(
+            render(
+                Map.of(
+                    "metricsReader.subjects[0].kind", "ServiceAccount",
+                    "metricsReader.subjects[0].name", "prometheus-k8s",
+                    "metricsReader.subjects[0].namespace", "monitoring")));
+    assertThat((List<Map<String, Object>>) ((Map<String, Object>) bound.get(role)).get("rules"))
+        .containsExactly(
+            Map.of(
+                "nonResourceURLs", List.of("/metrics", "/metrics/slis"), "verbs", List.of("get")));
+    Map<String, Object> roleBinding = (Map<String, Object>) bound.get(binding);
+    assertThat(roleBinding.get("roleRef"))
+        .isEqualTo(
+            Map.of(
+                "apiGroup", "rbac.authorization.k8s.io",
+                "kind", "ClusterRole",
+                "name", "cloud-controller-manager:metrics-reader"));
+    assertThat(roleBinding.get("subjects"))
+        .isEqualTo(
+            List.of(
+                Map.of(
+                    "kind", "ServiceAccount",
+                    "name", "prometheus-k8s",
+                    "namespace", "monitoring")));
+
+    assertThat(byKindAndName(render(Map.of("metricsReader.create", false))))
+        .doesNotContainKeys(role, binding);
+    assertThat(byKindAndName(renderKubeVirtInfrastructure(Map.of())))
+        .doesNotContainKeys(role, binding);
   }
 
   @Test
