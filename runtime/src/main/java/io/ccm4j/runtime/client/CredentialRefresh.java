@@ -1,5 +1,7 @@
 package io.ccm4j.runtime.client;
 
+import io.fabric8.kubernetes.api.model.ExecConfig;
+import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.OAuthTokenProvider;
@@ -8,6 +10,8 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.client.utils.TokenRefreshInterceptor;
 import java.io.File;
 import java.io.IOException;
@@ -15,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -36,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * again; client-go reads it once, at start. With the file deleted or unreadable while the manager
  * runs, fabric8 logs its failure at every refresh and keeps the credential in hand for good, so
  * once that expired every request was refused. Here the plugin is then run from the kubeconfig as
- * it was read when the client was made, as client-go runs it from memory.
+ * it was read when the client was made, as client-go runs it from memory; a plugin named by a
+ * relative path is the kubeconfig directory's, resolved at start as client-go's loader does.
  */
 public final class CredentialRefresh implements Interceptor {
 
@@ -92,10 +98,34 @@ public final class CredentialRefresh implements Interceptor {
         return null;
       }
       try {
-        return new KubeconfigAtStart(file.toPath(), Files.readString(file.toPath()));
+        Path path = file.toPath();
+        return new KubeconfigAtStart(path, withExecCommandsResolved(Files.readString(path), path));
       } catch (IOException | RuntimeException e) {
         return null;
       }
+    }
+
+    /**
+     * The kubeconfig with each exec plugin's relative command (one with a path separator; a bare
+     * name is looked up on the PATH) made absolute against the file's directory, as client-go's
+     * loader resolves it once when it reads the file. fabric8 does so only while reading the file
+     * itself: from the text alone it would look for the plugin in the working directory.
+     */
+    static String withExecCommandsResolved(String text, Path file) {
+      io.fabric8.kubernetes.api.model.Config kubeconfig =
+          KubeConfigUtils.parseConfigFromString(text);
+      Path directory = file.toAbsolutePath().getParent();
+      boolean resolved = false;
+      for (NamedAuthInfo user :
+          kubeconfig.getUsers() == null ? List.<NamedAuthInfo>of() : kubeconfig.getUsers()) {
+        ExecConfig exec = user.getUser() == null ? null : user.getUser().getExec();
+        String command = exec == null ? null : exec.getCommand();
+        if (command != null && command.contains(File.separator) && !Path.of(command).isAbsolute()) {
+          exec.setCommand(directory.resolve(command).normalize().toString());
+          resolved = true;
+        }
+      }
+      return resolved ? Serialization.asJson(kubeconfig) : text;
     }
 
     boolean fileGone() {

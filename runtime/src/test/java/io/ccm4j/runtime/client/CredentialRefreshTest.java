@@ -164,6 +164,87 @@ class CredentialRefreshTest {
     assertThat(retry.authorization).isEqualTo("Bearer token-2");
   }
 
+  /**
+   * As above, with the plugin named by a path relative to the kubeconfig's directory (the manager's
+   * working directory is elsewhere): client-go resolves it against that directory when it reads the
+   * file, so the plugin is found after the file is gone.
+   */
+  @Test
+  void aKubeconfigDeletedWhileRunningStillFindsItsPluginByAPathRelativeToIt(@TempDir Path dir)
+      throws Exception {
+    Path counter = dir.resolve("issued");
+    Files.writeString(counter, "0");
+    Path plugin = dir.resolve("bin").resolve("credential-plugin.sh");
+    Files.createDirectories(plugin.getParent());
+    Files.writeString(
+        plugin,
+        """
+        #!/bin/sh
+        n=$(($(cat %s) + 1)); echo $n > %s
+        echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",\
+        "status":{"token":"token-'$n'"}}'
+        """
+            .formatted(counter, counter));
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+        users:
+        - name: u
+          user:
+            exec:
+              apiVersion: client.authentication.k8s.io/v1
+              command: ./bin/credential-plugin.sh
+              interactiveMode: Never
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        """);
+    assertThat(Path.of("").toAbsolutePath()).isNotEqualTo(dir.toAbsolutePath());
+    Config config = Config.fromKubeconfig(kubeconfig.toFile());
+    assertThat(config.getAutoOAuthToken()).isEqualTo("token-1");
+    CredentialRefresh refresh =
+        new CredentialRefresh(new TokenRefreshInterceptor(config, null, Instant.now()), config);
+
+    Files.delete(kubeconfig);
+    Headers retry = new Headers();
+    CompletableFuture<Boolean> retried = refresh.afterFailure(retry, unauthorized(), null);
+
+    assertThat(retried).isCompletedWithValue(true);
+    assertThat(retry.authorization).isEqualTo("Bearer token-2");
+  }
+
+  /** A command with no path separator is a name on the PATH, left as written (client-go's). */
+  @Test
+  void onlyAnExecCommandWithAPathSeparatorIsResolvedAgainstTheKubeconfigsDirectory() {
+    String kubeconfig =
+        """
+        apiVersion: v1
+        kind: Config
+        users:
+        - {name: relative, user: {exec: {command: ./bin/plugin}}}
+        - {name: nested, user: {exec: {command: tools/../bin/plugin}}}
+        - {name: absolute, user: {exec: {command: /usr/bin/plugin}}}
+        - {name: on-path, user: {exec: {command: gke-gcloud-auth-plugin}}}
+        """;
+
+    var resolved =
+        io.fabric8.kubernetes.client.internal.KubeConfigUtils.parseConfigFromString(
+            CredentialRefresh.KubeconfigAtStart.withExecCommandsResolved(
+                kubeconfig, Path.of("/etc/ccm/kubeconfig")));
+
+    assertThat(resolved.getUsers())
+        .extracting(user -> user.getUser().getExec().getCommand())
+        .containsExactly(
+            "/etc/ccm/bin/plugin",
+            "/etc/ccm/bin/plugin",
+            "/usr/bin/plugin",
+            "gke-gcloud-auth-plugin");
+  }
+
   /** What an interceptor sets on a request: its Authorization header. */
   private static final class Headers implements BasicBuilder {
     String authorization;
