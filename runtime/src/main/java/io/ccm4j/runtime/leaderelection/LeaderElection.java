@@ -3,6 +3,7 @@ package io.ccm4j.runtime.leaderelection;
 import io.ccm4j.cloudprovider.GoDurations;
 import io.ccm4j.cloudprovider.api.WellKnownComponents;
 import io.ccm4j.cloudprovider.api.WellKnownNamespaces;
+import io.ccm4j.runtime.client.KubernetesErrors;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -24,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *       at its next retry, which the elector jitters by up to 1.2 retry periods: a released Lease
  *       changes hands at once, an abandoned one a lease duration after its last renewal was seen;
  *   <li>{@link #health()} reports a stalled renew loop, like upstream's {@code HealthzAdaptor}:
- *       leading, but the Lease was not renewed for longer than the lease duration plus a tolerance.
+ *       leading, but the Lease was not renewed for longer than the lease duration plus a tolerance;
+ *   <li>the line that says leadership was lost says why the renewals failed (the last failure, or
+ *       the request still unanswered), where upstream says so in the lines before it.
  * </ul>
  *
  * <p>As upstream, leadership is given up when no renewal succeeded within the renew deadline. The
@@ -52,6 +56,8 @@ import org.slf4j.LoggerFactory;
 public final class LeaderElection implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+
+  private static final long NO_REQUEST = Long.MIN_VALUE;
 
   /**
    * @param healthTimeout how much longer than the lease duration a renewal may be overdue before
@@ -155,6 +161,10 @@ public final class LeaderElection implements AutoCloseable {
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final AtomicLong lastRenewNanos = new AtomicLong();
+  // Why the last request for the Lease failed (null once this instance wrote it), and since when a
+  // request is in progress (NO_REQUEST: none): what a lost Lease is put down to.
+  private final AtomicReference<String> lastFailure = new AtomicReference<>();
+  private final AtomicLong requestSinceNanos = new AtomicLong(NO_REQUEST);
   private final ObservedLeaseTerm term;
   private CompletableFuture<?> running;
   private SharedIndexInformer<Lease> leaseInformer;
@@ -361,11 +371,12 @@ public final class LeaderElection implements AutoCloseable {
       return;
     }
     log.error(
-        "leaderelection lost: {}/{} not renewed for {} ms (renew deadline {})",
+        "leaderelection lost: {}/{} not renewed for {} ms (renew deadline {}): {}",
         settings.namespace(),
         settings.name(),
         sinceRenew.toMillis(),
-        GoDurations.format(settings.renewDeadline()));
+        GoDurations.format(settings.renewDeadline()),
+        whyNotRenewed());
     listener.lostLeadership();
     CompletableFuture<?> stuck;
     synchronized (this) {
@@ -376,6 +387,24 @@ public final class LeaderElection implements AutoCloseable {
       // renewal: on a thread of its own. Its stop callback finds nothing left to lose.
       Thread.ofPlatform().daemon().name("leader-election-stop").start(() -> stuck.cancel(true));
     }
+  }
+
+  /**
+   * Why the Lease was not renewed, in one line: the request still waiting for an answer, the last
+   * failure (the API server's refusal, a conflict, a transport error), or another holder.
+   */
+  String whyNotRenewed() {
+    String failure = lastFailure.get();
+    long since = requestSinceNanos.get();
+    if (since != NO_REQUEST) {
+      String waiting =
+          "a request for the Lease has had no answer for %d ms"
+              .formatted(Duration.ofNanos(nanoTime.getAsLong() - since).toMillis());
+      return failure == null ? waiting : waiting + "; the one before failed: " + failure;
+    }
+    return failure == null
+        ? "no renewal was attempted since the last one succeeded"
+        : "the last renewal failed: " + failure;
   }
 
   /** Empty when healthy; otherwise how overdue the renewal is. */
@@ -425,7 +454,8 @@ public final class LeaderElection implements AutoCloseable {
       log.info("released leader lease {}/{}", settings.namespace(), settings.name());
       return;
     }
-    log.error("leaderelection lost: {}/{}", settings.namespace(), settings.name());
+    log.error(
+        "leaderelection lost: {}/{}: {}", settings.namespace(), settings.name(), whyNotRenewed());
     listener.lostLeadership();
   }
 
@@ -464,7 +494,8 @@ public final class LeaderElection implements AutoCloseable {
    * Records each successful write of the Lease as a renewal, for {@link #health()}, the renew
    * deadline and {@link #heldUntilNanos()}: at the time the write started, since a standby may see
    * it before its answer reaches this instance. Hands the elector other holders' records with their
-   * renew time as this instance observed it ({@link ObservedLeaseTerm}).
+   * renew time as this instance observed it ({@link ObservedLeaseTerm}). Keeps why the last request
+   * failed, for the line that says leadership was lost.
    */
   private final class RenewalObservingLock implements Lock {
     private final Lock delegate;
@@ -475,9 +506,15 @@ public final class LeaderElection implements AutoCloseable {
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
-      LeaderElectionRecord record = delegate.get(client);
+      LeaderElectionRecord record = request(() -> delegate.get(client));
       if (record == null || settings.identity().equals(record.getHolderIdentity())) {
         return record;
+      }
+      if (leading.get()) {
+        lastFailure.set(
+            record.getHolderIdentity() == null || record.getHolderIdentity().isEmpty()
+                ? "the Lease names no holder"
+                : "the Lease is held by " + record.getHolderIdentity());
       }
       return term.asObserved(record);
     }
@@ -485,20 +522,41 @@ public final class LeaderElection implements AutoCloseable {
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
       long started = nanoTime.getAsLong();
-      delegate.create(client, record);
+      request(
+          () -> {
+            delegate.create(client, record);
+            return null;
+          });
       wrote(record, started);
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
       long started = nanoTime.getAsLong();
-      delegate.update(client, record);
+      request(
+          () -> {
+            delegate.update(client, record);
+            return null;
+          });
       wrote(record, started);
+    }
+
+    private <T> T request(java.util.function.Supplier<T> call) {
+      requestSinceNanos.set(nanoTime.getAsLong());
+      try {
+        return call.get();
+      } catch (RuntimeException e) {
+        lastFailure.set(KubernetesErrors.reason(e));
+        throw e;
+      } finally {
+        requestSinceNanos.set(NO_REQUEST);
+      }
     }
 
     private void wrote(LeaderElectionRecord record, long started) {
       if (settings.identity().equals(record.getHolderIdentity())) {
         lastRenewNanos.set(started);
+        lastFailure.set(null);
       }
     }
 

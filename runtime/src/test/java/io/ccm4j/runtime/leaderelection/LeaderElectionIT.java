@@ -3,6 +3,9 @@ package io.ccm4j.runtime.leaderelection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.serving.LocalManagerHttp;
@@ -24,6 +27,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link LeaderElection} against a real API server: the renew deadline enforced when Lease writes
@@ -71,6 +76,7 @@ class LeaderElectionIT {
             lock -> HookedLock.stalling(lock, stall, release));
     HealthChecks health = new HealthChecks();
     health.add("leaderElection", election::health);
+    ListAppender<ILoggingEvent> logged = logged();
     try (ManagementServer server =
         new ManagementServer(
             new InetSocketAddress("127.0.0.1", 0),
@@ -99,9 +105,188 @@ class LeaderElectionIT {
               "from the last renewal (at most a retry period, 0.5 s, before the stall), and"
                   + " before the Lease (3 s) could pass to another instance")
           .isBetween(Duration.ofMillis(1500), Duration.ofMillis(3500));
+      assertThat(lostLines(logged))
+          .as("the line that gives up says the renewal is still waiting for its answer")
+          .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+          .contains(lease + " not renewed for ")
+          .containsPattern("a request for the Lease has had no answer for \\d+ ms");
     } finally {
       release.countDown();
       election.close();
+      stopLogging(logged);
+    }
+  }
+
+  /**
+   * The leader's renewals are refused (its RBAC is gone): the line that gives leadership up names
+   * the API server's refusal, as upstream's "failed to renew lease" and "error retrieving resource
+   * lock" lines before its "leaderelection lost" do; before, it said only that the Lease was lost.
+   */
+  @Test
+  void aLeaderWhoseRenewalsAreRefusedSaysWhyWhenItGivesUp(KubernetesClient admin) throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String user = "ccm-revoked-" + suffix;
+    String lease = "ccm-revoked-" + suffix;
+    grantLeases(admin, lease, user);
+    Config asUser =
+        new ConfigBuilder(admin.getConfiguration()).withImpersonateUsername(user).build();
+    AtomicBoolean lost = new AtomicBoolean();
+    ListAppender<ILoggingEvent> logged = logged();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(asUser).build()) {
+      LeaderElection election =
+          new LeaderElection(
+              client,
+              new LeaderElection.Settings(
+                  "kube-system",
+                  lease,
+                  "revoked_" + suffix,
+                  Duration.ofSeconds(3),
+                  Duration.ofSeconds(2),
+                  Duration.ofMillis(500),
+                  Duration.ofSeconds(1)),
+              new LeaderElection.Listener() {
+                @Override
+                public void startedLeading() {}
+
+                @Override
+                public void lostLeadership() {
+                  lost.set(true);
+                }
+              });
+      try {
+        election.start();
+        await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+
+        admin.rbac().roleBindings().inNamespace("kube-system").withName(lease).delete();
+
+        await("leadership given up").atMost(20, TimeUnit.SECONDS).untilTrue(lost);
+        assertThat(lostLines(logged))
+            .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+            .contains(lease)
+            .contains("the last renewal failed: ")
+            .contains("is forbidden: User \"" + user + "\" cannot")
+            .contains("(403)")
+            .doesNotContain("\n");
+      } finally {
+        election.close();
+        admin.rbac().roles().inNamespace("kube-system").withName(lease).delete();
+      }
+    } finally {
+      stopLogging(logged);
+    }
+  }
+
+  /**
+   * Another instance writes itself into the leader's Lease: the leader finds it at its next renewal
+   * and gives up, saying who holds the Lease now.
+   */
+  @Test
+  void aLeaderWhoseLeaseWasTakenSaysWhoHoldsItWhenItGivesUp(KubernetesClient client)
+      throws Exception {
+    String lease = "ccm-taken-" + UUID.randomUUID().toString().substring(0, 8);
+    AtomicBoolean lost = new AtomicBoolean();
+    ListAppender<ILoggingEvent> logged = logged();
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "taken_" + UUID.randomUUID(),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(2),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {}
+
+              @Override
+              public void lostLeadership() {
+                lost.set(true);
+              }
+            });
+    try {
+      election.start();
+      await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
+
+      java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
+      client
+          .leases()
+          .inNamespace("kube-system")
+          .withName(lease)
+          .edit(
+              taken -> {
+                taken.getSpec().setHolderIdentity("usurper");
+                taken.getSpec().setAcquireTime(now);
+                taken.getSpec().setRenewTime(now);
+                taken.getSpec().setLeaseDurationSeconds(60);
+                return taken;
+              });
+
+      await("leadership given up").atMost(20, TimeUnit.SECONDS).untilTrue(lost);
+      assertThat(lostLines(logged))
+          .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+          .endsWith(lease + ": the last renewal failed: the Lease is held by usurper");
+    } finally {
+      election.close();
+      stopLogging(logged);
+    }
+  }
+
+  private static void grantLeases(KubernetesClient admin, String name, String user) {
+    admin
+        .rbac()
+        .roles()
+        .inNamespace("kube-system")
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("coordination.k8s.io")
+                .withResources("leases")
+                .withVerbs("get", "list", "watch", "create", "update", "patch")
+                .endRule()
+                .build())
+        .create();
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace("kube-system")
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
+                .addNewSubject()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("User")
+                .withName(user)
+                .endSubject()
+                .build())
+        .create();
+  }
+
+  private static ListAppender<ILoggingEvent> logged() {
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    ((Logger) LoggerFactory.getLogger(LeaderElection.class)).addAppender(appender);
+    return appender;
+  }
+
+  private static void stopLogging(ListAppender<ILoggingEvent> appender) {
+    ((Logger) LoggerFactory.getLogger(LeaderElection.class)).detachAppender(appender);
+  }
+
+  private static List<String> lostLines(ListAppender<ILoggingEvent> appender) {
+    synchronized (appender.list) {
+      return appender.list.stream()
+          .map(ILoggingEvent::getFormattedMessage)
+          .filter(line -> line.startsWith("leaderelection lost"))
+          .toList();
     }
   }
 
