@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectorBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
@@ -19,6 +20,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -47,6 +49,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the line that says leadership was lost says why the renewals failed (the last failure, or
  *       the request still unanswered), where upstream says so in the lines before it.
  * </ul>
+ *
+ * <p>The elector's attempts are spaced as client-go's ({@link AttemptPacing}): at most one per
+ * retry period, also after an attempt that hung.
  *
  * <p>As upstream, leadership is given up when no renewal succeeded within the renew deadline. The
  * elector checks that deadline only between attempts, and one attempt against an unreachable API
@@ -169,6 +174,7 @@ public final class LeaderElection implements AutoCloseable {
   private CompletableFuture<?> running;
   private SharedIndexInformer<Lease> leaseInformer;
   private ScheduledExecutorService timer;
+  private ExecutorService attempts;
   private ScheduledFuture<?> nextAttempt;
   // Which elector is the current one: callbacks of a replaced elector are ignored. Guarded by this.
   private long generation;
@@ -215,6 +221,9 @@ public final class LeaderElection implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             runnable ->
                 Thread.ofPlatform().daemon().name("leader-election-timer").unstarted(runnable));
+    attempts =
+        Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("leader-election-attempt").factory());
     running = newElector(generation).start();
     // Often, so that a lost Lease is noticed right at the renew deadline: what is left of the
     // lease duration is the time this instance has to stop its cloud writes and go.
@@ -266,7 +275,8 @@ public final class LeaderElection implements AutoCloseable {
                     () -> onStoppedLeading(elector),
                     identity -> onNewLeader(elector, identity)))
             .build();
-    return client.leaderElector().withConfig(config).build();
+    var pacing = new AttemptPacing(attempts, timer, settings.retryPeriod(), leading::get, nanoTime);
+    return new LeaderElectorBuilder(client, pacing).withConfig(config).build();
   }
 
   /**
@@ -487,6 +497,11 @@ public final class LeaderElection implements AutoCloseable {
     }
     if (future != null) {
       future.cancel(true);
+    }
+    synchronized (this) {
+      if (attempts != null) {
+        attempts.shutdown();
+      }
     }
   }
 

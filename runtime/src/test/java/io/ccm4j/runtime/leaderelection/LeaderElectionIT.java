@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.ccm4j.controlplane.LocalControlPlane;
 import io.ccm4j.controlplane.junit.WithControlPlane;
 import io.ccm4j.runtime.health.HealthChecks;
 import io.ccm4j.runtime.serving.LocalManagerHttp;
@@ -27,6 +28,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -231,6 +233,87 @@ class LeaderElectionIT {
     } finally {
       election.close();
       stopLogging(logged);
+    }
+  }
+
+  /**
+   * The API server stops answering (SIGSTOP) for several retry periods while a candidate waits for
+   * a Lease another instance holds. client-go's elector waits a (jittered) retry period after each
+   * attempt ends; fabric8's schedules its attempts at a fixed rate, so once the hung attempt
+   * returned it made one attempt for each period missed, back to back. Here no attempt starts
+   * sooner than a retry period after the one before ended.
+   */
+  @Test
+  void aCandidateTriesAtMostOncePerRetryPeriodAfterTheApiServerAnswersAgain(
+      KubernetesClient client, LocalControlPlane controlPlane) throws Exception {
+    String lease = "ccm-paced-" + UUID.randomUUID().toString().substring(0, 8);
+    java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
+    client
+        .leases()
+        .inNamespace("kube-system")
+        .resource(
+            new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata()
+                .withName(lease)
+                .withNamespace("kube-system")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("another-instance")
+                .withLeaseDurationSeconds(300)
+                .withAcquireTime(now)
+                .withRenewTime(now)
+                .withLeaseTransitions(0)
+                .endSpec()
+                .build())
+        .create();
+    Duration retryPeriod = Duration.ofMillis(500);
+    List<long[]> attempts = java.util.Collections.synchronizedList(new ArrayList<>());
+    LeaderElection election =
+        new LeaderElection(
+            client,
+            new LeaderElection.Settings(
+                "kube-system",
+                lease,
+                "paced_" + UUID.randomUUID(),
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(3),
+                retryPeriod,
+                Duration.ofSeconds(1)),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {}
+
+              @Override
+              public void lostLeadership() {}
+            },
+            System::nanoTime,
+            lock -> HookedLock.recordingReads(lock, attempts));
+    try {
+      election.start();
+      await().atMost(30, TimeUnit.SECONDS).until(() -> attempts.size() >= 2);
+
+      controlPlane.freeze("kube-apiserver", Duration.ofSeconds(4));
+      long thawed = System.nanoTime();
+      await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> attempts.stream().filter(a -> a[0] > thawed).count() >= 3);
+
+      List<long[]> seen;
+      synchronized (attempts) {
+        seen = new ArrayList<>(attempts);
+      }
+      List<Long> gapsMillis = new ArrayList<>();
+      for (int i = 1; i < seen.size(); i++) {
+        gapsMillis.add(Duration.ofNanos(seen.get(i)[0] - seen.get(i - 1)[1]).toMillis());
+      }
+      assertThat(election.isLeader()).isFalse();
+      assertThat(gapsMillis)
+          .as(
+              "from the end of each attempt to the start of the next, in ms (retry period %d ms)",
+              retryPeriod.toMillis())
+          .allSatisfy(gap -> assertThat(gap).isGreaterThanOrEqualTo(retryPeriod.toMillis() - 5));
+    } finally {
+      election.close();
     }
   }
 
@@ -528,6 +611,41 @@ class LeaderElectionIT {
     /** Blocks every Lease update while {@code stall} is set, until {@code release}. */
     static HookedLock stalling(Lock delegate, AtomicBoolean stall, CountDownLatch release) {
       return new HookedLock(delegate, () -> {}, () -> awaitIf(stall.get(), release));
+    }
+
+    /** Records the start and end ({@link System#nanoTime()}) of each read of the Lease. */
+    static Lock recordingReads(Lock delegate, List<long[]> reads) {
+      return new Lock() {
+        @Override
+        public LeaderElectionRecord get(KubernetesClient client) {
+          long started = System.nanoTime();
+          try {
+            return delegate.get(client);
+          } finally {
+            reads.add(new long[] {started, System.nanoTime()});
+          }
+        }
+
+        @Override
+        public void create(KubernetesClient client, LeaderElectionRecord record) {
+          delegate.create(client, record);
+        }
+
+        @Override
+        public void update(KubernetesClient client, LeaderElectionRecord record) {
+          delegate.update(client, record);
+        }
+
+        @Override
+        public String identity() {
+          return delegate.identity();
+        }
+
+        @Override
+        public String describe() {
+          return delegate.describe();
+        }
+      };
     }
 
     /** Holds the first Lease creation back, once written, until {@code release}. */
