@@ -1460,4 +1460,29 @@ class RunCommandTest {
         .contains("has no current-context");
     assertThat(isListening(port)).isFalse();
   }
+
+  /**
+   * An empty file flag (a chart's unset value rendered, {@code --client-ca-file=}) is the flag not
+   * given, as upstream's string flags read it: no client CA, the manager's own connection for the
+   * reviews, the self-signed certificate, no request-header CA.
+   */
+  @org.junit.jupiter.api.Test
+  void emptyServingFileFlagsAreUnsetAsUpstreams() {
+    var settings =
+        RunCommand.parse(
+                List.of(
+                    "--cloud-provider=fake",
+                    "--authentication-kubeconfig=",
+                    "--authorization-kubeconfig=",
+                    "--client-ca-file=",
+                    "--tls-cert-file=",
+                    "--tls-private-key-file=",
+                    "--requestheader-client-ca-file="))
+            .settings(new FakeCloudProvider());
+
+    assertThat(settings.servingAccess().authentication()).isEmpty();
+    assertThat(settings.servingAccess().authorization()).isEmpty();
+    assertThat(settings.servingAccess().clientCas()).isEmpty();
+    assertThat(settings.servingKeys()).isNotNull();
+  }
 }

@@ -87,6 +87,7 @@ public final class CompatibilityOptions {
   @Option(
       names = "--requestheader-client-ca-file",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.Text.class,
       description =
           "Refused: ccm4j takes no user from an authenticating proxy's request headers; it"
               + " authenticates client certificates (--client-ca-file) and bearer tokens.")

@@ -7,8 +7,10 @@ import picocli.CommandLine.ITypeConverter;
  * A string flag given an empty value ({@code --cloud-config=}, as a chart renders an unset value)
  * is at its default, unset, as upstream's string flags are: "Empty string for no configuration
  * file" (cloud-provider {@code options/cloudprovider.go}), and client-go's {@code
- * BuildConfigFromFlags} takes an empty {@code --kubeconfig} and {@code --master} for none. A path
- * read as is would be the working directory.
+ * BuildConfigFromFlags} takes an empty {@code --kubeconfig} and {@code --master} for none; so do
+ * k8s.io/apiserver's serving options for their files ({@code --client-ca-file}, {@code
+ * --tls-cert-file}, {@code --authentication-kubeconfig}, ...: {@code len(file) == 0} is none). A
+ * path read as is would be the working directory.
  */
 public final class EmptyIsUnset {
 

@@ -41,6 +41,7 @@ public final class ServingOptions {
   @Option(
       names = "--tls-cert-file",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description =
           "PEM certificate (chain) to serve with. Without it, an in-memory self-signed one is used.")
   Path tlsCertFile;
@@ -48,6 +49,7 @@ public final class ServingOptions {
   @Option(
       names = "--tls-private-key-file",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description = "PEM private key matching --tls-cert-file.")
   Path tlsPrivateKeyFile;
 
@@ -100,6 +102,7 @@ public final class ServingOptions {
   @Option(
       names = "--client-ca-file",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description =
           "PEM certificates of the authorities whose client certificates identify a user on the"
               + " serving port, as upstream's: the common name is the user, the organizations its"
@@ -109,6 +112,7 @@ public final class ServingOptions {
   @Option(
       names = "--authentication-kubeconfig",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description =
           "Kubeconfig of the API server that reviews the serving port's tokens (TokenReview)."
               + " Default: the manager's own connection.")
@@ -117,6 +121,7 @@ public final class ServingOptions {
   @Option(
       names = "--authorization-kubeconfig",
       paramLabel = "<file>",
+      converter = EmptyIsUnset.File.class,
       description =
           "Kubeconfig of the API server that decides access to the serving port's paths"
               + " (SubjectAccessReview). Default: the manager's own connection.")
