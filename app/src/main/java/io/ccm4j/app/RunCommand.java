@@ -39,6 +39,7 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code ccm4j run}: the cloud-controller-manager, as deployed in a cluster. */
@@ -100,6 +101,11 @@ public final class RunCommand implements Callable<Integer> {
       heading = "%nUpstream flags without effect here (accepted so upstream manifests run):%n",
       order = 12)
   CompatibilityOptions compatibility = new CompatibilityOptions();
+
+  // Upstream's command takes no arguments but lets empty ones through (a template's unset optional
+  // argument rendered as "", a $(VAR) of an empty variable): collected here and checked.
+  @Parameters(hidden = true, paramLabel = "<argument>")
+  List<String> arguments = List.of();
 
   @Override
   public Integer call() throws Exception {
@@ -185,6 +191,7 @@ public final class RunCommand implements Callable<Integer> {
     // Every check happens before anything starts: a bad flag exits 2 having touched nothing.
     List<Supplier<Optional<String>>> checks =
         List.of(
+            this::validateArguments,
             replacement == null ? cloud::validate : cloud::validateRest,
             kube::validate,
             controllers::validate,
@@ -236,6 +243,14 @@ public final class RunCommand implements Callable<Integer> {
         .servingAccess(access)
         .informerStallBound(kube.informerStallTimeout())
         .buildSettings();
+  }
+
+  /** Only empty arguments, as upstream's {@code Args} check (app/controllermanager.go). */
+  private Optional<String> validateArguments() {
+    return arguments.stream()
+        .filter(argument -> !argument.isEmpty())
+        .findFirst()
+        .map("run takes no arguments, only flags: got '%s'"::formatted);
   }
 
   /** Each controller's record, built by its flag group. */

@@ -1048,6 +1048,19 @@ class RunCommandTest {
             "--allow-untagged-cloud=true",
             "--node-monitor-period=60s",
             "--route-reconciliation-period=60s"),
+        // kubernetes-sigs/cloud-provider-huaweicloud manifests/huawei-cloud-controller-manager.yaml
+        // (after the binary its args name first)
+        manifest(
+            "huawei",
+            "--v=5",
+            "--cloud-config=@CLOUD_CONFIG",
+            "--cloud-provider=huaweicloud",
+            "--use-service-account-credentials=true",
+            "--node-status-update-frequency=5s",
+            "--node-monitor-period=5s",
+            "--leader-elect-lease-duration=30s",
+            "--leader-elect-renew-deadline=20s",
+            "--leader-elect-retry-period=2s"),
         // kubernetes/website content/en/examples/admin/cloud/ccm-example.yaml
         manifest(
             "kubernetes docs example",
@@ -1107,6 +1120,15 @@ class RunCommandTest {
                 "--use-service-account-credentials=true",
                 "--address=127.0.0.1"),
             "--address: upstream's manager no longer has it"),
+        // kubernetes-sigs/cloud-provider-huaweicloud manifests/huawei-cloud-controller-manager.yaml
+        // as written: its args name the binary first, for an image without an entrypoint
+        Arguments.of(
+            List.of(
+                "/bin/huawei-cloud-controller-manager",
+                "--v=5",
+                "--cloud-config=@CLOUD_CONFIG",
+                "--cloud-provider=huaweicloud"),
+            "run takes no arguments, only flags: got '/bin/huawei-cloud-controller-manager'"),
         // oracle/oci-cloud-controller-manager manifests/cloud-controller-manager/
         // oci-cloud-controller-manager.yaml (v1.26): upstream dropped that lock type too
         Arguments.of(
@@ -1484,5 +1506,49 @@ class RunCommandTest {
     assertThat(settings.servingAccess().authorization()).isEmpty();
     assertThat(settings.servingAccess().clientCas()).isEmpty();
     assertThat(settings.servingKeys()).isNotNull();
+  }
+
+  /**
+   * Upstream's command refuses an argument that is not a flag but lets an empty one through ({@code
+   * cloud-provider/app/controllermanager.go}'s {@code Args}): a template's unset optional argument
+   * rendered as {@code ""}, or a {@code $(VAR)} of an empty variable, starts the manager.
+   */
+  @org.junit.jupiter.api.Test
+  void emptyArgumentsAreLetThroughAsUpstreams() {
+    for (List<String> args :
+        List.of(
+            List.of("--cloud-provider=fake", "", "--cluster-name=x"),
+            List.of("--cloud-provider=fake", "--cluster-name=x", ""),
+            List.of("--cloud-provider=fake", "--leader-elect", "", "--cluster-name=x"))) {
+      RunCommand run = RunCommand.parse(args);
+
+      assertThat(run.settings().clusterName()).as("%s", args).isEqualTo("x");
+    }
+    assertThat(
+            RunCommand.parse(List.of("--cloud-provider=fake", "--leader-elect", ""))
+                .settings()
+                .leaderElection())
+        .isPresent();
+  }
+
+  @org.junit.jupiter.api.Test
+  void anArgumentThatIsNotAFlagExits2NamingIt() {
+    StringWriter err = new StringWriter();
+
+    int exitCode =
+        Ccm4j.execute(
+            new PrintWriter(err, true),
+            "run",
+            "--cloud-provider=fake",
+            "--secure-port=0",
+            "",
+            "--v=2",
+            "aws");
+
+    assertThat(exitCode).isEqualTo(2);
+    assertThat(err.toString().lines())
+        .singleElement()
+        .asString()
+        .contains("run takes no arguments, only flags: got 'aws'");
   }
 }

@@ -55,7 +55,8 @@ public final class GoBool implements ITypeConverter<Boolean> {
         if (flag != null && isBool(flag) && words.hasPrevious()) {
           String next = words.previous();
           words.next();
-          if (!next.startsWith("-")) {
+          // An empty word is an empty argument, which the command lets through, as upstream's.
+          if (!next.startsWith("-") && !next.isEmpty()) {
             throw new ParameterException(
                 command.commandLine(),
                 ("%s takes its value only after '=' (%s=%s): '%s' stands alone, an argument,"
