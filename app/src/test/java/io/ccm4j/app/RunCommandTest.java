@@ -1551,4 +1551,37 @@ class RunCommandTest {
         .asString()
         .contains("run takes no arguments, only flags: got 'aws'");
   }
+
+  /**
+   * Upstream's command reads {@code _} in a flag's name as {@code -} (component-base's {@code
+   * cli.Run} sets {@code WordSepNormalizeFunc}): {@code --leader_elect=false} is {@code
+   * --leader-elect=false}, in every form a flag takes.
+   */
+  @org.junit.jupiter.api.Test
+  void underscoresInFlagNamesReadAsDashesAsUpstreams() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud_provider=fake",
+                "--leader_elect=false",
+                "--cluster_name",
+                "my_cluster",
+                "--route_reconciliation_period=30s",
+                "--use_service_account_credentials",
+                "--node-monitor_period=7s"));
+
+    var settings = run.settings();
+    assertThat(run.cloudProviderName()).isEqualTo("fake");
+    assertThat(settings.leaderElection()).isEmpty();
+    assertThat(settings.clusterName()).isEqualTo("my_cluster");
+    assertThat(settings.controllers().network().routeReconciliationPeriod())
+        .isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(run.useServiceAccountCredentials()).isTrue();
+    assertThat(settings.controllers().cloudNodeLifecycle().monitorPeriod())
+        .isEqualTo(java.time.Duration.ofSeconds(7));
+    RunCommand repeated =
+        RunCommand.parse(
+            List.of("--cloud-provider=fake", "--v=1", "--cluster_name=a", "--cluster-name=b"));
+    assertThat(repeated.settings().clusterName()).as("the last of both spellings").isEqualTo("b");
+  }
 }

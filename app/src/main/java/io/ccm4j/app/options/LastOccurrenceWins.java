@@ -11,21 +11,24 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * A command's arguments as upstream's flag parser (pflag) reads them: bool flags stand alone
- * ({@link GoBool.StandAlone}), and a flag of one value given twice keeps the last ({@code --v=2
- * --v=4} is verbosity 4), as kustomize overlays and charts that append arguments rely on. Picocli
- * instead takes a repeated option of an argument group for a second occurrence of the groups, and
- * the command kept only the last occurrence of each: the flags of other groups given before the
- * repeat were lost ({@code --cloud-provider=aws --v=1 --v=2 --cluster-name=x} ran without a
- * provider). The earlier occurrences are dropped before picocli reads the arguments.
+ * A command's arguments as upstream's flag parser (pflag) reads them: {@code _} in a flag's name is
+ * {@code -} ({@link WordSeparators}), bool flags stand alone ({@link GoBool.StandAlone}), and a
+ * flag of one value given twice keeps the last ({@code --v=2 --v=4} is verbosity 4), as kustomize
+ * overlays and charts that append arguments rely on. Picocli instead takes a repeated option of an
+ * argument group for a second occurrence of the groups, and the command kept only the last
+ * occurrence of each: the flags of other groups given before the repeat were lost ({@code
+ * --cloud-provider=aws --v=1 --v=2 --cluster-name=x} ran without a provider). The earlier
+ * occurrences are dropped before picocli reads the arguments.
  */
 public final class LastOccurrenceWins implements IParameterPreprocessor {
 
+  private final WordSeparators wordSeparators = new WordSeparators();
   private final GoBool.StandAlone standAlone = new GoBool.StandAlone();
 
   @Override
   public boolean preprocess(
       Stack<String> args, CommandSpec command, ArgSpec unused, Map<String, Object> info) {
+    wordSeparators.preprocess(args, command, unused, info);
     standAlone.preprocess(args, command, unused, info);
     // The stack's top (its end) is the next argument: position i in reading order is
     // args.size() - 1 - i.
