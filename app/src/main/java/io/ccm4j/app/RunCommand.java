@@ -203,7 +203,8 @@ public final class RunCommand implements Callable<Integer> {
             serving::validate,
             network::validate,
             logging::validate,
-            compatibility::validate);
+            compatibility::validate,
+            () -> compatibility.validateWebhookPort(serving));
     for (Supplier<Optional<String>> check : checks) {
       Optional<String> problem = check.get();
       if (problem.isPresent()) {

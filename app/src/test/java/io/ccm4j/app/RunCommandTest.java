@@ -139,6 +139,15 @@ class RunCommandTest {
         Arguments.of(
             "empty provider", List.of("--cloud-provider="), "--cloud-provider cannot be empty"),
         Arguments.of(
+            "the serving port on upstream's default webhook port",
+            List.of("--cloud-provider=fake", "--secure-port=10260"),
+            "--webhook-secure-port cannot be the same value as --secure-port (10260), as"
+                + " upstream's"),
+        Arguments.of(
+            "the webhook port on the serving port",
+            List.of("--cloud-provider=fake", "--secure-port=10301", "--webhook-secure-port=10301"),
+            "--webhook-secure-port cannot be the same value as --secure-port (10301)"),
+        Arguments.of(
             "unknown provider name",
             List.of("--cloud-provider=nimbus"),
             "--cloud-provider: unknown cloud provider \"nimbus\"; known providers: fake, faulty"),
@@ -1583,5 +1592,20 @@ class RunCommandTest {
         RunCommand.parse(
             List.of("--cloud-provider=fake", "--v=1", "--cluster_name=a", "--cluster-name=b"));
     assertThat(repeated.settings().clusterName()).as("the last of both spellings").isEqualTo("b");
+  }
+
+  @org.junit.jupiter.api.Test
+  void theServingPortMayBeUpstreamsWebhookPortWhenTheWebhookPortIsOff() {
+    var settings =
+        RunCommand.parse(
+                List.of(
+                    "--cloud-provider=fake",
+                    "--bind-address=127.0.0.1",
+                    "--secure-port=10260",
+                    "--webhook-secure-port=0"))
+            .settings();
+
+    assertThat(settings.servingAddress())
+        .hasValueSatisfying(a -> assertThat(a.getPort()).isEqualTo(10260));
   }
 }

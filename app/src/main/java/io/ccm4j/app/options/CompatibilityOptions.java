@@ -20,7 +20,8 @@ public final class CompatibilityOptions {
       defaultValue = "10260",
       description =
           "Accepted for compatibility: ccm4j has no webhooks, so no webhook server starts (as"
-              + " upstream's without its CloudControllerManagerWebhook gate).")
+              + " upstream's without its CloudControllerManagerWebhook gate). As upstream's, it"
+              + " must differ from --secure-port unless 0. Default: ${DEFAULT-VALUE}.")
   int webhookSecurePort;
 
   @Option(
@@ -314,6 +315,21 @@ public final class CompatibilityOptions {
 
   private static final Duration REVIEW_CACHE_TTL = Duration.ofSeconds(10);
   private static final Duration MIN_RESYNC_PERIOD = Duration.ofHours(12);
+
+  /**
+   * Upstream refuses a webhook port that is the serving port ({@code options/options.go}), its
+   * default 10260 included, though no webhook server starts without its feature gate: so does
+   * ccm4j, which starts none, so that a manifest means what it meant upstream.
+   */
+  public Optional<String> validateWebhookPort(ServingOptions serving) {
+    if (webhookSecurePort != 0 && webhookSecurePort == serving.securePort) {
+      return Optional.of(
+          ("--webhook-secure-port cannot be the same value as --secure-port (%d), as upstream's"
+                  + " (its default is 10260); give another, or --webhook-secure-port=0")
+              .formatted(webhookSecurePort));
+    }
+    return Optional.empty();
+  }
 
   public Optional<String> validate() {
     if (webhookSecurePort < 0 || webhookSecurePort > 65535) {
