@@ -1608,4 +1608,32 @@ class RunCommandTest {
     assertThat(settings.servingAddress())
         .hasValueSatisfying(a -> assertThat(a.getPort()).isEqualTo(10260));
   }
+
+  /**
+   * Whole-number flags read as pflag's int and int32 flags (Go's {@code strconv.ParseInt} with base
+   * 0): a leading 0 is octal, so {@code --kube-api-burst=010} is 8 upstream, not 10; klog's {@code
+   * --v} is read in base 10.
+   */
+  @org.junit.jupiter.api.Test
+  void wholeNumberFlagsReadAsPflagsInts() {
+    RunCommand run =
+        RunCommand.parse(
+            List.of(
+                "--cloud-provider=fake",
+                "--kube-api-burst=010",
+                "--concurrent-service-syncs=0x3",
+                "--secure-port=10_258",
+                "--v=08")); // klog's base 10: 8
+
+    var settings = run.settings();
+    assertThat(run.kube.burst()).isEqualTo(8);
+    assertThat(settings.controllers().service().concurrentServiceSyncs()).isEqualTo(3);
+    assertThat(settings.servingAddress())
+        .hasValueSatisfying(address -> assertThat(address.getPort()).isEqualTo(10258));
+    assertThatThrownBy(
+            () -> RunCommand.parse(List.of("--cloud-provider=fake", "--concurrent-node-syncs=08")))
+        .isInstanceOf(picocli.CommandLine.ParameterException.class)
+        .hasMessageContaining("--concurrent-node-syncs")
+        .hasMessageContaining("'08' is not a whole number as Go reads it");
+  }
 }

@@ -55,6 +55,7 @@ public final class CloudOptions {
 
   @Option(
       names = "--cloud-api-burst",
+      converter = GoInt.class,
       paramLabel = "<n>",
       defaultValue = "1",
       description =

@@ -16,6 +16,7 @@ public final class CompatibilityOptions {
 
   @Option(
       names = "--webhook-secure-port",
+      converter = GoInt.class,
       paramLabel = "<port>",
       defaultValue = "10260",
       description =
@@ -143,6 +144,7 @@ public final class CompatibilityOptions {
 
   @Option(
       names = "--http2-max-streams-per-connection",
+      converter = GoInt.class,
       paramLabel = "<n>",
       defaultValue = "0",
       description = "Accepted for compatibility: ccm4j serves HTTP/1.1 only.")
@@ -236,6 +238,7 @@ public final class CompatibilityOptions {
 
   @Option(
       names = "--concurrent-node-lifecycle-syncs",
+      converter = GoInt.class,
       paramLabel = "<n>",
       defaultValue = "1",
       description =

@@ -42,6 +42,7 @@ public final class KubeClientOptions {
 
   @Option(
       names = "--kube-api-burst",
+      converter = GoInt.class,
       paramLabel = "<n>",
       defaultValue = "30",
       description = "Burst of requests to the API server. Default: ${DEFAULT-VALUE}.")

@@ -53,6 +53,7 @@ public final class NetworkOptions {
 
   @Option(
       names = "--node-cidr-mask-size",
+      converter = GoInt.class,
       paramLabel = "<bits>",
       description =
           "Prefix length of the pod CIDR of each node, single-stack clusters only; 0 means "
@@ -64,6 +65,7 @@ public final class NetworkOptions {
 
   @Option(
       names = "--node-cidr-mask-size-ipv4",
+      converter = GoInt.class,
       paramLabel = "<bits>",
       description =
           "Prefix length of the IPv4 pod CIDR of each node; 0 means "
@@ -73,6 +75,7 @@ public final class NetworkOptions {
 
   @Option(
       names = "--node-cidr-mask-size-ipv6",
+      converter = GoInt.class,
       paramLabel = "<bits>",
       description =
           "Prefix length of the IPv6 pod CIDR of each node; 0 means "

@@ -10,6 +10,7 @@ public final class NodeControllerOptions {
 
   @Option(
       names = "--concurrent-node-syncs",
+      converter = GoInt.class,
       paramLabel = "<n>",
       description =
           "Workers initialising nodes (cloud-node-controller). Default: ${DEFAULT-VALUE}"
@@ -18,6 +19,7 @@ public final class NodeControllerOptions {
 
   @Option(
       names = "--concurrent-node-status-updates",
+      converter = GoInt.class,
       paramLabel = "<n>",
       description =
           "Parallelism of the periodic node address refresh; 0 uses --concurrent-node-syncs."

@@ -49,6 +49,7 @@ public final class NodeLifecycleOptions {
 
   @Option(
       names = "--large-cluster-size-threshold",
+      converter = GoInt.class,
       paramLabel = "<n>",
       description =
           "node-lifecycle: a zone with more nodes than this keeps the secondary rate when"

@@ -11,6 +11,7 @@ public final class ServiceControllerOptions {
 
   @Option(
       names = "--concurrent-service-syncs",
+      converter = GoInt.class,
       paramLabel = "<n>",
       description =
           "Workers syncing load balancers (service-lb-controller). Default: ${DEFAULT-VALUE}.")

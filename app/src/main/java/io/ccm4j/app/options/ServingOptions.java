@@ -32,6 +32,7 @@ public final class ServingOptions {
 
   @Option(
       names = "--secure-port",
+      converter = GoInt.class,
       paramLabel = "<port>",
       defaultValue = "10258",
       description =
