@@ -173,15 +173,25 @@ final class ManifestRewriter {
       }
     }
     NodeTuple last = tuples.getLast();
+    // Where added keys go when no entry stays: where the deleted ones began (their lines go).
+    int inPlaceOfDeleted = -1;
     if (!flow) {
       // Added keys go after the last entry that stays: a deleted entry's lines go with it.
+      boolean stays = false;
       for (NodeTuple tuple : tuples.reversed()) {
         if (!(tuple.getKeyNode() instanceof ScalarNode keyNode)
             || !before.containsKey(keyNode.getValue())
             || after.containsKey(keyNode.getValue())) {
           last = tuple;
+          stays = true;
           break;
         }
+      }
+      int keyStart = start(tuples.getFirst().getKeyNode());
+      int lineStart = text.lastIndexOf('\n', keyStart - 1) + 1;
+      int from = commentsAbove(lineStart, keyStart - lineStart);
+      if (!stays && text.substring(lineStart, keyStart).isBlank() && from > 0) {
+        inPlaceOfDeleted = lineBreakBefore(from);
       }
     }
     for (Map.Entry<String, Object> entry : after.entrySet()) {
@@ -195,7 +205,11 @@ final class ManifestRewriter {
         Map<String, Object> single = new LinkedHashMap<>();
         single.put(entry.getKey(), entry.getValue());
         int column = tuples.getFirst().getKeyNode().getStartMark().getColumn();
-        insert(lineEnd(end(last.getValueNode())), "\n" + indentAll(block(single), column));
+        if (inPlaceOfDeleted >= 0) {
+          insert(inPlaceOfDeleted, "\n" + indentAll(block(single), column));
+        } else {
+          insert(lineEnd(end(last.getValueNode())), "\n" + indentAll(block(single), column));
+        }
       }
     }
   }
@@ -318,9 +332,21 @@ final class ManifestRewriter {
       return;
     }
     int lineEnd = lineEnd(valueEnd);
-    int next = text.indexOf('\n', lineEnd);
-    replace(
-        commentsAbove(lineStart, keyStart - lineStart), next < 0 ? text.length() : next + 1, "");
+    int from = commentsAbove(lineStart, keyStart - lineStart);
+    if (from == 0) {
+      int next = text.indexOf('\n', lineEnd);
+      replace(from, next < 0 ? text.length() : next + 1, "");
+      return;
+    }
+    // The line break before the lines goes with them, not the one after: a key added after the
+    // entry before, or after the mapping holding this one, goes where they ended.
+    replace(lineBreakBefore(from), lineEnd, "");
+  }
+
+  /** Where the line break ending the line before {@code lineStart} begins (its \r, if any). */
+  private int lineBreakBefore(int lineStart) {
+    int lineBreak = lineStart - 1;
+    return lineBreak > 0 && text.charAt(lineBreak - 1) == '\r' ? lineBreak - 1 : lineBreak;
   }
 
   /**
@@ -352,7 +378,11 @@ final class ManifestRewriter {
   private String apply() {
     List<Edit> sorted =
         edits.stream()
-            .sorted(Comparator.comparingInt(Edit::start).thenComparingInt(Edit::order))
+            // At one offset an insertion goes first: a deletion starting there cannot hold it.
+            .sorted(
+                Comparator.comparingInt(Edit::start)
+                    .thenComparing(edit -> edit.end() > edit.start())
+                    .thenComparingInt(Edit::order))
             .toList();
     StringBuilder out = new StringBuilder();
     int position = 0;

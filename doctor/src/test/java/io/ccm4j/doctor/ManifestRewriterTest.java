@@ -438,4 +438,64 @@ class ManifestRewriterTest {
     assertThat(Doctor.examine(Manifests.read(after, file)))
         .noneMatch(finding -> finding.severity() == Rule.Severity.ERROR);
   }
+
+  /**
+   * A mapping whose every entry goes and gets another (a required term moved to the preferred
+   * ones), and a key added after the mapping that held the deleted entry: each lands where the
+   * deleted lines were, the comments around them stay, with either line break.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "line break {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"LF", "CRLF"})
+  void anEntryReplacedByAnotherInAMappingOfItsOwnKeepsTheLinesAround(String lineBreak) {
+    String text =
+        String.join(
+            lineBreak.equals("LF") ? "\n" : "\r\n",
+            "spec:",
+            "  affinity:",
+            "    podAntiAffinity:",
+            "      # one per region",
+            "      required:",
+            "        - region",
+            "  # the rest",
+            "  hostNetwork: false",
+            "");
+    Map<String, Object> before =
+        Map.of(
+            "spec",
+            Map.of(
+                "affinity",
+                Map.of("podAntiAffinity", Map.of("required", List.of("region"))),
+                "hostNetwork",
+                false));
+    Map<String, Object> after =
+        Map.of(
+            "spec",
+            new java.util.LinkedHashMap<String, Object>(
+                Map.of(
+                    "affinity",
+                    new java.util.LinkedHashMap<String, Object>(
+                        Map.of(
+                            "podAntiAffinity", Map.of("preferred", List.of("region")),
+                            "nodeAffinity", Map.of("required", List.of("control-plane")))),
+                    "hostNetwork",
+                    true)));
+
+    String rewritten =
+        ManifestRewriter.rewrite(text, List.of(new ManifestRewriter.Change(0, before, after)));
+
+    assertThat(rewritten.lines().toList())
+        .containsExactly(
+            "spec:",
+            "  affinity:",
+            "    podAntiAffinity:",
+            "      preferred:",
+            "        - region",
+            "    nodeAffinity:",
+            "      required:",
+            "        - control-plane",
+            "  # the rest",
+            "  hostNetwork: true");
+    assertThat(rewritten.contains("\r\n")).isEqualTo(lineBreak.equals("CRLF"));
+    assertThat(rewritten.replace("\r\n", "")).doesNotContain("\r");
+  }
 }
