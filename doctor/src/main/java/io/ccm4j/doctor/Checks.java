@@ -78,6 +78,9 @@ final class Checks {
           && !hasHostnameAntiAffinity(pod)) {
         violated.add(Rule.ANTI_AFFINITY);
       }
+      if (!ccmLabelTerms(workload).isEmpty()) {
+        violated.add(Rule.TOPOLOGY_KEY_SET_BY_CCM);
+      }
       if (rolloutHangs(workload)) {
         violated.add(Rule.ROLLING_UPDATE);
       }
@@ -86,6 +89,18 @@ final class Checks {
       violated.add(Rule.SCALABLE_WORKLOAD);
     }
     return violated;
+  }
+
+  /**
+   * The pod's terms keyed on a label only the CCM sets that matter: those that keep it off nodes
+   * without the label, and a required anti-affinity term when two of its pods may run at once (for
+   * one pod that never surges the term compares it with nothing).
+   */
+  static List<CcmLabelTerms.Term> ccmLabelTerms(CcmWorkload workload) {
+    boolean two = mayRunTwo(workload);
+    return CcmLabelTerms.of(workload.pod(), workload.podLabels()).stream()
+        .filter(term -> term.filtersUnlabelledNodes() || two)
+        .toList();
   }
 
   /**
@@ -183,6 +198,7 @@ final class Checks {
       case TOLERATE_CONTROL_PLANE ->
           withNearMisses(workload, rule, rule.severity(), rule.consequence(), CONTROL_PLANE);
       case TOLERATE_NOT_READY -> notReady(workload);
+      case TOPOLOGY_KEY_SET_BY_CCM -> ccmLabelTopology(workload);
       case STRAY_ARGUMENT -> strayArguments(workload);
       case REMOVED_API_VERSION ->
           Finding.of(
@@ -420,6 +436,79 @@ final class Checks {
     }
     return Finding.of(workload, rule, severity, text.toString());
   }
+
+  /**
+   * Terms keyed on a label only the CCM sets: a deadlock when one keeps the pod off nodes without
+   * the label and this CCM is what labels them; a required anti-affinity term lets the pod
+   * schedule, but holds only on labelled nodes, and there allows one pod per label value.
+   */
+  private static Finding ccmLabelTopology(CcmWorkload workload) {
+    Rule rule = Rule.TOPOLOGY_KEY_SET_BY_CCM;
+    String podPath = "Pod".equals(workload.kind()) ? "spec." : "spec.template.spec.";
+    List<CcmLabelTerms.Term> terms = ccmLabelTerms(workload);
+    List<String> filtering = new ArrayList<>();
+    List<String> apart = new ArrayList<>();
+    for (CcmLabelTerms.Term term : terms) {
+      String said =
+          term.kind() == CcmLabelTerms.Kind.SPREAD_DO_NOT_SCHEDULE
+              ? "%s%s (whenUnsatisfiable: DoNotSchedule) is keyed on %s"
+                  .formatted(podPath, term.path(), term.key())
+              : "%s%s.topologyKey is %s".formatted(podPath, term.path(), term.key());
+      (term.filtersUnlabelledNodes() ? filtering : apart).add(said);
+    }
+    String setBy =
+        ", a label only the cloud-controller-manager sets, when it initialises a node (the kubelet"
+            + " sets kubernetes.io/hostname when it registers it).";
+    if (!filtering.isEmpty()) {
+      String consequence =
+          String.join("; ", filtering)
+              + setBy
+              + " The scheduler rejects every node without the label for a spread constraint"
+              + " that must be satisfied or a required pod affinity term (\"missing required"
+              + " label\", \"didn't match pod affinity rules\"). ";
+      boolean deadlock = workload.initialisesNodes();
+      consequence +=
+          deadlock
+              ? "Before this CCM has run no node has it, so it never schedules (deadlock), unless"
+                  + " the kubelets set the label themselves (--node-labels)."
+              : "This CCM initialises no node ("
+                  + workload.leftOut(Controllers.CLOUD_NODE, "--controllers leaves out cloud-node")
+                  + "): it schedules only once the component that does has labelled a node.";
+      if (!apart.isEmpty()) {
+        consequence += " Also " + String.join("; ", apart) + ANTI_AFFINITY_ON_CCM_LABEL;
+      }
+      return Finding.of(
+          workload,
+          rule,
+          deadlock ? Rule.Severity.ERROR : Rule.Severity.WARNING,
+          consequence,
+          rule.fix() + " --fix does so.");
+    }
+    return Finding.of(
+        workload,
+        rule,
+        Rule.Severity.WARNING,
+        String.join("; ", apart)
+            + setBy
+            + " A node without the label is not rejected for a required anti-affinity term (the"
+            + " scheduler counts only the pods on nodes that have it), so the CCM schedules at"
+            + " bootstrap: no deadlock."
+            + ANTI_AFFINITY_ON_CCM_LABEL,
+        "Make the term preferred (weight 100): it still spreads the pods over the label's values"
+            + " where it can, and keeps none Pending."
+            + (workload.maxPods() > 1 && !(workload.object() instanceof DaemonSet)
+                ? " Keep replicas apart with a required anti-affinity on kubernetes.io/hostname,"
+                    + " which the kubelet sets when it registers the node."
+                : "")
+            + " --fix does so.");
+  }
+
+  private static final String ANTI_AFFINITY_ON_CCM_LABEL =
+      " Until the nodes are labelled the term keeps the pods apart nowhere (two may share a node);"
+          + " once they are, at most one of them runs per value of the label:"
+          + " with fewer values than pods that may run at once (the replicas, and a rollout's new"
+          + " pod beside the old one), the rest stay Pending, and a rollout that waits for its new"
+          + " pod before stopping the old one (maxUnavailable: 0) hangs.";
 
   private static Finding notReady(CcmWorkload workload) {
     PodSpec pod = workload.pod();

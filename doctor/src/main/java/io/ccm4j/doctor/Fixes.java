@@ -106,6 +106,10 @@ final class Fixes {
         && !tolerates(pod, MASTER)) {
       addToleration(pod, WellKnownTaints.MASTER, WellKnownTaints.EFFECT_NO_SCHEDULE);
     }
+    if (!Checks.ccmLabelTerms(workload).isEmpty()) {
+      // Before the replicas are spread: a region anti-affinity made preferred keeps none apart.
+      CcmLabelTerms.makePreferences(pod, workload.podLabels(), PodSpecs.mayRunTwo(workload));
+    }
     spreadReplicas(workload);
     // Host networking (added above if missing) or one pod per node: a surge pod may find no node
     // it fits on (the port is taken), and the rollout stalls; the old pod goes first instead.

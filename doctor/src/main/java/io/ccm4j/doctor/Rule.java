@@ -111,6 +111,18 @@ public enum Rule {
       Source.CHICKEN_AND_EGG,
       "Several replicas may land on one node and fail together.",
       "Add a required pod anti-affinity on kubernetes.io/hostname."),
+  TOPOLOGY_KEY_SET_BY_CCM(
+      "topology-key-set-by-ccm",
+      Severity.ERROR,
+      Source.SCHEDULER,
+      "The scheduler rejects every node without the topology key of a spread constraint with"
+          + " whenUnsatisfiable: DoNotSchedule or of a required pod affinity term, and only the"
+          + " cloud-controller-manager sets the zone, region and instance-type labels, when it"
+          + " initialises a node: before it has run no node has them, so it never schedules"
+          + " (deadlock).",
+      "Spread with whenUnsatisfiable: ScheduleAnyway and make such pod (anti-)affinity terms"
+          + " preferred; to keep replicas apart, use a required anti-affinity on"
+          + " kubernetes.io/hostname, which the kubelet sets when it registers the node."),
   ROLLING_UPDATE(
       "rolling-update",
       Severity.WARNING,
@@ -154,6 +166,10 @@ public enum Rule {
         "Define a Command and Arguments for a Container: use environment variables (Kubernetes"
             + " documentation)",
         "https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#use-environment-variables-to-define-arguments"),
+    SCHEDULER(
+        "kube-scheduler's PodTopologySpread and InterPodAffinity filters (Kubernetes source,"
+            + " v1.37.2)",
+        "https://github.com/kubernetes/kubernetes/tree/v1.37.2/pkg/scheduler/framework/plugins"),
     PFLAG(
         "Command line flag syntax (spf13/pflag, the flag parser of Kubernetes' components)",
         "https://github.com/spf13/pflag#command-line-flag-syntax");
