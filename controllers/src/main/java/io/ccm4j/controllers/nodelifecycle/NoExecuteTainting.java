@@ -113,9 +113,13 @@ final class NoExecuteTainting {
     return tainters.computeIfAbsent(zone, z -> new ZoneTainter(initialRate, clock));
   }
 
-  /** A zone new to the pass (§3.5): its tainter, made if need be, at {@code rate}. */
+  /**
+   * A zone new to the pass (§3.5): a new tainter at {@code rate}, its bucket full, in place of any
+   * the zone had before it was forgotten, as upstream's addPodEvictorForNewZone makes a new queue:
+   * the old one's nodes, the nodes it remembers as processed and its spent tokens go with it.
+   */
   void startZone(String zone, double rate) {
-    tainter(zone).setRate(rate);
+    tainters.put(zone, new ZoneTainter(rate, clock));
   }
 
   /** The zone's tainting rate from now on (§3.3); 0 stops it. */

@@ -415,9 +415,9 @@ public final class NodeLifecycleController implements Controller {
   }
 
   /**
-   * §3.5: a zone seen for the first time, or again after it had no nodes that count, starts
-   * Initial, its tainter at the normal rate (as upstream's new queue does), not at whatever its
-   * last state left.
+   * §3.5: a zone seen for the first time, or again after a pass forgot it, starts Initial with a
+   * new, empty tainter at the normal rate and a full bucket, as upstream's new queue: nothing its
+   * old queue held, remembered or spent carries over.
    */
   private void addZone(String zone) {
     if (zoneStates.add(zone)) {

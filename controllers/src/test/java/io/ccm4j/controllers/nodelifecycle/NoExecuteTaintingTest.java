@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -264,6 +265,37 @@ class NoExecuteTaintingTest {
 
     tainting.startZone(ZONE, 0.1);
     assertThat(tainting.tainter(ZONE).rate()).isEqualTo(0.1);
+  }
+
+  /**
+   * §3.5: a zone a pass forgot (no node of it counted) and then sees again gets a new queue, as
+   * upstream's addPodEvictorForNewZone makes one: the nodes the old queue held, those it remembered
+   * as processed and the tokens it had spent are gone with it.
+   */
+  @Test
+  void aZoneStartedAgainGetsANewQueueWithAFullBucket() {
+    tainting.startZone(ZONE, 0.1);
+    tainting.process(node("deleted"), "Unknown");
+    tainting.process(node("tainted", "unreachable"), "Unknown");
+    tainting.tainter(ZONE).tryProcess(name -> ZoneTainter.Outcome.DONE); // the token goes
+    tainting.setRate(ZONE, 0); // stopped, say by a partial disruption
+
+    tainting.startZone(ZONE, 0.1);
+
+    assertThat(tainting.tainter(ZONE).size()).as("nothing of the old queue").isZero();
+    tainting.process(node("tainted", "unreachable"), "Unknown");
+    assertThat(tainting.tainter(ZONE).contains("tainted"))
+        .as("no memory of the nodes the old queue processed")
+        .isTrue();
+    List<String> processed = new ArrayList<>();
+    tainting
+        .tainter(ZONE)
+        .tryProcess(
+            name -> {
+              processed.add(name);
+              return ZoneTainter.Outcome.DONE;
+            });
+    assertThat(processed).as("a full bucket: the first node at once").containsExactly("tainted");
   }
 
   @Test
