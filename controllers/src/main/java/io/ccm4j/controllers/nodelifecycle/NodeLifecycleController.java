@@ -40,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +48,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +91,9 @@ public final class NodeLifecycleController implements Controller {
   private final NodeHealthTable health = new NodeHealthTable();
   private final ZoneStates zoneStates = new ZoneStates();
   private final ZoneEvictionRate rates;
+
+  /** Draws the order each pass visits the zones in (§3.3), as Go's map range does. */
+  private final RandomGenerator zoneOrder = new SplittableRandom();
 
   /** Name → the Node as last seen, for the RemovingNode event once it is gone. */
   private final Map<String, Node> knownNodes = new ConcurrentHashMap<>();
@@ -427,12 +432,21 @@ public final class NodeLifecycleController implements Controller {
 
   /** §3.3: the zones' decisions of this pass ({@link ZoneDisruption}), applied in one place. */
   private void applyZoneDecisions(Map<String, List<NodeCondition>> zoneConditions, List<Node> all) {
-    Map<String, ZoneState> previous = zoneStates.snapshot();
+    Map<String, ZoneState> previous = zoneStates.inVisitOrder(zoneConditions.keySet(), zoneOrder);
     ZoneDisruption.Plan plan =
         ZoneDisruption.decide(previous, zoneConditions, settings.unhealthyZoneThreshold(), rates);
     for (String zone : plan.forgotten()) {
       zoneStates.forget(zone);
       lifecycleMetrics.remove(zone); // as upstream deletes the zone's series
+    }
+    for (String zone : plan.reset()) {
+      // Not reached by this pass: kept, its rate as it was, until a pass reaches it.
+      zoneStates.set(zone, ZoneState.INITIAL);
+      lifecycleMetrics.recordState(zone, ZoneState.INITIAL);
+      log.info(
+          "Zone {} has no node that counts: kept as {} until a pass reaches it",
+          ZoneState.describe(zone),
+          ZoneState.INITIAL);
     }
     lifecycleMetrics.recordZones(zoneConditions);
     if (plan.outage() == ZoneDisruption.Outage.STARTS) {
@@ -466,7 +480,7 @@ public final class NodeLifecycleController implements Controller {
     if (previous == decision.state()) {
       return;
     }
-    lifecycleMetrics.zone(decision.zone()).state.set(decision.state());
+    lifecycleMetrics.recordState(decision.zone(), decision.state());
     String message = ZoneDisruption.changeMessage(decision.zone(), previous, decision, outage);
     log.info(message);
     if (!ZoneDisruption.isWorthAnEvent(previous, decision.state())) {

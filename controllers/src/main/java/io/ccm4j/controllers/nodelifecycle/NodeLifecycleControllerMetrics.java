@@ -107,6 +107,14 @@ final class NodeLifecycleControllerMetrics {
         });
   }
 
+  /** Sets the zone's state gauge; a zone never counted has no gauges and gets none. */
+  void recordState(String zone, ZoneState state) {
+    Zone gauges = zones.get(zone);
+    if (gauges != null) {
+      gauges.state.set(state);
+    }
+  }
+
   /** Removes the zone's gauges (its evictions stay counted). */
   void remove(String zone) {
     Zone gone = zones.remove(zone);

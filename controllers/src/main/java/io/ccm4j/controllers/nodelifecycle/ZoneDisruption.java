@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The node-lifecycle controller's zone state machine (node-lifecycle spec §3.3, upstream's {@code
@@ -38,11 +39,15 @@ final class ZoneDisruption {
   /**
    * What one pass decided for the zones.
    *
-   * @param forgotten zones without nodes that count: their state and gauges go
+   * @param forgotten zones without nodes that count that the pass reached: their state and gauges
+   *     go, and a node of theirs seen again starts them afresh (§3.5)
    * @param zones zones whose rate is set and state recorded, in the pass's zone order
+   * @param reset zones without nodes that count that the pass did not reach (it stops at the first
+   *     zone not fully disrupted before): kept, their rate as it was, their state back to Initial
+   *     (upstream's empty state, which counts as Initial does)
    * @param outage where the pass stands towards the outage of every zone
    */
-  record Plan(Set<String> forgotten, List<ZoneDecision> zones, Outage outage) {
+  record Plan(Set<String> forgotten, List<ZoneDecision> zones, Set<String> reset, Outage outage) {
 
     /** Whether every NoExecute taint is lifted (which cancels the evictions they scheduled). */
     boolean liftsNoExecuteTaints() {
@@ -60,7 +65,13 @@ final class ZoneDisruption {
   /**
    * §3.3: the zones' new states and rates from their nodes' Ready conditions.
    *
-   * @param previous each known zone's state before this pass (a zone missing counts as Initial)
+   * <p>As upstream's, the pass walks the known zones in {@code previous}'s order (Go's map order,
+   * random on every pass), forgetting the zones without nodes that count, and stops at the first
+   * zone that was not fully disrupted: a zone without nodes after it is kept until a later pass
+   * reaches it. Kept, it is stopped with the others when every zone becomes fully disrupted, and a
+   * node of it seen again finds its old queue.
+   *
+   * @param previous each known zone's state before this pass, in the order the pass visits them
    * @param zoneConditions the Ready condition (null when none) of each counted node, by zone
    */
   static Plan decide(
@@ -68,42 +79,60 @@ final class ZoneDisruption {
       Map<String, List<NodeCondition>> zoneConditions,
       float unhealthyZoneThreshold,
       ZoneEvictionRate rates) {
-    Set<String> forgotten = new LinkedHashSet<>(previous.keySet());
-    forgotten.removeAll(zoneConditions.keySet());
+    Set<String> forgotten = new LinkedHashSet<>();
+    Set<String> unreached = new LinkedHashSet<>();
+    boolean allWasFullyDisrupted = true;
+    for (Map.Entry<String, ZoneState> entry : previous.entrySet()) {
+      String zone = entry.getKey();
+      boolean counted = zoneConditions.containsKey(zone);
+      if (!allWasFullyDisrupted) {
+        if (!counted) {
+          unreached.add(zone);
+        }
+      } else if (!counted) {
+        forgotten.add(zone);
+      } else if (entry.getValue() != ZoneState.FULL_DISRUPTION) {
+        allWasFullyDisrupted = false; // upstream's break: the zones after this one are not visited
+      }
+    }
+    // A counted zone not known before (its node's zone changed since the pass listed it) is
+    // Initial, which is not fully disrupted.
+    allWasFullyDisrupted &= previous.keySet().containsAll(zoneConditions.keySet());
     if (zoneConditions.isEmpty()) {
       // No node counts (none, or all excluded): "every zone is down" would be vacuous.
-      return new Plan(forgotten, List.of(), Outage.NONE);
+      return new Plan(forgotten, List.of(), Set.of(), Outage.NONE);
     }
     boolean allAreFullyDisrupted = true;
-    boolean allWasFullyDisrupted = true;
     List<ZoneDecision> decisions = new ArrayList<>();
     for (Map.Entry<String, List<NodeCondition>> entry : zoneConditions.entrySet()) {
       String zone = entry.getKey();
       ZoneState state = ZoneState.compute(entry.getValue(), unhealthyZoneThreshold);
       allAreFullyDisrupted &= state == ZoneState.FULL_DISRUPTION;
-      allWasFullyDisrupted &=
-          previous.getOrDefault(zone, ZoneState.INITIAL) == ZoneState.FULL_DISRUPTION;
       decisions.add(new ZoneDecision(zone, state, rates.forZone(state, entry.getValue().size())));
     }
     if (allAreFullyDisrupted && allWasFullyDisrupted) {
-      return new Plan(forgotten, List.of(), Outage.LASTS);
+      // Nothing stopped the walk: no zone was left unreached.
+      return new Plan(forgotten, List.of(), Set.of(), Outage.LASTS);
     }
     if (allAreFullyDisrupted) {
+      // Every zone still known is stopped, the unreached ones too.
       List<ZoneDecision> stopped =
-          decisions.stream()
-              .map(d -> new ZoneDecision(d.zone(), ZoneState.FULL_DISRUPTION, 0))
+          Stream.concat(decisions.stream().map(ZoneDecision::zone), unreached.stream())
+              .map(zone -> new ZoneDecision(zone, ZoneState.FULL_DISRUPTION, 0))
               .toList();
-      return new Plan(forgotten, stopped, Outage.STARTS);
+      return new Plan(forgotten, stopped, Set.of(), Outage.STARTS);
     }
     if (allWasFullyDisrupted) {
-      return new Plan(forgotten, decisions, Outage.ENDS);
+      return new Plan(forgotten, decisions, Set.of(), Outage.ENDS);
     }
     // A rate changes only with the zone's state: a Partial zone that grows keeps its rate.
     List<ZoneDecision> changed =
         decisions.stream()
             .filter(d -> previous.getOrDefault(d.zone(), ZoneState.INITIAL) != d.state())
             .toList();
-    return new Plan(forgotten, changed, Outage.NONE);
+    Set<String> reset = new LinkedHashSet<>(unreached);
+    reset.removeIf(zone -> previous.get(zone) == ZoneState.INITIAL);
+    return new Plan(forgotten, changed, reset, Outage.NONE);
   }
 
   /**

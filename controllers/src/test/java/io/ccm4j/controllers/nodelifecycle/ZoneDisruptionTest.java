@@ -116,13 +116,91 @@ class ZoneDisruptionTest {
     assertThat(ends.liftsNoExecuteTaints()).isFalse();
   }
 
-  @Test
-  void aZoneWithoutNodesThatCountIsForgotten() {
-    Plan plan =
-        decide(Map.of("a", ZoneState.NORMAL, "b", ZoneState.NORMAL), Map.of("a", new int[] {3, 0}));
+  /** Zone states in the order the pass visits them. */
+  private static Map<String, ZoneState> inOrder(Object... zoneThenState) {
+    Map<String, ZoneState> states = new LinkedHashMap<>();
+    for (int i = 0; i < zoneThenState.length; i += 2) {
+      states.put((String) zoneThenState[i], (ZoneState) zoneThenState[i + 1]);
+    }
+    return states;
+  }
 
-    assertThat(plan.forgotten()).containsExactly("b");
-    assertThat(plan.zones()).isEmpty();
+  /**
+   * §3.3: upstream's walk over the known zones forgets those without nodes and stops at the first
+   * zone that was not fully disrupted (its break), so a zone without nodes visited after it is
+   * kept: its rate as it was, its state upstream's empty one, which counts as Initial.
+   */
+  @Test
+  void aZoneWithoutNodesIsForgottenOnlyWhenReachedBeforeAZoneThatWasNotFullyDisrupted() {
+    Map<String, int[]> aUp = Map.of("a", new int[] {3, 0});
+
+    Plan reached = decide(inOrder("gone", ZoneState.NORMAL, "a", ZoneState.NORMAL), aUp);
+
+    assertThat(reached.forgotten()).containsExactly("gone");
+    assertThat(reached.reset()).isEmpty();
+
+    Plan unreached = decide(inOrder("a", ZoneState.NORMAL, "gone", ZoneState.NORMAL), aUp);
+
+    assertThat(unreached.forgotten()).as("the walk stopped at a").isEmpty();
+    assertThat(unreached.reset()).containsExactly("gone");
+    assertThat(unreached.zones()).as("a unchanged; gone keeps its rate").isEmpty();
+    assertThat(unreached.outage()).isEqualTo(Outage.NONE);
+
+    Plan keptAgain = decide(inOrder("a", ZoneState.NORMAL, "gone", ZoneState.INITIAL), aUp);
+
+    assertThat(keptAgain.forgotten()).isEmpty();
+    assertThat(keptAgain.reset()).as("already Initial: no change").isEmpty();
+  }
+
+  @Test
+  void anOutageThatStartsStopsTheZonesWithoutNodesThatThePassDidNotReach() {
+    Map<String, int[]> aDown = Map.of("a", new int[] {0, 3});
+
+    Plan plan = decide(inOrder("a", ZoneState.NORMAL, "gone", ZoneState.PARTIAL_DISRUPTION), aDown);
+
+    assertThat(plan.outage()).isEqualTo(Outage.STARTS);
+    assertThat(plan.forgotten()).isEmpty();
+    assertThat(plan.zones())
+        .containsExactly(
+            new ZoneDecision("a", ZoneState.FULL_DISRUPTION, 0.0),
+            new ZoneDecision("gone", ZoneState.FULL_DISRUPTION, 0.0));
+
+    // Fully disrupted now, the kept zone no longer stops the walk: the next pass forgets it.
+    Plan lasts =
+        decide(inOrder("a", ZoneState.FULL_DISRUPTION, "gone", ZoneState.FULL_DISRUPTION), aDown);
+
+    assertThat(lasts.outage()).isEqualTo(Outage.LASTS);
+    assertThat(lasts.forgotten()).containsExactly("gone");
+  }
+
+  /**
+   * When every zone was fully disrupted the walk never stops early: every zone without nodes is
+   * forgotten, and each zone still counted gets the rate of its state.
+   */
+  @Test
+  void anOutageThatEndsForgetsEveryZoneWithoutNodes() {
+    Map<String, int[]> aRecovers = new LinkedHashMap<>();
+    aRecovers.put("a", new int[] {2, 1});
+    aRecovers.put("b", new int[] {0, 4});
+
+    Plan plan =
+        decide(
+            inOrder(
+                "a",
+                ZoneState.FULL_DISRUPTION,
+                "gone",
+                ZoneState.FULL_DISRUPTION,
+                "b",
+                ZoneState.FULL_DISRUPTION),
+            aRecovers);
+
+    assertThat(plan.outage()).isEqualTo(Outage.ENDS);
+    assertThat(plan.forgotten()).containsExactly("gone");
+    assertThat(plan.reset()).isEmpty();
+    assertThat(plan.zones())
+        .containsExactly(
+            new ZoneDecision("a", ZoneState.NORMAL, 0.1),
+            new ZoneDecision("b", ZoneState.FULL_DISRUPTION, 0.1));
   }
 
   /**
