@@ -381,6 +381,10 @@ public final class NodeLifecycleController implements Controller {
     }
     // The node as judged: the one read afresh when the write of its health had to be retried.
     Node node = judged.node();
+    // Read afresh, its zone labels may have changed since the pass listed it: a zone the pass has
+    // not seen is started as a new one here (§3.5), before the node is queued or counted in it.
+    // Upstream's queue lookups would find no queue for it (a nil dereference).
+    addZone(zoneKey(node));
     HealthEvaluation.Result result = judged.result();
     if (!isExcluded(node)) {
       zoneConditions.computeIfAbsent(zoneKey(node), z -> new ArrayList<>()).add(result.current());

@@ -669,6 +669,41 @@ class NodeLifecycleControllerIT {
   }
 
   @Test
+  void aNodeReadAgainInAZoneThePassHadNotSeenStartsThatZoneAndIsTaintedThere() throws Exception {
+    // Its zone label changes between the pass's list and its health write (which conflicts), so
+    // the node read again for the second try is counted in a zone no node of the list was in.
+    String name = prefix + "moved";
+    StatusWritesConflict race =
+        new StatusWritesConflict(client, name, 1, Map.of(WellKnownLabels.ZONE, "moved-to"));
+    restartWithInterceptor(race, FAST.withMonitorPeriod(Duration.ofHours(1)));
+    SimulatedKubelet kubelet = kubelet(name, "r", "m");
+    kubelet(prefix + "moved-peer", "r", "m");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> "True".equals(ready(name)));
+
+    kubelet.stopHeartbeats();
+    // Passes until one marks it Unknown: only that one writes its status.
+    await()
+        .atMost(20, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              controller.monitorNodeHealth();
+              return "Unknown".equals(ready(name));
+            });
+
+    assertThat(race.statusWrites).isEqualTo(2);
+    assertThat(zoneSize("r/moved-to")).isEqualTo(1);
+    assertThat(controller.zoneState("r:\u0000:moved-to")).isEqualTo(ZoneState.FULL_DISRUPTION);
+    // A new zone's queue, its bucket full: tainted without waiting for another pass.
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                hasTaint(
+                    name, WellKnownTaints.NODE_UNREACHABLE, WellKnownTaints.EFFECT_NO_EXECUTE));
+  }
+
+  @Test
   void aNodeWhoseHealthCannotBeWrittenInFiveTriesIsSkippedForThePass() throws Exception {
     String name = prefix + "unwritable";
     StatusWritesConflict race = startWithConflictingStatusWrites(name, Integer.MAX_VALUE);
@@ -780,13 +815,21 @@ class NodeLifecycleControllerIT {
   private static final class StatusWritesConflict implements Interceptor {
     private final KubernetesClient admin;
     private final String name;
+    private final Map<String, String> alsoLabels;
     private volatile int conflicts;
     volatile int statusWrites;
 
     StatusWritesConflict(KubernetesClient admin, String name, int conflicts) {
+      this(admin, name, conflicts, Map.of());
+    }
+
+    /** The same, the writer also setting {@code alsoLabels} (a zone label, say). */
+    StatusWritesConflict(
+        KubernetesClient admin, String name, int conflicts, Map<String, String> alsoLabels) {
       this.admin = admin;
       this.name = name;
       this.conflicts = conflicts;
+      this.alsoLabels = alsoLabels;
     }
 
     void stop() {
@@ -809,6 +852,7 @@ class NodeLifecycleControllerIT {
                     new NodeBuilder(node)
                         .editMetadata()
                         .addToLabels("raced", Integer.toString(statusWrites))
+                        .addToLabels(alsoLabels)
                         .endMetadata()
                         .build());
       }
