@@ -441,7 +441,7 @@ public final class NodeLifecycleController implements Controller {
         ZoneDisruption.decide(previous, zoneConditions, settings.unhealthyZoneThreshold(), rates);
     for (String zone : plan.forgotten()) {
       zoneStates.forget(zone);
-      lifecycleMetrics.remove(zone); // as upstream deletes the zone's series
+      lifecycleMetrics.forget(zone);
     }
     for (String zone : plan.reset()) {
       // Not reached by this pass: kept, its rate as it was, until a pass reaches it.

@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The node-lifecycle controller's metrics: upstream's node collector per zone (node-lifecycle spec
- * §3.2), registered when a zone appears and removed with it, and taint eviction's deletions.
+ * §3.2), registered when a zone is first recorded and kept for good (a forgotten zone's show no
+ * node), and taint eviction's deletions.
  */
 final class NodeLifecycleControllerMetrics {
 
@@ -115,12 +115,17 @@ final class NodeLifecycleControllerMetrics {
     }
   }
 
-  /** Removes the zone's gauges (its evictions stay counted). */
-  void remove(String zone) {
-    Zone gone = zones.remove(zone);
-    if (gone != null) {
-      gone.unregister(registry);
-    }
+  /**
+   * A zone a pass forgot (§3.3): its series stay, showing no node (size 0, none unhealthy, health
+   * 100), as upstream's handleDisruption sets them, which also makes them for a zone never counted;
+   * its state reads Initial, the state it starts in when seen again. Its evictions stay counted.
+   */
+  void forget(String zone) {
+    Zone gauges = zone(zone);
+    gauges.size.set(0.0);
+    gauges.unhealthy.set(0.0);
+    gauges.health.set(100.0);
+    gauges.state.set(ZoneState.INITIAL);
   }
 
   /** The per-zone metrics of upstream's node collector (§3.2), plus the zone's state. */
@@ -130,29 +135,24 @@ final class NodeLifecycleControllerMetrics {
     final AtomicReference<Double> health = new AtomicReference<>(100.0);
     final AtomicReference<ZoneState> state = new AtomicReference<>(ZoneState.INITIAL);
     final Counter evictions;
-    private final List<Gauge> registered = new ArrayList<>();
 
     Zone(MeterRegistry registry, String zone) {
-      registered.add(
-          Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
-              .description("[ALPHA] Gauge measuring number of registered Nodes per zones.")
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
-              .description("[ALPHA] Gauge measuring number of not Ready Nodes per zones.")
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
-              .description("[ALPHA] Gauge measuring percentage of healthy nodes per zone.")
-              .tag("zone", zone)
-              .register(registry));
-      registered.add(
-          Gauge.builder("node_collector_zone_state", state, s -> s.get().ordinal())
-              .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
-              .tag("zone", zone)
-              .register(registry));
+      Gauge.builder("node_collector_zone_size", size, AtomicReference::get)
+          .description("[ALPHA] Gauge measuring number of registered Nodes per zones.")
+          .tag("zone", zone)
+          .register(registry);
+      Gauge.builder("node_collector_unhealthy_nodes_in_zone", unhealthy, AtomicReference::get)
+          .description("[ALPHA] Gauge measuring number of not Ready Nodes per zones.")
+          .tag("zone", zone)
+          .register(registry);
+      Gauge.builder("node_collector_zone_health", health, AtomicReference::get)
+          .description("[ALPHA] Gauge measuring percentage of healthy nodes per zone.")
+          .tag("zone", zone)
+          .register(registry);
+      Gauge.builder("node_collector_zone_state", state, s -> s.get().ordinal())
+          .description("0 Initial, 1 Normal, 2 PartialDisruption, 3 FullDisruption")
+          .tag("zone", zone)
+          .register(registry);
       // Counted for good, as upstream's evictions total (not deleted with the zone). Exported as
       // node_collector_evictions_total, upstream's modern name (a counter gains "_total").
       evictions =
@@ -162,10 +162,6 @@ final class NodeLifecycleControllerMetrics {
                       + " NodeController started.")
               .tag("zone", zone)
               .register(registry);
-    }
-
-    void unregister(MeterRegistry registry) {
-      registered.forEach(registry::remove);
     }
   }
 }

@@ -97,13 +97,32 @@ class NodeLifecycleControllerMetricsTest {
             "node_collector_update_all_nodes_health_duration_seconds_bucket{le=\"163.84\"} 1");
   }
 
+  /**
+   * §3.3: upstream's handleDisruption sets a forgotten zone's series to no node (size 0, health
+   * 100, none unhealthy) and keeps them; so does ccm4j, its state series back to Initial.
+   */
   @Test
-  void aForgottenZoneLeavesTheGauges() {
-    metrics.recordZones(Map.of("a", List.of(ready("True")), "b", List.of(ready("True"))));
+  void aForgottenZoneKeepsItsSeriesShowingNoNode() {
+    metrics.recordZones(
+        Map.of("a", List.of(ready("True")), "b", List.of(ready("True"), ready("False"))));
+    metrics.recordState("b", ZoneState.PARTIAL_DISRUPTION);
 
-    metrics.remove("b");
+    metrics.forget("b");
 
-    assertThat(registry.find("node_collector_zone_size").tag("zone", "b").gauge()).isNull();
+    assertThat(gauge("node_collector_zone_size", "b")).isZero();
+    assertThat(gauge("node_collector_unhealthy_nodes_in_zone", "b")).isZero();
+    assertThat(gauge("node_collector_zone_health", "b")).isEqualTo(100);
+    assertThat(gauge("node_collector_zone_state", "b")).isEqualTo(ZoneState.INITIAL.ordinal());
     assertThat(gauge("node_collector_zone_size", "a")).isEqualTo(1);
+  }
+
+  /** Upstream's WithLabelValues(k).Set makes the series of a zone forgotten before any count. */
+  @Test
+  void aZoneForgottenBeforeItWasEverCountedGetsTheSeriesOfNoNode() {
+    metrics.forget("never-counted");
+
+    assertThat(gauge("node_collector_zone_size", "never-counted")).isZero();
+    assertThat(gauge("node_collector_unhealthy_nodes_in_zone", "never-counted")).isZero();
+    assertThat(gauge("node_collector_zone_health", "never-counted")).isEqualTo(100);
   }
 }
