@@ -722,10 +722,13 @@ public final class NodeLifecycleController implements Controller {
     return taintEviction.isEvictionPending(podKey);
   }
 
-  /** For tests: whether the node waits in its zone's queue for its NoExecute taint. */
-  boolean isQueuedForNoExecuteTaint(String node) {
+  /**
+   * For tests: whether the node's zone queue was given it and has not removed it since, whether it
+   * still waits there or its taint was added (upstream's markNodeForTainting finds it so).
+   */
+  boolean isMarkedForNoExecuteTaint(String node) {
     Node cached = nodes.getStore().getByKey(node);
-    return cached != null && tainting.tainter(zoneKey(cached)).contains(node);
+    return cached != null && tainting.tainter(zoneKey(cached)).isMarked(node);
   }
 
   /** For tests: a zone's state. */

@@ -52,10 +52,18 @@ final class ZoneTainter {
   private double tokens;
   private Instant last;
 
+  /** Stopped by a rate set to 0: upstream's never-limiter, which has no token at all. */
+  private boolean stopped;
+
+  /**
+   * A new queue's bucket starts full whatever its rate, as upstream's {@code
+   * NewTokenBucketRateLimiter(qps, 1)} (x/time's NewLimiter fills it): at a rate of 0 its one token
+   * lets one node through, and no other follows until the rate changes.
+   */
   ZoneTainter(double qps, InstantSource clock) {
     this.clock = clock;
     this.qps = qps;
-    this.tokens = qps > 0 ? 1 : 0;
+    this.tokens = 1;
     this.last = clock.instant();
   }
 
@@ -108,18 +116,33 @@ final class ZoneTainter {
     return Optional.ofNullable(queue.peek());
   }
 
-  /** Changes the rate; 0 stops the zone. No free token comes with a change (SwapLimiter). */
+  /**
+   * Changes the rate, as upstream's SwapLimiter: nothing when it is the rate already (a new queue's
+   * bucket at 0 keeps its token), 0 stops the zone, and no free token comes with a change: a new
+   * bucket starts full only if the old one still had a token.
+   */
   void setRate(double newQps) {
     synchronized (limiterLock) {
       if (newQps == qps) {
         return;
       }
-      // A new bucket starts full only if the old one still had a token.
+      if (newQps <= 0) {
+        stopped = true;
+        qps = 0;
+        tokens = 0;
+        return;
+      }
       boolean hadToken = tryAccept();
+      stopped = false;
       qps = newQps;
       last = clock.instant();
-      tokens = hadToken && newQps > 0 ? 1 : 0;
+      tokens = hadToken ? 1 : 0;
     }
+  }
+
+  /** Whether the node was queued and not removed since: it waits, or was processed. */
+  synchronized boolean isMarked(String node) {
+    return set.contains(node);
   }
 
   /** Whether the node waits in the queue. */
@@ -141,9 +164,12 @@ final class ZoneTainter {
     return Optional.ofNullable(queue.peek()).map(Entry::node);
   }
 
-  /** Takes a token if the bucket has one; the caller holds {@link #limiterLock}. */
+  /**
+   * Takes a token if the bucket has one (at a rate of 0, only the one a new bucket starts with);
+   * the caller holds {@link #limiterLock}.
+   */
   private boolean tryAccept() {
-    if (qps <= 0) {
+    if (stopped) {
       return false;
     }
     Instant now = clock.instant();

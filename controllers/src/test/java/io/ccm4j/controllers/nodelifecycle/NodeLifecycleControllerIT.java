@@ -184,16 +184,16 @@ class NodeLifecycleControllerIT {
 
   @Test
   void aNodeIsQueuedForItsNoExecuteTaintInThePassThatMarksItUnknown() throws Exception {
-    // Passes only when called here (the periodic one runs once, at start), and a zone rate of 0
-    // keeps a queued node in its queue, so what one pass queued can be seen.
+    // Passes only when called here (the periodic one runs once, at start). Its zone's queue
+    // remembers the nodes it was given until they are removed, tainted since or not, so what one
+    // pass queued can be seen.
     harness.close();
     harness =
         new ControllerHarness(
                 client,
                 SimCloudProviderFactory.fromYaml(""),
                 ControllerSettings.defaults()
-                    .withNodeHealth(
-                        FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0)))
+                    .withNodeHealth(FAST.withMonitorPeriod(Duration.ofHours(1))))
             .start(Controllers.NODE_LIFECYCLE);
     controller = (NodeLifecycleController) harness.controllers().getFirst();
     String name = prefix + "queued";
@@ -204,13 +204,13 @@ class NodeLifecycleControllerIT {
     kubelet.stopHeartbeats();
     Thread.sleep(HEARTBEAT.toMillis() * 2); // the last heartbeat reaches the cache
     controller.monitorNodeHealth();
-    assertThat(controller.isQueuedForNoExecuteTaint(name)).isFalse();
+    assertThat(controller.isMarkedForNoExecuteTaint(name)).isFalse();
     Thread.sleep(GRACE.toMillis() + 500);
     controller.monitorNodeHealth();
 
     assertThat(ready(name)).isEqualTo("Unknown");
     // Upstream (1.37) queues it on the Ready this pass wrote, not on the True it read before.
-    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+    assertThat(controller.isMarkedForNoExecuteTaint(name)).isTrue();
   }
 
   @Test
@@ -599,13 +599,12 @@ class NodeLifecycleControllerIT {
 
   /**
    * A controller whose passes run only when the test calls them, on a client whose status writes to
-   * {@code node} another writer makes conflict, {@code conflicts} times; a zone rate of 0 keeps a
-   * queued node in its queue.
+   * {@code node} another writer makes conflict, {@code conflicts} times.
    */
   private StatusWritesConflict startWithConflictingStatusWrites(String node, int conflicts)
       throws Exception {
     StatusWritesConflict race = new StatusWritesConflict(client, node, conflicts);
-    restartWithInterceptor(race, FAST.withMonitorPeriod(Duration.ofHours(1)).withEvictionRate(0));
+    restartWithInterceptor(race, FAST.withMonitorPeriod(Duration.ofHours(1)));
     return race;
   }
 
@@ -658,7 +657,7 @@ class NodeLifecycleControllerIT {
     // taint and counts it in its zone.
     assertThat(ready(name)).isEqualTo("Unknown");
     assertThat(race.statusWrites).isEqualTo(3);
-    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+    assertThat(controller.isMarkedForNoExecuteTaint(name)).isTrue();
     await()
         .atMost(5, TimeUnit.SECONDS)
         .until(
@@ -716,7 +715,7 @@ class NodeLifecycleControllerIT {
     // Five tries, then "Skipping - no pods will be evicted": not queued, no event, not counted.
     assertThat(race.statusWrites).isEqualTo(NodeLifecycleController.HEALTH_UPDATE_TRIES);
     assertThat(ready(name)).isEqualTo("True");
-    assertThat(controller.isQueuedForNoExecuteTaint(name)).isFalse();
+    assertThat(controller.isMarkedForNoExecuteTaint(name)).isFalse();
     assertThat(zoneSize("r/u")).isEqualTo(1);
     assertThat(harness.eventsFor(name))
         .noneMatch(e -> e.getReason().equals(NodeLifecycleEvents.NODE_NOT_READY));
@@ -725,7 +724,7 @@ class NodeLifecycleControllerIT {
     race.stop();
     controller.monitorNodeHealth();
     assertThat(ready(name)).isEqualTo("Unknown");
-    assertThat(controller.isQueuedForNoExecuteTaint(name)).isTrue();
+    assertThat(controller.isMarkedForNoExecuteTaint(name)).isTrue();
     assertThat(zoneSize("r/u")).isEqualTo(2);
   }
 

@@ -2,6 +2,7 @@ package io.ccm4j.controllers.nodelifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -57,6 +58,92 @@ class ZoneTainterTest {
           return ZoneTainter.Outcome.DONE;
         });
     assertThat(tainted).as("a stopped zone taints nothing").containsExactly("a", "b");
+  }
+
+  private final AtomicReference<Instant> now =
+      new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
+  private final List<String> tainted = new ArrayList<>();
+
+  /** One tainting pass over the queue at the test's clock, the nodes it lets through recorded. */
+  private void pass(ZoneTainter tainter) {
+    tainter.tryProcess(
+        name -> {
+          tainted.add(name);
+          return ZoneTainter.Outcome.DONE;
+        });
+  }
+
+  /**
+   * §3.5: upstream's new queue is NewTokenBucketRateLimiter(qps, 1), whose bucket x/time fills
+   * whatever the rate; at 0 that one token lets one node through and none refills.
+   */
+  @Test
+  void aNewQueueAtRateZeroLetsOneNodeThroughAndNoMore() {
+    ZoneTainter tainter = new ZoneTainter(0, now::get);
+    tainter.add("a");
+    tainter.add("b");
+
+    pass(tainter);
+    now.set(now.get().plus(Duration.ofDays(1)));
+    pass(tainter);
+
+    assertThat(tainted).containsExactly("a");
+    assertThat(tainter.contains("b")).isTrue();
+  }
+
+  /**
+   * SwapLimiter keeps a limiter whose rate is the one asked for: a new queue at 0 set to 0 (a zone
+   * turning Normal with a rate of 0) keeps its token.
+   */
+  @Test
+  void aNewQueueAtRateZeroSetToZeroKeepsItsToken() {
+    ZoneTainter tainter = new ZoneTainter(0, now::get);
+
+    tainter.setRate(0);
+    tainter.add("a");
+    pass(tainter);
+
+    assertThat(tainted).containsExactly("a");
+  }
+
+  /**
+   * SwapLimiter(0) swaps in a never-limiter: a zone stopped by the disruption rules taints nothing,
+   * its full bucket gone with the old limiter.
+   */
+  @Test
+  void aQueueWhoseRateIsSetToZeroLetsNoNodeThrough() {
+    ZoneTainter tainter = new ZoneTainter(0.1, now::get);
+
+    tainter.setRate(0);
+    tainter.add("a");
+    now.set(now.get().plus(Duration.ofDays(1)));
+    pass(tainter);
+
+    assertThat(tainted).isEmpty();
+  }
+
+  /**
+   * A rate set on a new queue at 0: the new bucket starts full only if the old one still had its
+   * token (SwapLimiter's TryAccept on the old limiter).
+   */
+  @Test
+  void aNewQueueAtRateZeroGivenARatePassesOnItsTokenOnlyIfUnspent() {
+    ZoneTainter unspent = new ZoneTainter(0, now::get);
+    unspent.setRate(0.1);
+    unspent.add("a");
+    pass(unspent);
+    assertThat(tainted).containsExactly("a");
+
+    ZoneTainter spent = new ZoneTainter(0, now::get);
+    spent.add("b");
+    pass(spent);
+    spent.setRate(0.1);
+    spent.add("c");
+    pass(spent);
+    assertThat(tainted).as("c waits for a token").containsExactly("a", "b");
+    now.set(now.get().plusSeconds(10));
+    pass(spent);
+    assertThat(tainted).containsExactly("a", "b", "c");
   }
 
   @Test
