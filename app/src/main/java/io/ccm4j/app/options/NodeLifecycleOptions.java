@@ -28,7 +28,8 @@ public final class NodeLifecycleOptions {
       names = "--node-eviction-rate",
       paramLabel = "<qps>",
       description =
-          "node-lifecycle: NoExecute tainting rate per zone (nodes/s) in a healthy zone. Default: ${DEFAULT-VALUE}.")
+          "node-lifecycle: NoExecute tainting rate per zone (nodes/s) in a healthy zone; at 0, one node of a zone new to"
+              + " the controller is still tainted, as upstream's. Default: ${DEFAULT-VALUE}.")
   double nodeEvictionRate;
 
   @Option(
