@@ -26,6 +26,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /** The {@link Rule}s a CCM workload violates, and each finding's severity and wording. */
 final class Checks {
@@ -448,13 +450,13 @@ final class Checks {
     List<CcmLabelTerms.Term> terms = ccmLabelTerms(workload);
     List<String> filtering = new ArrayList<>();
     List<String> apart = new ArrayList<>();
+    List<String> filters = new ArrayList<>();
     for (CcmLabelTerms.Term term : terms) {
-      String said =
-          term.kind() == CcmLabelTerms.Kind.SPREAD_DO_NOT_SCHEDULE
-              ? "%s%s (whenUnsatisfiable: DoNotSchedule) is keyed on %s"
-                  .formatted(podPath, term.path(), term.key())
-              : "%s%s.topologyKey is %s".formatted(podPath, term.path(), term.key());
-      (term.filtersUnlabelledNodes() ? filtering : apart).add(said);
+      (term.filtersUnlabelledNodes() ? filtering : apart).add(term.said(podPath));
+      String filter = FILTERS.get(term.kind());
+      if (filter != null && !filters.contains(filter)) {
+        filters.add(filter);
+      }
     }
     String setBy =
         ", a label only the cloud-controller-manager sets, when it initialises a node (the kubelet"
@@ -463,9 +465,13 @@ final class Checks {
       String consequence =
           String.join("; ", filtering)
               + setBy
-              + " The scheduler rejects every node without the label for a spread constraint"
-              + " that must be satisfied or a required pod affinity term (\"missing required"
-              + " label\", \"didn't match pod affinity rules\"). ";
+              + " The scheduler rejects every node without the label for "
+              + String.join(" or ", filters)
+              + (workload.object() instanceof DaemonSet
+                      && terms.stream().anyMatch(t -> FILTERS_BY_NODE_AFFINITY.contains(t.kind()))
+                  ? "; the DaemonSet controller creates no pod for such a node"
+                  : "")
+              + ". ";
       boolean deadlock = workload.initialisesNodes();
       consequence +=
           deadlock
@@ -475,14 +481,14 @@ final class Checks {
                   + workload.leftOut(Controllers.CLOUD_NODE, "--controllers leaves out cloud-node")
                   + "): it schedules only once the component that does has labelled a node.";
       if (!apart.isEmpty()) {
-        consequence += " Also " + String.join("; ", apart) + ANTI_AFFINITY_ON_CCM_LABEL;
+        consequence += " Also " + String.join("; ", apart) + "." + ANTI_AFFINITY_ON_CCM_LABEL;
       }
       return Finding.of(
           workload,
           rule,
           deadlock ? Rule.Severity.ERROR : Rule.Severity.WARNING,
           consequence,
-          rule.fix() + " --fix does so.");
+          rule.fix() + " --fix does so" + nodeSelectionFix(terms) + ".");
     }
     return Finding.of(
         workload,
@@ -502,6 +508,54 @@ final class Checks {
                 : "")
             + " --fix does so.");
   }
+
+  /**
+   * What the fix does to the node selection, said: a nodeSelector has no preferred form, so the
+   * entry leaves it; a required node selector term keeps its other requirements.
+   */
+  private static String nodeSelectionFix(List<CcmLabelTerms.Term> terms) {
+    List<String> selected =
+        terms.stream()
+            .filter(t -> t.kind() == CcmLabelTerms.Kind.NODE_SELECTOR)
+            .map(CcmLabelTerms.Term::key)
+            .toList();
+    String said =
+        selected.isEmpty()
+            ? ""
+            : ": it removes "
+                + String.join(", ", selected)
+                + " from the nodeSelector (which has no preferred form) and asks for the same"
+                + " value in the preferred node affinity";
+    if (terms.stream().anyMatch(t -> t.kind() == CcmLabelTerms.Kind.REQUIRED_NODE_AFFINITY)) {
+      said +=
+          (said.isEmpty() ? ": it" : "; it")
+              + " copies each required node selector term that asks for such a label to the"
+              + " preferred ones and keeps it required without those requirements (one left with"
+              + " none is dropped)";
+    }
+    return said;
+  }
+
+  private static final String NODE_AFFINITY_FILTER =
+      "a nodeSelector or required node affinity that asks for it (\"didn't match Pod's node"
+          + " affinity/selector\")";
+
+  /**
+   * What each filtering kind of term is, and the scheduler's message for a node without the key.
+   */
+  private static final Map<CcmLabelTerms.Kind, String> FILTERS =
+      Map.of(
+          CcmLabelTerms.Kind.SPREAD_DO_NOT_SCHEDULE,
+          "a spread constraint that must be satisfied (\"missing required label\")",
+          CcmLabelTerms.Kind.REQUIRED_AFFINITY,
+          "a required pod affinity term (\"didn't match pod affinity rules\")",
+          CcmLabelTerms.Kind.NODE_SELECTOR,
+          NODE_AFFINITY_FILTER,
+          CcmLabelTerms.Kind.REQUIRED_NODE_AFFINITY,
+          NODE_AFFINITY_FILTER);
+
+  private static final Set<CcmLabelTerms.Kind> FILTERS_BY_NODE_AFFINITY =
+      Set.of(CcmLabelTerms.Kind.NODE_SELECTOR, CcmLabelTerms.Kind.REQUIRED_NODE_AFFINITY);
 
   private static final String ANTI_AFFINITY_ON_CCM_LABEL =
       " Until the nodes are labelled the term keeps the pods apart nowhere (two may share a node);"

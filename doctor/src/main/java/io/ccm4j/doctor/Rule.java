@@ -116,13 +116,17 @@ public enum Rule {
       Severity.ERROR,
       Source.SCHEDULER,
       "The scheduler rejects every node without the topology key of a spread constraint with"
-          + " whenUnsatisfiable: DoNotSchedule or of a required pod affinity term, and only the"
+          + " whenUnsatisfiable: DoNotSchedule or of a required pod affinity term, and every node"
+          + " without a label a nodeSelector or the required node affinity asks for, and only the"
           + " cloud-controller-manager sets the zone, region and instance-type labels, when it"
           + " initialises a node: before it has run no node has them, so it never schedules"
           + " (deadlock).",
       "Spread with whenUnsatisfiable: ScheduleAnyway and make such pod (anti-)affinity terms"
           + " preferred; to keep replicas apart, use a required anti-affinity on"
-          + " kubernetes.io/hostname, which the kubelet sets when it registers the node."),
+          + " kubernetes.io/hostname, which the kubelet sets when it registers the node. Ask for"
+          + " such a label in the preferred node affinity (weight 100) instead of the nodeSelector"
+          + " or the required node affinity: the scheduler then prefers the nodes that have it"
+          + " once they are labelled and takes any other until then."),
   ROLLING_UPDATE(
       "rolling-update",
       Severity.WARNING,
@@ -167,8 +171,8 @@ public enum Rule {
             + " documentation)",
         "https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#use-environment-variables-to-define-arguments"),
     SCHEDULER(
-        "kube-scheduler's PodTopologySpread and InterPodAffinity filters (Kubernetes source,"
-            + " v1.37.2)",
+        "kube-scheduler's PodTopologySpread, InterPodAffinity and NodeAffinity filters (Kubernetes"
+            + " source, v1.37.2)",
         "https://github.com/kubernetes/kubernetes/tree/v1.37.2/pkg/scheduler/framework/plugins"),
     PFLAG(
         "Command line flag syntax (spf13/pflag, the flag parser of Kubernetes' components)",

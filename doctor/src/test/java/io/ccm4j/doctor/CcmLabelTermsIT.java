@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ccm4j.cloudprovider.api.WellKnownLabels;
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
 import io.ccm4j.controlplane.junit.WithControlPlane;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * on nodes as the kubelet registers them (hostname label, the uninitialized taint, no zone or
  * region), IONOS Cloud's CCM pod with its required anti-affinity on the region schedules, and two
  * of them share a node; the same pod spread on the region with {@code DoNotSchedule}, or with a
- * required pod affinity on it, stays Pending until a node has the label; as {@code --fix} writes
+ * required pod affinity on it, stays Pending until a node has the label; so does the pod with a
+ * nodeSelector or a required node affinity on the zone or instance type; as {@code --fix} writes
  * them they schedule.
  */
 @WithControlPlane(scheduler = true, shared = false)
@@ -113,6 +116,75 @@ class CcmLabelTermsIT {
     // It is the label they wait for: once the CCM has set it on a node, the spread pod binds there.
     client.nodes().withName("lab-node-2").edit(n -> labelled(n, REGION, "de-fra"));
     assertThat(nodeOf(client, spreadNamespace, "ccm")).contains("lab-node-2");
+  }
+
+  /**
+   * A nodeSelector entry or a required node affinity on a label only the CCM sets keeps IONOS
+   * Cloud's pod off every node as the kubelet registers it (NodeAffinity: "didn't match Pod's node
+   * affinity/selector"); NotIn on such a label holds there; as --fix writes them they schedule, and
+   * the nodeSelector pod binds once a node has the label.
+   */
+  @Test
+  void aRealSchedulerKeepsANodeSelectionOnTheZoneOffUnlabelledNodes(KubernetesClient client)
+      throws Exception {
+    CcmWorkload ionos = Doctor.workloads(Manifests.read(List.of(IONOS))).getFirst();
+    for (String node : List.of("selection-node-1", "selection-node-2")) {
+      registerAsTheKubeletDoes(client, node);
+    }
+    Consumer<PodSpec> selector =
+        spec -> spec.setNodeSelector(Map.of(WellKnownLabels.ZONE, "eu-1a"));
+    Consumer<PodSpec> exists =
+        spec -> spec.setAffinity(requiredNodeAffinity(WellKnownLabels.INSTANCE_TYPE, "Exists"));
+    Consumer<PodSpec> notIn =
+        spec -> spec.setAffinity(requiredNodeAffinity(WellKnownLabels.ZONE, "NotIn", "eu-1c"));
+
+    String namespace = namespace(client, "node-selection");
+    create(client, namespace, "selector", ionos, selector);
+    create(client, namespace, "exists", ionos, exists);
+    create(client, namespace, "not-in", ionos, notIn);
+    assertThat(unschedulable(client, namespace, "selector"))
+        .contains("didn't match Pod's node affinity/selector");
+    assertThat(unschedulable(client, namespace, "exists"))
+        .contains("didn't match Pod's node affinity/selector");
+    assertThat(nodeOf(client, namespace, "not-in")).isPresent();
+    assertThat(severity(changed(ionos, selector))).isEqualTo(Rule.Severity.ERROR);
+    assertThat(severity(changed(ionos, exists))).isEqualTo(Rule.Severity.ERROR);
+    assertThat(Checks.ccmLabelTerms(changed(ionos, notIn)))
+        .extracting(CcmLabelTerms.Term::kind)
+        .doesNotContain(CcmLabelTerms.Kind.REQUIRED_NODE_AFFINITY);
+
+    String fixedNamespace = namespace(client, "node-selection-fixed");
+    for (Consumer<PodSpec> change : List.of(selector, exists)) {
+      CcmWorkload fixed = changed(ionos, change);
+      Doctor.fix(fixed);
+      assertThat(Doctor.check(fixed)).doesNotContain(Rule.TOPOLOGY_KEY_SET_BY_CCM);
+      String name = change == selector ? "selector" : "exists";
+      create(client, fixedNamespace, name, fixed, spec -> {});
+      assertThat(nodeOf(client, fixedNamespace, name)).isPresent();
+    }
+
+    client
+        .nodes()
+        .withName("selection-node-2")
+        .edit(n -> labelled(n, WellKnownLabels.ZONE, "eu-1a"));
+    assertThat(nodeOf(client, namespace, "selector")).contains("selection-node-2");
+  }
+
+  /** A required node affinity of one term with one requirement. */
+  private static Affinity requiredNodeAffinity(String key, String operator, String... values) {
+    return new AffinityBuilder()
+        .withNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .addNewNodeSelectorTerm()
+        .addNewMatchExpression()
+        .withKey(key)
+        .withOperator(operator)
+        .withValues(values)
+        .endMatchExpression()
+        .endNodeSelectorTerm()
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endNodeAffinity()
+        .build();
   }
 
   private static Node labelled(Node node, String key, String value) {

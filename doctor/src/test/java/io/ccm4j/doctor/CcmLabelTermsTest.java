@@ -194,6 +194,223 @@ class CcmLabelTermsTest {
     assertThat(Doctor.examine(yaml(text))).extracting(Finding::rule).doesNotContain(RULE);
   }
 
+  /** The recommended affinity with these requirements added to its control-plane term. */
+  private static String requiring(String requirements) {
+    return affinity("")
+        .replaceFirst(
+            "operator: Exists\\}\\]",
+            "operator: Exists}, " + requirements.replace("$", "\\$") + "]");
+  }
+
+  /**
+   * A nodeSelector entry, or a required node affinity whose every term asks for the label (In,
+   * Exists, Gt, Lt), on a label only the CCM sets: kube-scheduler's NodeAffinity filter rejects
+   * every node without it, as the DaemonSet controller does, so the CCM never schedules.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # case                                   | pod spec fields                                                                 | args                          | severity | said
+          nodeSelector on the zone                 | NODE_SELECTOR {topology.kubernetes.io/zone: eu-1a}                               |                               | ERROR    | spec.template.spec.nodeSelector asks for topology.kubernetes.io/zone: eu-1a
+          nodeSelector on the instance type        | NODE_SELECTOR {node.kubernetes.io/instance-type: cx22}                           |                               | ERROR    | spec.template.spec.nodeSelector asks for node.kubernetes.io/instance-type: cx22
+          nodeSelector on the beta region          | NODE_SELECTOR {failure-domain.beta.kubernetes.io/region: eu}                     |                               | ERROR    | spec.template.spec.nodeSelector asks for failure-domain.beta.kubernetes.io/region: eu
+          required node affinity, region Exists    | {key: topology.kubernetes.io/region, operator: Exists}                          |                               | ERROR    | spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1] asks for topology.kubernetes.io/region Exists
+          required node affinity, beta zone In     | {key: failure-domain.beta.kubernetes.io/zone, operator: In, values: [eu-1a]}    |                               | ERROR    | nodeSelectorTerms[0].matchExpressions[1] asks for failure-domain.beta.kubernetes.io/zone In [eu-1a]
+          nodeSelector, no node initialised        | NODE_SELECTOR {topology.kubernetes.io/zone: eu-1a}                               | "--controllers=*,-cloud-node" | WARNING  | it schedules only once the component that does has labelled a node
+          """)
+  void aNodeSelectionOnALabelOnlyTheCcmSetsIsReportedAndFixed(
+      String name, String pod, String args, String severity, String said) throws Exception {
+    String fields =
+        pod.startsWith("NODE_SELECTOR ")
+            ? affinity("") + ", nodeSelector: " + pod.substring("NODE_SELECTOR ".length())
+            : requiring(pod);
+    String text = deployment(1, fields, args == null ? "" : args);
+
+    List<Finding> findings = Doctor.examine(yaml(text));
+
+    Finding finding =
+        findings.stream().filter(f -> f.rule().equals(RULE)).findFirst().orElseThrow();
+    assertThat(finding.severity()).isEqualTo(Rule.Severity.valueOf(severity));
+    assertThat(finding.consequence())
+        .contains(said)
+        .contains("didn't match Pod's node affinity/selector");
+    assertThat(finding.fix()).contains("preferred node affinity", "--fix does so");
+    CcmWorkload fixed = fixed(text).getFirst();
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(PodSpecs.preferredNodeSelectorTerms(fixed.pod())).isNotEmpty();
+  }
+
+  /**
+   * NotIn and DoesNotExist hold on a node without the label, and a term that asks for none of the
+   * CCM's labels lets the pod on such nodes (the terms are ORed): the scheduler places it.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # case                                  | requirements added to the control-plane term, or a second term
+          zone NotIn                              | {key: topology.kubernetes.io/zone, operator: NotIn, values: [eu-1c]}
+          region DoesNotExist                     | {key: topology.kubernetes.io/region, operator: DoesNotExist}
+          another term asks for no such label     | OR {key: topology.kubernetes.io/zone, operator: In, values: [eu-1a]}
+          """)
+  void aNodeSelectionAnUnlabelledNodeMeetsIsNoFinding(String name, String requirements)
+      throws Exception {
+    String fields =
+        requirements.startsWith("OR ")
+            ? affinity("")
+                .replaceFirst(
+                    "operator: Exists\\}\\]\\}",
+                    "operator: Exists}]}, {matchExpressions: [" + requirements.substring(3) + "]}")
+            : requiring(requirements);
+    assertThat(fields).contains(requirements.replaceFirst("^OR ", ""));
+
+    assertThat(Doctor.examine(yaml(deployment(1, fields, ""))))
+        .extracting(Finding::rule)
+        .doesNotContain(RULE);
+  }
+
+  /**
+   * The fix: a nodeSelector entry on such a label leaves it (a nodeSelector has no preferred form)
+   * and the preferred node affinity asks for the same value; a required term that asks for such a
+   * label is kept as a preference and stays required without it; the rest stays as written.
+   */
+  @Test
+  void theFixMovesTheNodeSelectionOnSuchALabelToThePreferredNodeAffinity() throws Exception {
+    String text =
+        deployment(
+            1,
+            requiring("{key: topology.kubernetes.io/region, operator: In, values: [eu]}")
+                + ", nodeSelector: {topology.kubernetes.io/zone: eu-1a, disk: ssd}",
+            "");
+    List<ManifestDocument> documents = yaml(text);
+    List<CcmWorkload> workloads = Doctor.workloads(documents);
+    Finding finding =
+        Doctor.examine(documents).stream()
+            .filter(f -> f.rule().equals(RULE))
+            .findFirst()
+            .orElseThrow();
+    assertThat(finding.fix())
+        .contains(
+            "it removes topology.kubernetes.io/zone from the nodeSelector (which has no preferred"
+                + " form)");
+
+    Doctor.fix(workloads.getFirst());
+    List<String> notices = new ArrayList<>();
+    Path file = documents.getFirst().file();
+    String written = Doctor.fixedTexts(documents, workloads, notices::add).get(file);
+    CcmWorkload fixed = Doctor.workloads(yaml(written)).getFirst();
+
+    assertThat(notices).as("edited in the file's own text").isEmpty();
+    assertThat(fixed.pod().getNodeSelector()).containsExactly(java.util.Map.entry("disk", "ssd"));
+    var nodeAffinity = fixed.pod().getAffinity().getNodeAffinity();
+    assertThat(
+            nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms())
+        .singleElement()
+        .satisfies(
+            term ->
+                assertThat(term.getMatchExpressions())
+                    .extracting(r -> r.getKey() + " " + r.getOperator())
+                    .containsExactly("node-role.kubernetes.io/control-plane Exists"));
+    assertThat(nodeAffinity.getPreferredDuringSchedulingIgnoredDuringExecution())
+        .allSatisfy(t -> assertThat(t.getWeight()).isEqualTo(CcmLabelTerms.PREFERRED_WEIGHT))
+        .extracting(
+            t ->
+                t.getPreference().getMatchExpressions().stream()
+                    .map(r -> r.getKey() + " " + r.getOperator() + " " + r.getValues())
+                    .toList())
+        .containsExactlyInAnyOrder(
+            List.of("topology.kubernetes.io/zone In [eu-1a]"),
+            List.of(
+                "node-role.kubernetes.io/control-plane Exists []",
+                "topology.kubernetes.io/region In [eu]"));
+    assertThat(Doctor.check(fixed)).isEmpty();
+  }
+
+  /** A DaemonSet with such a nodeSelector: its controller creates no pod for an unlabelled node. */
+  @Test
+  void aDaemonSetsNodeSelectionOnSuchALabelIsSaidToCreateNoPod() throws Exception {
+    String text =
+        deployment(1, affinity("") + ", nodeSelector: {topology.kubernetes.io/region: eu}", "")
+            .replace("kind: Deployment", "kind: DaemonSet")
+            .replace(
+                "replicas: 1, strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0,"
+                    + " maxUnavailable: 1}},",
+                "");
+    assertThat(text).contains("kind: DaemonSet").doesNotContain("replicas");
+
+    Finding finding =
+        Doctor.examine(yaml(text)).stream()
+            .filter(f -> f.rule().equals(RULE))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(finding.kind()).isEqualTo("DaemonSet");
+    assertThat(finding.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(finding.consequence())
+        .contains("the DaemonSet controller creates no pod for such a node");
+    assertThat(Doctor.check(fixed(text).getFirst())).isEmpty();
+  }
+
+  /** Terms that filter unlabelled nodes and an anti-affinity term on such a label, said apart. */
+  @Test
+  void aNodeSelectionAndARegionAntiAffinityAreSaidInTurn() throws Exception {
+    String text =
+        deployment(
+            2,
+            affinity(
+                    ", {topologyKey: topology.kubernetes.io/region, labelSelector: {matchLabels:"
+                        + " {app: ccm}}}")
+                + ", nodeSelector: {topology.kubernetes.io/zone: eu-1a}",
+            "");
+
+    Finding finding =
+        Doctor.examine(yaml(text)).stream()
+            .filter(f -> f.rule().equals(RULE))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(finding.severity()).isEqualTo(Rule.Severity.ERROR);
+    assertThat(finding.consequence())
+        .startsWith("spec.template.spec.nodeSelector asks for topology.kubernetes.io/zone: eu-1a,")
+        .contains(
+            " Also spec.template.spec.affinity.podAntiAffinity"
+                + ".requiredDuringSchedulingIgnoredDuringExecution[1].topologyKey is"
+                + " topology.kubernetes.io/region. Until the nodes are labelled");
+  }
+
+  /**
+   * A required node term that asks only for such a label is dropped by the fix; the control-plane
+   * placement then asks for the control-plane label in a term of its own.
+   */
+  @Test
+  void aRequiredTermThatAsksOnlyForSuchALabelIsDropped() throws Exception {
+    String text =
+        deployment(
+            1,
+            affinity("")
+                .replace(
+                    "{key: node-role.kubernetes.io/control-plane, operator: Exists}",
+                    "{key: topology.kubernetes.io/zone, operator: Exists}"),
+            "");
+    assertThat(Doctor.examine(yaml(text)))
+        .extracting(Finding::rule)
+        .contains(RULE, "control-plane-placement");
+
+    CcmWorkload fixed = fixed(text).getFirst();
+
+    assertThat(Doctor.check(fixed)).isEmpty();
+    assertThat(PodSpecs.requiredNodeSelectorTerms(fixed.pod()))
+        .singleElement()
+        .satisfies(
+            term ->
+                assertThat(term.getMatchExpressions())
+                    .extracting(r -> r.getKey())
+                    .containsExactly("node-role.kubernetes.io/control-plane"));
+  }
+
   /**
    * IONOS Cloud's chart: a required pod anti-affinity on topology.kubernetes.io/region, one replica
    * whose rollout surges. The scheduler lets it on unlabelled nodes, so it is a warning, not a
