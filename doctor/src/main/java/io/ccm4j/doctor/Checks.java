@@ -150,17 +150,30 @@ final class Checks {
   }
 
   /**
-   * A surging rollout of host-network pods, or of a Deployment's one pod per node: the new pod
-   * finds no node where it fits (a DaemonSet's surge pod goes to the old one's node, whose port it
-   * needs).
+   * A surging rollout of host-network pods, or of a Deployment's one pod per node, zone or region:
+   * the new pod finds no node where it fits (a DaemonSet's surge pod goes to the old one's node,
+   * whose port it needs). One replica moves to another node, but a cluster often has one zone and
+   * mostly one region: there even one replica's new pod has nowhere to go.
    */
   static boolean rolloutHangs(CcmWorkload workload) {
     PodSpec pod = workload.pod();
     return surges(workload)
         && (Boolean.TRUE.equals(pod.getHostNetwork())
             || (workload.object() instanceof Deployment
-                && workload.maxPods() > 1
-                && hasRequiredHostnameAntiAffinity(pod)));
+                && ((workload.maxPods() > 1 && hasRequiredHostnameAntiAffinity(pod))
+                    || !onePerCcmLabelValue(workload).isEmpty())));
+  }
+
+  /**
+   * The keys of the pod's required anti-affinity terms against its own pods on a label only the CCM
+   * sets: once the nodes are labelled, one pod per value.
+   */
+  private static List<String> onePerCcmLabelValue(CcmWorkload workload) {
+    return CcmLabelTerms.of(workload.pod(), workload.podLabels()).stream()
+        .filter(term -> term.kind() == CcmLabelTerms.Kind.REQUIRED_ANTI_AFFINITY)
+        .map(CcmLabelTerms.Term::key)
+        .distinct()
+        .toList();
   }
 
   /**
@@ -303,13 +316,14 @@ final class Checks {
               workload,
               rule,
               rule.severity(),
-              workload.object() instanceof DaemonSet
-                  ? rule.consequence()
-                  : placement(pod) == Placement.ANYWHERE
-                      ? rule.consequence() + anyNode(pod)
-                      : rule.consequence()
-                          + " The pod runs on control-plane nodes only: with one control-plane"
-                          + " node, one replica is already that many.");
+              (workload.object() instanceof DaemonSet
+                      ? rule.consequence()
+                      : placement(pod) == Placement.ANYWHERE
+                          ? rule.consequence() + anyNode(pod)
+                          : rule.consequence()
+                              + " The pod runs on control-plane nodes only: with one control-plane"
+                              + " node, one replica is already that many.")
+                  + onePerValue(workload));
       default -> Finding.of(workload, rule);
     };
   }
@@ -374,6 +388,19 @@ final class Checks {
             + " one's node, where the port the CCM listens on (10258, --secure-port) is taken and"
             + " it cannot start; the scheduler avoids that node only when the container declares"
             + " the port (on the host network a containerPort is a host port).";
+  }
+
+  /** When a required anti-affinity on a zone or region label hangs the rollout, said. */
+  private static String onePerValue(CcmWorkload workload) {
+    List<String> keys =
+        workload.object() instanceof Deployment ? onePerCcmLabelValue(workload) : List.of();
+    return keys.isEmpty()
+        ? ""
+        : " Its required anti-affinity against its own pods on "
+            + String.join(" and ", keys)
+            + " allows one pod per value of the label once the nodes are labelled (until then it"
+            + " keeps nothing apart): with as many values as replicas, on a cluster in one region"
+            + " or one zone even with one replica, the new pod has nowhere to go.";
   }
 
   /** What a preferred node affinity on the control-plane or master label does, said. */

@@ -131,10 +131,10 @@ public enum Rule {
       "rolling-update",
       Severity.WARNING,
       Source.CHICKEN_AND_EGG,
-      "Host networking, or one replica per node (required anti-affinity), and a rolling update that"
-          + " surges: the new pod needs a node where the old one's port or place is free, and with as"
-          + " many eligible nodes as replicas it has none (a DaemonSet's new pod is bound to the old"
-          + " one's node); the rollout hangs.",
+      "Host networking, or one replica per node, zone or region (required anti-affinity), and a"
+          + " rolling update that surges: the new pod needs a node where the old one's port or place"
+          + " is free, and with as many eligible nodes (zones, regions) as replicas it has none (a"
+          + " DaemonSet's new pod is bound to the old one's node); the rollout hangs.",
       "Set the rolling update (a Deployment's strategy, a DaemonSet's updateStrategy) to"
           + " maxSurge: 0, maxUnavailable: 1."),
   SCALABLE_WORKLOAD(

@@ -1887,6 +1887,80 @@ class DoctorTest {
   }
 
   /**
+   * One replica whose rollout surges (the default strategy), with a required anti-affinity against
+   * its own pods on the region or zone: once the nodes are labelled one pod per value fits, so on a
+   * cluster in one region the new pod has nowhere to go and the rollout hangs. Here for a CCM that
+   * manages another cluster (its nodes are labelled by then, and topology-key-set-by-ccm is not
+   * raised for it); --fix rolls it out one at a time.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # topology key                           | selects  | strategy                                                      | hangs
+          topology.kubernetes.io/region            | ccm      |                                                               | true
+          topology.kubernetes.io/zone              | ccm      |                                                               | true
+          failure-domain.beta.kubernetes.io/region | ccm      |                                                               | true
+          topology.kubernetes.io/region            | other    |                                                               | false
+          topology.kubernetes.io/region            | ccm      | {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}} | false
+          kubernetes.io/hostname                   | ccm      |                                                               | false
+          """)
+  void aSurgingRolloutOfOnePodPerRegionOrZoneHangs(
+      String key, String selects, String strategy, boolean hangs) throws Exception {
+    String remote =
+        REMOTE
+            .formatted("secret: {secretName: tenant-a-kubeconfig}")
+            .replace(
+                "      containers:",
+                ("      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+                        + " [{topologyKey: %s, labelSelector: {matchLabels: {app: %s}}}]}}\n"
+                        + "      containers:")
+                    .formatted(key, selects))
+            .replace(
+                "  replicas: 1\n",
+                strategy == null
+                    ? "  replicas: 1\n"
+                    : "  replicas: 1\n  strategy: " + strategy + "\n");
+    assertThat(remote).contains("topologyKey: " + key);
+
+    List<Finding> findings = Doctor.examine(yaml(remote));
+
+    if (!hangs) {
+      assertThat(findings).extracting(Finding::rule).containsExactly("manages-remote-cluster");
+      return;
+    }
+    assertThat(findings)
+        .extracting(Finding::rule)
+        .containsExactlyInAnyOrder("rolling-update", "manages-remote-cluster");
+    assertThat(only(findings, "rolling-update").consequence())
+        .contains(
+            "Its required anti-affinity against its own pods on "
+                + key
+                + " allows one pod per value of the label once the nodes are labelled")
+        .contains("on a cluster in one region or one zone even with one replica");
+    CcmWorkload fixed = fixed(remote).getFirst();
+    assertThat(Doctor.check(fixed)).containsExactly(Rule.MANAGES_REMOTE_CLUSTER);
+    assertThat(PodSpecs.surges(fixed)).isFalse();
+  }
+
+  /** The same on a CCM of this cluster without host networking: the rollout hangs there too. */
+  @Test
+  void aSurgingRolloutOfOnePodPerRegionHangsWithoutHostNetworkToo() throws Exception {
+    String local =
+        REMOTE
+            .formatted("hostPath: {path: /etc/kubernetes/kubeconfig}")
+            .replace(
+                "      containers:",
+                "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+                    + " [{topologyKey: topology.kubernetes.io/region, labelSelector: {matchLabels:"
+                    + " {app: ccm}}}]}}\n"
+                    + "      containers:");
+
+    assertThat(rules(local)).contains("host-network", "topology-key-set-by-ccm", "rolling-update");
+  }
+
+  /**
    * A bare Pod shaped like kubeadm's (tier: control-plane) that references a ServiceAccount or a
    * ConfigMap is no static pod (the kubelet refuses those for one): it is applied with kubectl and
    * gets the scalable-workload and placement advice, saying why.
