@@ -151,7 +151,7 @@ final class CcmLabelTerms {
                 }
               });
     }
-    List<NodeSelectorTerm> required = requiredNodeTerms(pod);
+    List<NodeSelectorTerm> required = PodSpecs.requiredNodeSelectorTermsAsListed(pod);
     if (!anyTermAsksNoCcmLabel(required)) {
       for (int i = 0; i < required.size(); i++) {
         List<NodeSelectorRequirement> expressions = expressionsOf(required.get(i));
@@ -173,25 +173,6 @@ final class CcmLabelTerms {
         }
       }
     }
-  }
-
-  /** The required node selector terms as the pod spec lists them (null entries kept). */
-  private static List<NodeSelectorTerm> requiredNodeTerms(PodSpec pod) {
-    var affinity = pod.getAffinity();
-    if (affinity == null
-        || affinity.getNodeAffinity() == null
-        || affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null
-        || affinity
-                .getNodeAffinity()
-                .getRequiredDuringSchedulingIgnoredDuringExecution()
-                .getNodeSelectorTerms()
-            == null) {
-      return List.of();
-    }
-    return affinity
-        .getNodeAffinity()
-        .getRequiredDuringSchedulingIgnoredDuringExecution()
-        .getNodeSelectorTerms();
   }
 
   /**
@@ -369,7 +350,7 @@ final class CcmLabelTerms {
       pod.setNodeSelector(selector.isEmpty() ? null : selector);
       preferred.add(new PreferredSchedulingTerm(moved.build(), PREFERRED_WEIGHT));
     }
-    List<NodeSelectorTerm> required = requiredNodeTerms(pod);
+    List<NodeSelectorTerm> required = PodSpecs.requiredNodeSelectorTermsAsListed(pod);
     if (!anyTermAsksNoCcmLabel(required)) {
       List<NodeSelectorTerm> left = new ArrayList<>();
       for (NodeSelectorTerm term : required) {

@@ -279,6 +279,14 @@ final class PodSpecs {
   }
 
   static List<NodeSelectorTerm> requiredNodeSelectorTerms(PodSpec pod) {
+    return requiredNodeSelectorTermsAsListed(pod).stream().filter(Objects::nonNull).toList();
+  }
+
+  /**
+   * The required node affinity's terms as the pod spec lists them, null entries kept (so an index
+   * is the term's place in the manifest); empty when it has none.
+   */
+  static List<NodeSelectorTerm> requiredNodeSelectorTermsAsListed(PodSpec pod) {
     var affinity = pod.getAffinity();
     if (affinity == null
         || affinity.getNodeAffinity() == null
@@ -293,10 +301,7 @@ final class PodSpecs {
     return affinity
         .getNodeAffinity()
         .getRequiredDuringSchedulingIgnoredDuringExecution()
-        .getNodeSelectorTerms()
-        .stream()
-        .filter(Objects::nonNull)
-        .toList();
+        .getNodeSelectorTerms();
   }
 
   /** The preferred node affinity's terms (weights dropped); empty when it has none. */

@@ -57,23 +57,8 @@ class LeaderElectionIT {
     LeaderElection election =
         new LeaderElection(
             client,
-            new LeaderElection.Settings(
-                "kube-system",
-                lease,
-                "stalling_" + UUID.randomUUID(),
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(2),
-                Duration.ofMillis(500),
-                Duration.ofSeconds(1)),
-            new LeaderElection.Listener() {
-              @Override
-              public void startedLeading() {}
-
-              @Override
-              public void lostLeadership() {
-                lostAt.compareAndSet(0, System.nanoTime());
-              }
-            },
+            quickSettings(lease, "stalling_" + UUID.randomUUID()),
+            onLoss(() -> lostAt.compareAndSet(0, System.nanoTime())),
             System::nanoTime,
             lock -> HookedLock.stalling(lock, stall, release));
     HealthChecks health = new HealthChecks();
@@ -137,24 +122,7 @@ class LeaderElectionIT {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(asUser).build()) {
       LeaderElection election =
           new LeaderElection(
-              client,
-              new LeaderElection.Settings(
-                  "kube-system",
-                  lease,
-                  "revoked_" + suffix,
-                  Duration.ofSeconds(3),
-                  Duration.ofSeconds(2),
-                  Duration.ofMillis(500),
-                  Duration.ofSeconds(1)),
-              new LeaderElection.Listener() {
-                @Override
-                public void startedLeading() {}
-
-                @Override
-                public void lostLeadership() {
-                  lost.set(true);
-                }
-              });
+              client, quickSettings(lease, "revoked_" + suffix), onLoss(() -> lost.set(true)));
       try {
         election.start();
         await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
@@ -191,23 +159,8 @@ class LeaderElectionIT {
     LeaderElection election =
         new LeaderElection(
             client,
-            new LeaderElection.Settings(
-                "kube-system",
-                lease,
-                "taken_" + UUID.randomUUID(),
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(2),
-                Duration.ofMillis(500),
-                Duration.ofSeconds(1)),
-            new LeaderElection.Listener() {
-              @Override
-              public void startedLeading() {}
-
-              @Override
-              public void lostLeadership() {
-                lost.set(true);
-              }
-            });
+            quickSettings(lease, "taken_" + UUID.randomUUID()),
+            onLoss(() -> lost.set(true)));
     try {
       election.start();
       await().atMost(30, TimeUnit.SECONDS).until(election::isLeader);
@@ -279,13 +232,7 @@ class LeaderElectionIT {
                 Duration.ofSeconds(3),
                 retryPeriod,
                 Duration.ofSeconds(1)),
-            new LeaderElection.Listener() {
-              @Override
-              public void startedLeading() {}
-
-              @Override
-              public void lostLeadership() {}
-            },
+            onLoss(() -> {}),
             System::nanoTime,
             lock -> HookedLock.recordingReads(lock, attempts));
     try {
@@ -387,23 +334,7 @@ class LeaderElectionIT {
         new ConfigBuilder(admin.getConfiguration()).withImpersonateUsername(user).build();
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(asUser).build()) {
       LeaderElection election =
-          new LeaderElection(
-              client,
-              new LeaderElection.Settings(
-                  "kube-system",
-                  lease,
-                  "late_" + suffix,
-                  Duration.ofSeconds(3),
-                  Duration.ofSeconds(2),
-                  Duration.ofMillis(500),
-                  Duration.ofSeconds(1)),
-              new LeaderElection.Listener() {
-                @Override
-                public void startedLeading() {}
-
-                @Override
-                public void lostLeadership() {}
-              });
+          new LeaderElection(client, quickSettings(lease, "late_" + suffix), onLoss(() -> {}));
       try {
         election.start();
         await()
@@ -495,13 +426,7 @@ class LeaderElectionIT {
                 Duration.ofSeconds(3),
                 Duration.ofMillis(500),
                 Duration.ofSeconds(1)),
-            new LeaderElection.Listener() {
-              @Override
-              public void startedLeading() {}
-
-              @Override
-              public void lostLeadership() {}
-            });
+            onLoss(() -> {}));
     try {
       long started = System.nanoTime();
       election.start();
@@ -697,5 +622,30 @@ class LeaderElectionIT {
     public String describe() {
       return delegate.describe();
     }
+  }
+
+  /** A listener that runs {@code lost} when leadership is lost. */
+  private static LeaderElection.Listener onLoss(Runnable lost) {
+    return new LeaderElection.Listener() {
+      @Override
+      public void startedLeading() {}
+
+      @Override
+      public void lostLeadership() {
+        lost.run();
+      }
+    };
+  }
+
+  /** An election on {@code lease} with short terms: 3 s Lease, 2 s deadline, 500 ms retries. */
+  private static LeaderElection.Settings quickSettings(String lease, String identity) {
+    return new LeaderElection.Settings(
+        "kube-system",
+        lease,
+        identity,
+        Duration.ofSeconds(3),
+        Duration.ofSeconds(2),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1));
   }
 }
