@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine;
@@ -80,6 +81,9 @@ public final class BootstrapLab {
   private int managersWithoutElection;
   private final List<ManagerClients> managerClients =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** The pods said to run another project's CCM as ccm4j's manager (said once each). */
+  private final Set<String> announced = ConcurrentHashMap.newKeySet();
 
   /**
    * This run's addresses on the machine's loopback, {@code 127.<n>.}: nodes in {@code .0.x}
@@ -253,6 +257,7 @@ public final class BootstrapLab {
             managers,
             () -> managersWithoutElection,
             () -> serviceControllerRuns,
+            pods::waitingPods,
             () -> {
               pods.runBoundPods(admin, timeline, pod -> startManager(admin, pod));
               pods.bringUpNetworks(admin, kubelets, timeline);
@@ -289,23 +294,29 @@ public final class BootstrapLab {
         args.add(word);
       }
     }
-    timeline.record(
-        name,
-        "runs ccm4j's manager on the lab's sim cloud in place of %s (another project's CCM)"
-            .formatted(container.getImage()));
+    if (announced.add(name)) {
+      timeline.record(
+          name,
+          "runs ccm4j's manager on the lab's sim cloud in place of %s (another project's CCM)"
+              .formatted(container.getImage()));
+    }
     return args;
   }
 
-  private void startManager(KubernetesClient admin, Pod pod) {
+  /**
+   * Starts a bound CCM pod as a manager; false when it cannot start yet (a Secret it mounts is
+   * missing), and is tried again at the next look.
+   */
+  private boolean startManager(KubernetesClient admin, Pod pod) {
     String name = pod.getMetadata().getName();
     Optional<Container> container = CcmWorkload.ccmContainer(pod.getSpec());
     if (container.isEmpty()) {
-      return;
+      return true;
     }
     Optional<List<String>> mounted =
         mountSecrets(admin, pod, container.get(), managerArguments(name, container.get()));
     if (mounted.isEmpty()) {
-      return;
+      return false;
     }
     List<String> args = mounted.get();
     CloudControllerManager.Settings parsed;
@@ -326,7 +337,7 @@ public final class BootstrapLab {
       }
     } catch (CommandLine.ParameterException e) {
       timeline.record(name, "ccm4j run refused its arguments: " + e.getMessage());
-      return;
+      return true;
     }
     // The lab's cloud and identity; no serving port, since every "node" shares this host.
     Optional<LeaderElection.Settings> election =
@@ -367,5 +378,6 @@ public final class BootstrapLab {
         "ccm4j manager started on %s%s"
             .formatted(
                 pod.getSpec().getNodeName(), election.isEmpty() ? " (no leader election)" : ""));
+    return true;
   }
 }

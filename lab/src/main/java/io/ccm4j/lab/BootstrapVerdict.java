@@ -9,6 +9,7 @@ import io.ccm4j.doctor.LiveDoctor;
 import io.ccm4j.doctor.Rule;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * The lab's verdict on a bootstrap, and its progress on the way: {@code bootstrapped} (then the
@@ -38,6 +40,7 @@ final class BootstrapVerdict {
   private final Map<String, CloudControllerManager> managers;
   private final IntSupplier managersWithoutElection;
   private final BooleanSupplier serviceControllerRuns;
+  private final Supplier<List<String>> waitingPods;
   private final Runnable step;
   private final Set<String> initialised = ConcurrentHashMap.newKeySet();
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
@@ -45,6 +48,8 @@ final class BootstrapVerdict {
   /**
    * @param kubevirt the infrastructure cluster, when the CCM runs the kubevirt provider; else null
    * @param managers the managers the lab runs, by pod
+   * @param waitingPods the bound pods that wait to start for what the cluster will not make (a
+   *     Secret the manifest does not create), one line each
    * @param step the kubelets' and the CNI's part, played before each look
    */
   BootstrapVerdict(
@@ -55,6 +60,7 @@ final class BootstrapVerdict {
       Map<String, CloudControllerManager> managers,
       IntSupplier managersWithoutElection,
       BooleanSupplier serviceControllerRuns,
+      Supplier<List<String>> waitingPods,
       Runnable step) {
     this.timeout = timeout;
     this.out = out;
@@ -63,6 +69,7 @@ final class BootstrapVerdict {
     this.managers = managers;
     this.managersWithoutElection = managersWithoutElection;
     this.serviceControllerRuns = serviceControllerRuns;
+    this.waitingPods = waitingPods;
     this.step = step;
   }
 
@@ -113,7 +120,7 @@ final class BootstrapVerdict {
           out.printf("lab: %5.1f s  %s%n", timeline.elapsedSeconds(), progress.line());
           printed = progress;
         }
-        List<String> cycles = cycles(admin);
+        List<String> cycles = blockers(admin);
         if (!cycles.isEmpty() && !cycles.equals(proof.cycles())) {
           timeline.record("live analysis", String.join("; ", cycles));
           out.printf(
@@ -133,9 +140,51 @@ final class BootstrapVerdict {
     return deadlocked(scenario, admin);
   }
 
-  /** The live doctor's explanation of a bootstrap that did not happen. */
+  /**
+   * What stands in the bootstrap's way now: the live doctor's dependency cycles ({@code deadlock:
+   * ...}) and the bound pods that wait for what nothing in the cluster will make; empty when none.
+   */
+  private List<String> blockers(KubernetesClient admin) {
+    List<String> blockers = new ArrayList<>(cycles(admin));
+    blockers.addAll(podsNotCreated(admin));
+    blockers.addAll(waitingPods.get());
+    return blockers;
+  }
+
+  /**
+   * The CCM Deployments whose pods the API server refuses to create (a ServiceAccount missing in
+   * their namespace, a quota, an admission policy), in the ReplicaFailure condition's words.
+   */
+  private static List<String> podsNotCreated(KubernetesClient admin) {
+    List<String> lines = new ArrayList<>();
+    for (Deployment deployment : admin.apps().deployments().inAnyNamespace().list().getItems()) {
+      if (deployment.getStatus() == null
+          || deployment.getStatus().getConditions() == null
+          || !CcmWorkload.runsCcm(deployment.getSpec().getTemplate().getSpec())) {
+        continue;
+      }
+      deployment.getStatus().getConditions().stream()
+          .filter(c -> "ReplicaFailure".equals(c.getType()) && "True".equals(c.getStatus()))
+          .findFirst()
+          .ifPresent(
+              c ->
+                  lines.add(
+                      "Deployment %s/%s creates no pod: %s"
+                          .formatted(
+                              deployment.getMetadata().getNamespace(),
+                              deployment.getMetadata().getName(),
+                              c.getMessage())));
+    }
+    return lines;
+  }
+
+  /**
+   * The live doctor's explanation of a bootstrap that did not happen, the CCM pods not created and
+   * the pods waiting to start.
+   */
   private LabResult deadlocked(String scenario, KubernetesClient admin) {
-    List<String> explanation = new ArrayList<>();
+    List<String> explanation = new ArrayList<>(podsNotCreated(admin));
+    explanation.addAll(waitingPods.get());
     for (LiveDoctor.Observation observation : liveDoctor(admin).diagnose()) {
       if (observation.severity() == Rule.Severity.ERROR
           && !observation.what().startsWith("node ")) {
@@ -174,7 +223,7 @@ final class BootstrapVerdict {
 
   private Progress progress(KubernetesClient admin, int nodes, int ready) {
     List<Pod> ccmPods =
-        admin.pods().inNamespace("kube-system").list().getItems().stream()
+        admin.pods().inAnyNamespace().list().getItems().stream()
             .filter(p -> CcmWorkload.runsCcm(p.getSpec()))
             .toList();
     return new Progress(

@@ -24,16 +24,22 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
- * The lab's play of the pods: the simulated kubelets' container runtime (a bound pod runs once its
- * node's network allows, with its Secret volumes as files of this machine) and the simulated CNI (a
- * node's network is ready once its CNI pod runs and the node has an address).
+ * The lab's play of the pods: the simulated kubelets' container runtime (a bound pod of any
+ * namespace runs once its node's network allows, with its Secret volumes as files of this machine;
+ * one whose Secret is missing waits for it, as a kubelet does) and the simulated CNI (a node's
+ * network is ready once its CNI pod runs and the node has an address).
  */
 final class LabPodRuntime {
 
+  /** Started pods, by namespace/name. */
   private final Set<String> startedPods = ConcurrentHashMap.newKeySet();
+
+  /** Why a bound pod waits to start (a Secret it mounts is missing), by namespace/name. */
+  private final Map<String, String> waiting = new ConcurrentHashMap<>();
+
   private final Set<String> cniNodes = ConcurrentHashMap.newKeySet();
   private final Set<String> networkReady = ConcurrentHashMap.newKeySet();
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
@@ -42,43 +48,58 @@ final class LabPodRuntime {
   private Path podFiles;
 
   /**
-   * The simulated kubelets' container runtime: start what the scheduler bound, if its network
-   * allows; a CCM pod through {@code startCcm}.
+   * The simulated kubelets' container runtime: start what the scheduler bound, in any namespace (a
+   * manifest's objects without one are in {@code default}), if its network allows; a CCM pod
+   * through {@code startCcm}, which says whether it started: one that did not is tried again at the
+   * next look, and is not Running until then.
    */
-  void runBoundPods(KubernetesClient admin, Timeline timeline, Consumer<Pod> startCcm) {
-    for (Pod pod : admin.pods().inNamespace("kube-system").list().getItems()) {
+  void runBoundPods(KubernetesClient admin, Timeline timeline, Predicate<Pod> startCcm) {
+    for (Pod pod : admin.pods().inAnyNamespace().list().getItems()) {
+      String namespace = pod.getMetadata().getNamespace();
       String name = pod.getMetadata().getName();
+      String key = namespace + "/" + name;
       String node = pod.getSpec().getNodeName();
       if (node == null) {
         recordUnschedulable(pod, timeline);
         continue;
       }
-      if (startedPods.contains(name)) {
+      if (startedPods.contains(key)) {
         continue;
       }
       boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
       if (!hostNetwork && !networkReady.contains(node)) {
-        if (reported.add("waiting/" + name)) {
+        if (reported.add("waiting/" + key)) {
           timeline.record(name, "bound to %s, waiting for the pod network".formatted(node));
         }
         continue;
       }
-      startedPods.add(name);
+      boolean cni = name.startsWith("sim-cni");
+      if (!cni && CcmWorkload.runsCcm(pod.getSpec()) && !startCcm.test(pod)) {
+        continue;
+      }
+      startedPods.add(key);
+      waiting.remove(key);
       admin
           .pods()
-          .inNamespace("kube-system")
+          .inNamespace(namespace)
           .withName(name)
           .subresource("status")
           .patch(
               PatchContext.of(PatchType.JSON_MERGE),
               "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"},{\"type\":\"PodScheduled\",\"status\":\"True\"}]}}");
-      if (name.startsWith("sim-cni")) {
+      if (cni) {
         cniNodes.add(node);
         timeline.record(node, "CNI pod running");
-      } else if (CcmWorkload.runsCcm(pod.getSpec())) {
-        startCcm.accept(pod);
       }
     }
+  }
+
+  /**
+   * The bound pods that wait to start and why, one line each: what stands in the bootstrap's way
+   * that nothing in the cluster will change (the manifest does not create the Secret).
+   */
+  List<String> waitingPods() {
+    return waiting.values().stream().sorted().toList();
   }
 
   /** A pod the scheduler could not place, once, with the scheduler's words. */
@@ -90,7 +111,13 @@ final class LabPodRuntime {
         .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
         .filter(c -> "Unschedulable".equals(c.getReason()))
         .findFirst()
-        .filter(c -> reported.add("pending/" + pod.getMetadata().getName()))
+        .filter(
+            c ->
+                reported.add(
+                    "pending/"
+                        + pod.getMetadata().getNamespace()
+                        + "/"
+                        + pod.getMetadata().getName()))
         .ifPresent(
             c ->
                 timeline.record(
@@ -123,7 +150,7 @@ final class LabPodRuntime {
   /**
    * The kubelet's part for Secret volumes: the Secret's keys become files of a directory of this
    * machine, and the container's arguments name that directory instead of the mount path. Empty
-   * when a Secret is missing (the pod does not start).
+   * when a Secret is missing: the pod does not start, and waits for it ({@link #waitingPods}).
    */
   Optional<List<String>> mountSecrets(
       KubernetesClient admin, Pod pod, Container container, List<String> args, Timeline timeline) {
@@ -145,10 +172,21 @@ final class LabPodRuntime {
       Secret secret =
           admin.secrets().inNamespace(pod.getMetadata().getNamespace()).withName(secretName).get();
       if (secret == null) {
-        timeline.record(
-            podName,
-            "cannot start: Secret %s of volume %s not found"
-                .formatted(secretName, mount.getName()));
+        String namespace = pod.getMetadata().getNamespace();
+        String key = namespace + "/" + podName;
+        if (reported.add("secret/" + key + "/" + secretName)) {
+          timeline.record(
+              podName,
+              "cannot start: Secret %s of volume %s not found; waiting for it"
+                  .formatted(secretName, mount.getName()));
+        }
+        waiting.put(
+            key,
+            ("pod %s is bound to %s but cannot start: its volume %s mounts the Secret %s/%s, which"
+                    + " does not exist (the kubelet waits for it). Fix: create the Secret (for"
+                    + " another project's CCM, the cloud's credentials or config its chart makes)")
+                .formatted(
+                    key, pod.getSpec().getNodeName(), mount.getName(), namespace, secretName));
         return Optional.empty();
       }
       try {

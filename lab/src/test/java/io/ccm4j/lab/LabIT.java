@@ -264,6 +264,85 @@ class LabIT {
   }
 
   /**
+   * A chart rendered without {@code --namespace} puts the CCM's Deployment in {@code default} (as
+   * IONOS's does), and its pods mount a Secret the chart makes from the user's credentials: the
+   * lab's kubelets run pods of every namespace, and one whose Secret is missing waits for it, which
+   * the verdict names, as it names pods the API server refuses to create (no ServiceAccount in that
+   * namespace). With both, the same manifest bootstraps.
+   */
+  @Test
+  void aCcmInTheDefaultNamespaceRunsOnceTheSecretItMountsExists() throws Exception {
+    String withoutAccount =
+        Scenarios.manifest("recommended")
+            .replace(
+                "  name: cloud-controller-manager\n  namespace: kube-system\n",
+                "  name: cloud-controller-manager\n")
+            .replace(
+                "      hostNetwork: true\n",
+                """
+                      hostNetwork: true
+                      volumes:
+                      - name: cloud-config
+                        secret:
+                          secretName: lab-cloud-config
+                """)
+            .replaceFirst(
+                "(?m)^(\\s*)args:\n(\\s*)- run$",
+                "$1volumeMounts:\n$1- name: cloud-config\n$1  mountPath: /etc/cloud\n$1args:\n$2- run");
+    assertThat(withoutAccount)
+        .doesNotContain("namespace: kube-system\n  labels")
+        .contains("secretName: lab-cloud-config")
+        .contains("mountPath: /etc/cloud");
+
+    // The ServiceAccount the pods run as is in kube-system (deploy/rbac.yaml), not in default.
+    LabResult notCreated = run("account-missing", withoutAccount);
+
+    assertThat(notCreated.verdict()).isEqualTo(LabResult.DEADLOCKED);
+    assertThat(notCreated.seconds()).isLessThan(DEADLOCK_VERDICT_WITHIN_SECONDS);
+    assertThat(notCreated.explanation())
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("Deployment default/cloud-controller-manager creates no pod: ")
+                    .contains("serviceaccount"));
+
+    String withoutSecret =
+        withoutAccount
+            + """
+            ---
+            apiVersion: v1
+            kind: ServiceAccount
+            metadata:
+              name: cloud-controller-manager
+            """;
+    LabResult waiting = run("secret-missing", withoutSecret);
+
+    assertThat(waiting.verdict()).isEqualTo(LabResult.DEADLOCKED);
+    assertThat(waiting.seconds()).isLessThan(DEADLOCK_VERDICT_WITHIN_SECONDS);
+    assertThat(waiting.explanation())
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith("pod default/cloud-controller-manager-")
+                    .contains("cannot start: its volume cloud-config mounts the Secret")
+                    .contains("default/lab-cloud-config, which does not exist"));
+
+    String withSecret =
+        withoutSecret
+            + """
+            ---
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: lab-cloud-config
+            stringData:
+              cloud.conf: "region: lab"
+            """;
+
+    assertBootstrappedAndServing(run("secret-given", withSecret));
+  }
+
+  /**
    * The Azure pattern fixed: tolerating network-unavailable, the CCM schedules, hands out the pod
    * CIDRs and creates the routes, which clear every node's NetworkUnavailable.
    */
