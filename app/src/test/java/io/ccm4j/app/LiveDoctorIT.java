@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
 /** The live doctor on a real API server and scheduler, in the state of the first deadlock. */
@@ -26,6 +27,94 @@ class LiveDoctorIT {
   @Test
   void explainsNodesWaitingForACcmThatCannotScheduleOnThem(
       LocalControlPlane controlPlane, KubernetesClient admin) {
+    withPendingCcm(
+        admin,
+        List.of("run", "--cloud-provider=sim"),
+        (pod, suffix) -> {
+          List<LiveDoctor.Observation> observations =
+              new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
+                  .diagnose();
+
+          assertThat(observations)
+              .anySatisfy(
+                  o ->
+                      assertThat(o.what())
+                          .startsWith(
+                              "node doc-a-"
+                                  + suffix
+                                  + " still has node.cloudprovider.kubernetes.io/uninitialized"));
+          assertThat(observations)
+              .anySatisfy(
+                  o -> {
+                    assertThat(o.what())
+                        .isEqualTo(
+                            "cloud-controller-manager pod kube-system/" + pod + " is pending");
+                    // Today's scheduler no longer names the taint: the doctor does.
+                    assertThat(o.detail())
+                        .startsWith("the scheduler says: 0/")
+                        .contains(
+                            "does not tolerate the taint(s) node.cloudprovider.kubernetes.io/uninitialized");
+                  });
+          assertThat(observations)
+              .anySatisfy(
+                  o -> {
+                    assertThat(o.severity()).isEqualTo(Rule.Severity.ERROR);
+                    assertThat(o.what())
+                        .isEqualTo(
+                            "deadlock: nodes wait for the cloud-controller-manager, which waits for a node");
+                  });
+          assertThat(
+                  Ccm4j.execute(
+                      "doctor",
+                      "--kubeconfig",
+                      controlPlane.kubeconfigPath().toString(),
+                      "--stuck-after",
+                      "0"))
+              .isEqualTo(1);
+        });
+  }
+
+  /**
+   * A CCM that leaves cloud-node to another component (STACKIT's serves load balancers only), with
+   * no such component: the nodes wait for a node controller that is not there, not for this CCM.
+   */
+  @Test
+  void namesTheMissingNodeControllerWhenTheCcmLeavesCloudNodeOut(KubernetesClient admin) {
+    withPendingCcm(
+        admin,
+        List.of("run", "--cloud-provider=sim", "--controllers=service-lb-controller"),
+        (pod, suffix) -> {
+          List<LiveDoctor.Observation> observations =
+              new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
+                  .diagnose();
+
+          assertThat(observations)
+              .anySatisfy(
+                  o -> {
+                    assertThat(o.severity()).isEqualTo(Rule.Severity.ERROR);
+                    assertThat(o.what())
+                        .isEqualTo(
+                            "deadlock: the nodes wait for a node controller that is not there, and"
+                                + " the cloud-controller-manager waits for the nodes");
+                    assertThat(o.detail())
+                        .contains("no cloud-controller-manager pod runs cloud-node");
+                  })
+              .noneSatisfy(
+                  o ->
+                      assertThat(o.what())
+                          .isEqualTo(
+                              "deadlock: nodes wait for the cloud-controller-manager, which waits"
+                                  + " for a node"));
+        });
+  }
+
+  /**
+   * Two nodes registered as kubelets with an external cloud register them (uninitialized), and a
+   * CCM pod with {@code args} that tolerates none of their taints, once the scheduler has given up
+   * on it: {@code check} gets the pod's name and the nodes' suffix; the pod is deleted afterwards.
+   */
+  private static void withPendingCcm(
+      KubernetesClient admin, List<String> args, BiConsumer<String, String> check) {
     String suffix = UUID.randomUUID().toString().substring(0, 6);
     try (KubeletFleet kubelets = new KubeletFleet(admin, KubeletFleet.Options.kubeletDefaults())) {
       kubelets.registerAll(
@@ -46,71 +135,35 @@ class LiveDoctorIT {
                   .addNewContainer()
                   .withName("ccm")
                   .withImage("ccm4j:0.1.0")
-                  .withArgs("run", "--cloud-provider=sim")
+                  .withArgs(args)
                   .endContainer()
                   .endSpec()
                   .build())
           .create();
-      await("the scheduler gives up on the pod")
-          .atMost(60, TimeUnit.SECONDS)
-          .until(
-              () ->
-                  admin
-                      .pods()
-                      .inNamespace("kube-system")
-                      .withName(pod)
-                      .get()
-                      .getStatus()
-                      .getConditions()
-                      .stream()
-                      .anyMatch(
-                          c ->
-                              "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus())));
-
-      List<LiveDoctor.Observation> observations =
-          new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
-              .diagnose();
-
-      assertThat(observations)
-          .anySatisfy(
-              o ->
-                  assertThat(o.what())
-                      .startsWith(
-                          "node doc-a-"
-                              + suffix
-                              + " still has node.cloudprovider.kubernetes.io/uninitialized"));
-      assertThat(observations)
-          .anySatisfy(
-              o -> {
-                assertThat(o.what())
-                    .isEqualTo("cloud-controller-manager pod kube-system/" + pod + " is pending");
-                // Today's scheduler no longer names the taint: the doctor does.
-                assertThat(o.detail())
-                    .startsWith("the scheduler says: 0/")
-                    .contains(
-                        "does not tolerate the taint(s) node.cloudprovider.kubernetes.io/uninitialized");
-              });
-      assertThat(observations)
-          .anySatisfy(
-              o -> {
-                assertThat(o.severity()).isEqualTo(Rule.Severity.ERROR);
-                assertThat(o.what())
-                    .isEqualTo(
-                        "deadlock: nodes wait for the cloud-controller-manager, which waits for a node");
-              });
-      assertThat(
-              Ccm4j.execute(
-                  "doctor",
-                  "--kubeconfig",
-                  controlPlane.kubeconfigPath().toString(),
-                  "--stuck-after",
-                  "0"))
-          .isEqualTo(1);
-      admin.pods().inNamespace("kube-system").withName(pod).delete();
+      try {
+        await("the scheduler gives up on the pod")
+            .atMost(60, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    admin
+                        .pods()
+                        .inNamespace("kube-system")
+                        .withName(pod)
+                        .get()
+                        .getStatus()
+                        .getConditions()
+                        .stream()
+                        .anyMatch(
+                            c ->
+                                "PodScheduled".equals(c.getType())
+                                    && "False".equals(c.getStatus())));
+        check.accept(pod, suffix);
+      } finally {
+        admin.pods().inNamespace("kube-system").withName(pod).delete();
+      }
     }
   }
 
-  /** A CCM pod bound to a node by spec.nodeName (no kubelet runs it: it stays Pending). */
   private static void boundPod(
       KubernetesClient admin, String name, boolean hostNetwork, String... args) {
     ServiceAccounts.create(admin, "kube-system", "doctor-it");

@@ -1,6 +1,7 @@
 package io.ccm4j.doctor;
 
 import io.ccm4j.cloudprovider.api.WellKnownTaints;
+import io.ccm4j.controllers.Controllers;
 import io.ccm4j.controllers.nodelifecycle.Tolerations;
 import io.ccm4j.controllers.nodeutil.Taints;
 import io.fabric8.kubernetes.api.model.Node;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -163,7 +165,7 @@ public final class LiveDoctor {
     byLease.forEach(
         (lease, group) ->
             observations.addAll(leaseObservations(group, lease.get(0), lease.get(1), now)));
-    explainCycle(stuck, pendingReasons).ifPresent(observations::add);
+    explainCycle(stuck, pendingReasons, anyInitialisesNodes(ccmPods)).ifPresent(observations::add);
     waitingForNetwork.stream()
         .findFirst()
         .ifPresent(
@@ -286,12 +288,36 @@ public final class LiveDoctor {
     return result;
   }
 
+  /**
+   * Whether some CCM pod runs the cloud-node controller, which removes the uninitialized taint
+   * ({@code --controllers} may leave it to another component, a cloud-node-manager).
+   */
+  private static boolean anyInitialisesNodes(List<Pod> ccmPods) {
+    Set<String> cloudNode = Set.of(Controllers.CLOUD_NODE.name(), Controllers.CLOUD_NODE.alias());
+    return ccmPods.stream()
+        .flatMap(pod -> CcmWorkload.ccmContainer(pod.getSpec()).stream())
+        .anyMatch(container -> CcmFlags.runsController(CcmWorkload.words(container), cloudNode));
+  }
+
   /** The dependency cycle, in words, when the observations form one. */
-  private static Optional<Observation> explainCycle(List<Node> stuck, List<String> pendingReasons) {
+  private static Optional<Observation> explainCycle(
+      List<Node> stuck, List<String> pendingReasons, boolean ccmInitialisesNodes) {
     if (stuck.isEmpty() || pendingReasons.isEmpty()) {
       return Optional.empty();
     }
     String reasons = String.join(" ", pendingReasons).toLowerCase(Locale.ROOT);
+    if (reasons.contains(WellKnownTaints.UNINITIALIZED) && !ccmInitialisesNodes) {
+      return Optional.of(
+          new Observation(
+              Rule.Severity.ERROR,
+              "deadlock: the nodes wait for a node controller that is not there, and the"
+                  + " cloud-controller-manager waits for the nodes",
+              "no cloud-controller-manager pod runs cloud-node (its --controllers leaves it out), so"
+                  + " the nodes keep node.cloudprovider.kubernetes.io/uninitialized until another"
+                  + " component initialises them, and the CCM pod does not tolerate that taint. Fix:"
+                  + " run the component that initialises the nodes (a cloud-node-manager, or a CCM"
+                  + " with cloud-node in --controllers) and tolerate the taint."));
+    }
     if (reasons.contains(WellKnownTaints.UNINITIALIZED)) {
       return Optional.of(
           new Observation(
