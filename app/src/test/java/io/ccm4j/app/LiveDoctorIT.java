@@ -31,9 +31,7 @@ class LiveDoctorIT {
         admin,
         List.of("run", "--cloud-provider=sim"),
         (pod, suffix) -> {
-          List<LiveDoctor.Observation> observations =
-              new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
-                  .diagnose();
+          List<LiveDoctor.Observation> observations = diagnose(admin);
 
           assertThat(observations)
               .anySatisfy(
@@ -84,9 +82,7 @@ class LiveDoctorIT {
         admin,
         List.of("run", "--cloud-provider=sim", "--controllers=service-lb-controller"),
         (pod, suffix) -> {
-          List<LiveDoctor.Observation> observations =
-              new LiveDoctor(admin, Duration.ZERO, "kube-system", "cloud-controller-manager")
-                  .diagnose();
+          List<LiveDoctor.Observation> observations = diagnose(admin);
 
           assertThat(observations)
               .anySatisfy(

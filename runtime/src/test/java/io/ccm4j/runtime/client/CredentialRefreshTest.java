@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.utils.TokenRefreshInterceptor;
+import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Files;
@@ -120,19 +121,8 @@ class CredentialRefreshTest {
   @Test
   void aKubeconfigDeletedWhileRunningStillRunsItsExecPluginForANewCredential(@TempDir Path dir)
       throws Exception {
-    Path counter = dir.resolve("issued");
-    Files.writeString(counter, "0");
     Path plugin = dir.resolve("credential-plugin.sh");
-    Files.writeString(
-        plugin,
-        """
-        #!/bin/sh
-        n=$(($(cat %s) + 1)); echo $n > %s
-        echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",\
-        "status":{"token":"token-'$n'"}}'
-        """
-            .formatted(counter, counter));
-    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+    writeCountingPlugin(plugin, dir.resolve("issued"));
     Path kubeconfig = dir.resolve("kubeconfig");
     Files.writeString(
         kubeconfig,
@@ -172,20 +162,9 @@ class CredentialRefreshTest {
   @Test
   void aKubeconfigDeletedWhileRunningStillFindsItsPluginByAPathRelativeToIt(@TempDir Path dir)
       throws Exception {
-    Path counter = dir.resolve("issued");
-    Files.writeString(counter, "0");
     Path plugin = dir.resolve("bin").resolve("credential-plugin.sh");
     Files.createDirectories(plugin.getParent());
-    Files.writeString(
-        plugin,
-        """
-        #!/bin/sh
-        n=$(($(cat %s) + 1)); echo $n > %s
-        echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",\
-        "status":{"token":"token-'$n'"}}'
-        """
-            .formatted(counter, counter));
-    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+    writeCountingPlugin(plugin, dir.resolve("issued"));
     Path kubeconfig = dir.resolve("kubeconfig");
     Files.writeString(
         kubeconfig,
@@ -290,5 +269,20 @@ class CredentialRefreshTest {
                   case "request" -> request;
                   default -> throw new UnsupportedOperationException(method.getName());
                 });
+  }
+
+  /** An exec credential plugin that issues token-1, token-2, ... counting in {@code counter}. */
+  private static void writeCountingPlugin(Path plugin, Path counter) throws IOException {
+    Files.writeString(counter, "0");
+    Files.writeString(
+        plugin,
+        """
+        #!/bin/sh
+        n=$(($(cat %s) + 1)); echo $n > %s
+        echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",\
+        "status":{"token":"token-'$n'"}}'
+        """
+            .formatted(counter, counter));
+    Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
   }
 }

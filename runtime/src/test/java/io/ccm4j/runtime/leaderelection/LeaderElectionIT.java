@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -528,10 +529,16 @@ class LeaderElectionIT {
 
   /**
    * A Lease lock whose writes can be held back, as a hung API call would: {@code beforeUpdate} runs
-   * before each update, {@code afterCreate} after each creation.
+   * before each update, {@code afterCreate} after each creation; {@code onRead} gets each read's
+   * start and end ({@link System#nanoTime()}).
    */
-  private record HookedLock(Lock delegate, Runnable afterCreate, Runnable beforeUpdate)
+  private record HookedLock(
+      Lock delegate, Runnable afterCreate, Runnable beforeUpdate, Consumer<long[]> onRead)
       implements Lock {
+
+    HookedLock(Lock delegate, Runnable afterCreate, Runnable beforeUpdate) {
+      this(delegate, afterCreate, beforeUpdate, read -> {});
+    }
 
     /** Blocks every Lease update while {@code stall} is set, until {@code release}. */
     static HookedLock stalling(Lock delegate, AtomicBoolean stall, CountDownLatch release) {
@@ -539,38 +546,8 @@ class LeaderElectionIT {
     }
 
     /** Records the start and end ({@link System#nanoTime()}) of each read of the Lease. */
-    static Lock recordingReads(Lock delegate, List<long[]> reads) {
-      return new Lock() {
-        @Override
-        public LeaderElectionRecord get(KubernetesClient client) {
-          long started = System.nanoTime();
-          try {
-            return delegate.get(client);
-          } finally {
-            reads.add(new long[] {started, System.nanoTime()});
-          }
-        }
-
-        @Override
-        public void create(KubernetesClient client, LeaderElectionRecord record) {
-          delegate.create(client, record);
-        }
-
-        @Override
-        public void update(KubernetesClient client, LeaderElectionRecord record) {
-          delegate.update(client, record);
-        }
-
-        @Override
-        public String identity() {
-          return delegate.identity();
-        }
-
-        @Override
-        public String describe() {
-          return delegate.describe();
-        }
-      };
+    static HookedLock recordingReads(Lock delegate, List<long[]> reads) {
+      return new HookedLock(delegate, () -> {}, () -> {}, reads::add);
     }
 
     /** Holds the first Lease creation back, once written, until {@code release}. */
@@ -598,7 +575,12 @@ class LeaderElectionIT {
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
-      return delegate.get(client);
+      long started = System.nanoTime();
+      try {
+        return delegate.get(client);
+      } finally {
+        onRead.accept(new long[] {started, System.nanoTime()});
+      }
     }
 
     @Override
